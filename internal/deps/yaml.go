@@ -1,0 +1,2 @@
+package deps
+import _ "gopkg.in/yaml.v3"

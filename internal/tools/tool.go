@@ -1,0 +1,151 @@
+// Package tools implements the tools ply offers the model (read_file,
+// write_file, edit, run_shell_command, glob, grep_search, list_directory)
+// and the registry that names them.
+//
+// A tool validates nothing about permissions and never asks the user: the
+// scheduler owns states, approval and batching. Tools must not import the
+// scheduler, the chat layers or any UI.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/plyhq/ply/internal/llm"
+)
+
+// Kind groups tools by what they may do; approval and concurrency decide by
+// kind.
+type Kind string
+
+const (
+	KindRead    Kind = "read"
+	KindEdit    Kind = "edit"
+	KindDelete  Kind = "delete"
+	KindMove    Kind = "move"
+	KindSearch  Kind = "search"
+	KindExecute Kind = "execute"
+	KindThink   Kind = "think"
+	KindFetch   Kind = "fetch"
+	KindOther   Kind = "other"
+)
+
+// ReadOnly reports whether tools of kind k never change anything, so that
+// they may run in parallel.
+func (k Kind) ReadOnly() bool {
+	return k == KindRead || k == KindSearch || k == KindFetch || k == KindThink
+}
+
+// Tool is one callable tool.
+type Tool interface {
+	Name() string
+	Description() string
+	Kind() Kind
+	// Schema is the JSON Schema of the arguments object.
+	Schema() json.RawMessage
+	// Execute runs the tool with arguments that already passed the schema.
+	// A failure the model should see is a Result with IsError, not a Go
+	// error; a Go error is reserved for cancellation and bugs.
+	Execute(ctx context.Context, args json.RawMessage, out Output) (Result, error)
+}
+
+// ConcurrencySafe is implemented by tools whose safety depends on their
+// arguments (run_shell_command: only read-only commands are safe).
+type ConcurrencySafe interface {
+	ConcurrencySafe(args json.RawMessage) bool
+}
+
+// Output receives live output while a tool runs (a shell command's stdout).
+// It may be nil.
+type Output interface {
+	Write(p []byte) (int, error)
+}
+
+// Result is what a tool produced.
+type Result struct {
+	// Output is the text the model receives.
+	Output string
+	// Media is inline data returned with the text (images).
+	Media []llm.Media
+	// IsError marks a failed call; ErrorType is a stable code such as
+	// "FILE_NOT_FOUND".
+	IsError   bool
+	ErrorType string
+	// Display is a short human summary (a diff for edits); may be empty.
+	Display string
+}
+
+// Errorf builds an error Result.
+func Errorf(errType, format string, args ...any) Result {
+	return Result{IsError: true, ErrorType: errType, Output: sprintf(format, args...)}
+}
+
+// Registry maps tool names to tools, in registration order.
+type Registry struct {
+	order []Tool
+	byName map[string]Tool
+}
+
+// NewRegistry returns a registry holding ts.
+func NewRegistry(ts ...Tool) *Registry {
+	r := &Registry{byName: make(map[string]Tool)}
+	for _, t := range ts {
+		r.Register(t)
+	}
+	return r
+}
+
+// Register adds t, replacing a tool of the same name.
+func (r *Registry) Register(t Tool) {
+	if _, ok := r.byName[t.Name()]; !ok {
+		r.order = append(r.order, t)
+	} else {
+		for i, o := range r.order {
+			if o.Name() == t.Name() {
+				r.order[i] = t
+			}
+		}
+	}
+	r.byName[t.Name()] = t
+}
+
+// Remove drops the tool named name, if present.
+func (r *Registry) Remove(name string) {
+	if _, ok := r.byName[name]; !ok {
+		return
+	}
+	delete(r.byName, name)
+	for i, o := range r.order {
+		if o.Name() == name {
+			r.order = append(r.order[:i], r.order[i+1:]...)
+			break
+		}
+	}
+}
+
+// Lookup returns the tool named name.
+func (r *Registry) Lookup(name string) (Tool, bool) {
+	t, ok := r.byName[name]
+	return t, ok
+}
+
+// All returns the tools in registration order.
+func (r *Registry) All() []Tool { return r.order }
+
+// Names returns the tool names in registration order.
+func (r *Registry) Names() []string {
+	out := make([]string, len(r.order))
+	for i, t := range r.order {
+		out[i] = t.Name()
+	}
+	return out
+}
+
+// Decls returns the declarations offered to the model.
+func (r *Registry) Decls() []llm.ToolDecl {
+	out := make([]llm.ToolDecl, len(r.order))
+	for i, t := range r.order {
+		out[i] = llm.ToolDecl{Name: t.Name(), Description: t.Description(), Parameters: t.Schema()}
+	}
+	return out
+}
