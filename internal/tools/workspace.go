@@ -1,0 +1,99 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ErrOutsideWorkspace is returned for a path that resolves outside every
+// workspace root.
+var ErrOutsideWorkspace = errors.New("path is outside the workspace")
+
+// Workspace is the set of directory roots the file tools may touch. The
+// first root is where relative paths resolve.
+type Workspace struct {
+	roots []string // absolute, symlinks resolved, cleaned
+}
+
+// NewWorkspace returns a workspace over roots; the first is the primary.
+func NewWorkspace(roots ...string) (*Workspace, error) {
+	if len(roots) == 0 {
+		return nil, errors.New("workspace: no root given")
+	}
+	w := &Workspace{}
+	for _, r := range roots {
+		abs, err := filepath.Abs(r)
+		if err != nil {
+			return nil, fmt.Errorf("workspace root %q: %w", r, err)
+		}
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
+		}
+		w.roots = append(w.roots, filepath.Clean(abs))
+	}
+	return w, nil
+}
+
+// Root returns the primary root.
+func (w *Workspace) Root() string { return w.roots[0] }
+
+// Roots returns all roots.
+func (w *Workspace) Roots() []string { return w.roots }
+
+// Resolve turns p (absolute, or relative to the primary root) into an
+// absolute path and refuses it when it, or the nearest existing ancestor
+// after following symlinks, lies outside every root. The returned path is
+// the cleaned lexical path (not the symlink target), so messages show what
+// the model asked for.
+func (w *Workspace) Resolve(p string) (string, error) {
+	if p == "" {
+		return "", errors.New("empty path")
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(w.roots[0], p)
+	}
+	p = filepath.Clean(p)
+	real, err := realPath(p)
+	if err != nil {
+		return "", err
+	}
+	for _, r := range w.roots {
+		if within(r, real) {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%w: %s (workspace: %s)", ErrOutsideWorkspace, p, strings.Join(w.roots, ", "))
+}
+
+// realPath follows symlinks of the longest existing prefix of p and appends
+// the part that does not exist yet.
+func realPath(p string) (string, error) {
+	rest := ""
+	cur := p
+	for {
+		if real, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(real, rest), nil
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("resolve %s: %w", p, err)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p, nil
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}
+
+func within(root, p string) bool {
+	if p == root {
+		return true
+	}
+	if root == string(filepath.Separator) {
+		return true
+	}
+	return strings.HasPrefix(p, root+string(filepath.Separator))
+}
