@@ -1,0 +1,262 @@
+// Package chat owns the conversation history and the only path to a model
+// provider: it builds each request from the history, streams the response,
+// retries failures by class with separate budgets, and keeps the history
+// consistent across retries (a partial model reply is removed before a
+// retry, orphaned tool calls are repaired after every push of user content).
+//
+// It knows nothing about tools being run, users, terminals or output
+// formats; it never retries a tool, only the model request.
+package chat
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"iter"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/plyhq/ply/internal/llm"
+)
+
+// Provider streams one model response. Implementations must not retry on
+// their own: the chat layer owns the retry policy because only it knows
+// whether a chunk has already reached the caller.
+type Provider interface {
+	Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Chunk, error]
+}
+
+// EventKind discriminates StreamEvent.
+type EventKind int
+
+const (
+	// EventChunk carries a piece of the response.
+	EventChunk EventKind = iota
+	// EventRetry tells the caller to discard what it rendered of the last
+	// attempt: a new attempt starts.
+	EventRetry
+	// EventCompressed reports that the history was compressed before
+	// sending.
+	EventCompressed
+)
+
+// StreamEvent is what SendMessageStream yields.
+type StreamEvent struct {
+	Kind  EventKind
+	Chunk llm.Chunk
+	// Retry details (EventRetry).
+	Attempt int
+	Reason  string
+	// Compression details (EventCompressed).
+	TokensBefore, TokensAfter int
+}
+
+// Config is the chat's fixed configuration.
+type Config struct {
+	Model           string
+	System          string
+	Tools           []llm.ToolDecl
+	MaxOutputTokens int
+	Retry           RetryPolicy
+	// ContextWindow is the model's window in tokens (0: unknown, no
+	// automatic compression).
+	ContextWindow int
+	// CompressAt is the share of ContextWindow at which history is
+	// compressed before sending (default 0.7).
+	CompressAt float64
+	// Repair, when set, repairs orphaned tool calls; it runs after every
+	// push of user content.
+	Repair func([]llm.Message) []llm.Message
+	Logger *slog.Logger
+}
+
+// Chat is one conversation with one provider. It is safe for one
+// SendMessageStream at a time; the history accessors may be called from
+// other goroutines.
+type Chat struct {
+	provider Provider
+	cfg      Config
+	log      *slog.Logger
+
+	mu      sync.Mutex
+	history []llm.Message
+	pushes  int // counts pushes of user content; see PushCount
+
+	// partial is the index of a model entry pushed by the attempt in
+	// flight, or -1.
+	partial int
+	// onAppend observes every history entry once it is final.
+	onAppend func(llm.Message)
+}
+
+// New returns a chat over provider with an initial history (which it
+// copies).
+func New(provider Provider, cfg Config, history []llm.Message) *Chat {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.CompressAt == 0 {
+		cfg.CompressAt = 0.7
+	}
+	cfg.Retry = cfg.Retry.withDefaults()
+	c := &Chat{provider: provider, cfg: cfg, log: cfg.Logger, partial: -1}
+	c.history = append([]llm.Message(nil), history...)
+	return c
+}
+
+// OnAppend registers f to observe each history entry when it becomes final
+// (user content when pushed, a model reply when its stream finished or
+// was abandoned). The transcript store hooks in here.
+func (c *Chat) OnAppend(f func(llm.Message)) { c.onAppend = f }
+
+// History returns a copy of the history.
+func (c *Chat) History() []llm.Message {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]llm.Message(nil), c.history...)
+}
+
+// SetHistory replaces the history.
+func (c *Chat) SetHistory(h []llm.Message) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.history = append([]llm.Message(nil), h...)
+	c.partial = -1
+}
+
+// PushCount returns how many user entries were pushed so far. The client
+// compares counts, not history lengths, to undo its own push: compression
+// may shorten history in between.
+func (c *Chat) PushCount() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.pushes
+}
+
+// Config returns the chat's configuration.
+func (c *Chat) Config() Config { return c.cfg }
+
+// SetModel switches the model for later requests.
+func (c *Chat) SetModel(m string) { c.cfg.Model = m }
+
+// PopLastUser removes the last entry if it is a user entry, returning it.
+// Used by the client's Retry strip-and-restore.
+func (c *Chat) PopLastUser() (llm.Message, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := len(c.history)
+	if n == 0 || c.history[n-1].Role != llm.RoleUser {
+		return llm.Message{}, false
+	}
+	m := c.history[n-1]
+	c.history = c.history[:n-1]
+	return m, true
+}
+
+// pushUser appends user content and then repairs orphans. The order
+// matters: the content may be exactly the tool results the last round
+// owed, and repairing first would synthesise spurious error responses.
+func (c *Chat) pushUser(m llm.Message) {
+	c.mu.Lock()
+	c.history = append(c.history, m)
+	c.pushes++
+	if c.cfg.Repair != nil {
+		c.history = c.cfg.Repair(c.history)
+	}
+	c.mu.Unlock()
+	if c.onAppend != nil {
+		c.onAppend(m)
+	}
+}
+
+// popPartialIfPushed removes the model entry a failed attempt pushed, so a
+// retried reply does not become a second consecutive model entry (whose
+// first would hold a call that nobody answers: the wedge).
+func (c *Chat) popPartialIfPushed() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.partial < 0 {
+		return
+	}
+	i := c.partial
+	c.partial = -1
+	if i != len(c.history)-1 || c.history[i].Role != llm.RoleModel {
+		c.log.Warn("chat: partial-reply marker does not point at the last model entry; leaving history alone",
+			"index", i, "len", len(c.history))
+		return
+	}
+	c.history = c.history[:i]
+}
+
+// request snapshots the history into a provider request.
+func (c *Chat) request(maxOut int) *llm.Request {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if maxOut == 0 {
+		maxOut = c.cfg.MaxOutputTokens
+	}
+	return &llm.Request{
+		Model:           c.cfg.Model,
+		System:          c.cfg.System,
+		Messages:        append([]llm.Message(nil), c.history...),
+		Tools:           c.cfg.Tools,
+		MaxOutputTokens: maxOut,
+	}
+}
+
+// reply accumulates one attempt's chunks into a model entry.
+type reply struct {
+	msg llm.Message
+}
+
+func (r *reply) add(ch *llm.Chunk) {
+	if ch.Thought != "" || ch.ThoughtSignature != "" {
+		n := len(r.msg.Parts)
+		if n > 0 && r.msg.Parts[n-1].Thought && r.msg.Parts[n-1].Signature == "" {
+			r.msg.Parts[n-1].Text += ch.Thought
+			r.msg.Parts[n-1].Signature = ch.ThoughtSignature
+		} else {
+			r.msg.Parts = append(r.msg.Parts, llm.Part{Text: ch.Thought, Thought: true, Signature: ch.ThoughtSignature})
+		}
+	}
+	if ch.Text != "" {
+		n := len(r.msg.Parts)
+		if n > 0 && !r.msg.Parts[n-1].Thought && r.msg.Parts[n-1].Call == nil && r.msg.Parts[n-1].Media == nil {
+			r.msg.Parts[n-1].Text += ch.Text
+		} else {
+			r.msg.Parts = append(r.msg.Parts, llm.Part{Text: ch.Text})
+		}
+	}
+	for i := range ch.Calls {
+		call := ch.Calls[i]
+		r.msg.Parts = append(r.msg.Parts, llm.Part{Call: &call})
+	}
+	if ch.FinishReason != "" {
+		r.msg.FinishReason = ch.FinishReason
+	}
+	if ch.Usage != nil {
+		u := *ch.Usage
+		r.msg.Usage = &u
+	}
+}
+
+func (r *reply) hasCalls() bool {
+	for _, p := range r.msg.Parts {
+		if p.Call != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *reply) text() string { return r.msg.Text() }
+
+// NewCallID returns name-<unix ms>-<random>, the design's form for calls
+// the model gave no id.
+func NewCallID(name string) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return name + "-" + strconv.FormatInt(time.Now().UnixMilli(), 10) + "-" + hex.EncodeToString(b[:])
+}

@@ -1,0 +1,145 @@
+package chat
+
+import (
+	"context"
+	"strings"
+
+	"github.com/plyhq/ply/internal/llm"
+)
+
+// keepTail is the share of the history (by estimated tokens) kept verbatim
+// when compressing.
+const keepTail = 0.3
+
+const summaryPrompt = `Summarise the conversation so far for your own later use; the older messages will be replaced by this summary. Write it in these sections:
+<overall_goal>the user's goal</overall_goal>
+<key_knowledge>facts, conventions and constraints learned</key_knowledge>
+<file_system_state>files read, created or changed, and how</file_system_state>
+<recent_actions>what was done last and its outcome</recent_actions>
+<current_plan>the remaining steps, marking done ones</current_plan>
+Be specific: keep file paths, names, commands and error messages. Output only the summary.`
+
+// EstimateTokens is a cheap estimate of the tokens of msgs: about four
+// characters a token, the figure providers quote for English and code.
+func EstimateTokens(msgs []llm.Message) int {
+	n := 0
+	for i := range msgs {
+		n += estimateMessage(&msgs[i])
+	}
+	return n
+}
+
+func estimateMessage(m *llm.Message) int {
+	n := 4
+	for _, p := range m.Parts {
+		n += len(p.Text) / 4
+		if p.Call != nil {
+			n += (len(p.Call.Name) + len(p.Call.Args)) / 4
+		}
+		if p.Response != nil {
+			n += len(p.Response.Output) / 4
+			n += 258 * len(p.Response.Media)
+		}
+		if p.Media != nil {
+			n += 258
+		}
+	}
+	return n
+}
+
+// Compress summarises the older part of the history now, whatever its
+// size. It reports false when there was nothing to compress.
+func (c *Chat) Compress(ctx context.Context) (StreamEvent, bool) {
+	return c.compress(ctx)
+}
+
+// maybeCompress compresses when the history passes the configured share of
+// the context window, or at once when reactive (the provider said the
+// request is too long).
+func (c *Chat) maybeCompress(ctx context.Context, reactive bool) (StreamEvent, bool) {
+	if !reactive {
+		if c.cfg.ContextWindow <= 0 {
+			return StreamEvent{}, false
+		}
+		c.mu.Lock()
+		est := EstimateTokens(c.history)
+		c.mu.Unlock()
+		if float64(est) < c.cfg.CompressAt*float64(c.cfg.ContextWindow) {
+			return StreamEvent{}, false
+		}
+	}
+	return c.compress(ctx)
+}
+
+func (c *Chat) compress(ctx context.Context) (StreamEvent, bool) {
+	hist := c.History()
+	split := splitPoint(hist)
+	if split <= 0 {
+		return StreamEvent{}, false
+	}
+	before := EstimateTokens(hist)
+	old := append([]llm.Message(nil), hist[:split]...)
+	old = append(old, llm.Message{Role: llm.RoleUser, Parts: []llm.Part{{Text: summaryPrompt}}})
+	req := &llm.Request{Model: c.cfg.Model, System: "You summarise conversations between a user and a coding agent.", Messages: old}
+	var sb strings.Builder
+	for ch, err := range c.provider.Stream(ctx, req) {
+		if err != nil {
+			c.log.Warn("chat: compression request failed", "err", err)
+			return StreamEvent{}, false
+		}
+		sb.WriteString(ch.Text)
+	}
+	summary := strings.TrimSpace(sb.String())
+	if summary == "" {
+		c.log.Warn("chat: compression returned an empty summary")
+		return StreamEvent{}, false
+	}
+	next := []llm.Message{
+		{Role: llm.RoleUser, Parts: []llm.Part{{Text: "This is a summary of the earlier conversation:\n\n" + summary}}},
+	}
+	if hist[split].Role == llm.RoleUser {
+		// Keep roles alternating.
+		next = append(next, llm.Message{Role: llm.RoleModel, Parts: []llm.Part{{Text: "Understood. I will continue from there."}}, FinishReason: llm.FinishStop})
+	}
+	next = append(next, hist[split:]...)
+	c.mu.Lock()
+	// Only replace what was summarised: entries pushed meanwhile stay.
+	if len(c.history) >= len(hist) {
+		next = append(next, c.history[len(hist):]...)
+		c.history = next
+		c.partial = -1
+	}
+	c.mu.Unlock()
+	after := EstimateTokens(next)
+	return StreamEvent{Kind: EventCompressed, TokensBefore: before, TokensAfter: after}, true
+}
+
+// splitPoint returns the index where the verbatim tail starts, after
+// keepTail of the tokens from the end: a user entry holding a prompt (not
+// tool results) or a model entry, so a call is never split from its
+// response. It returns 0 when no such point leaves anything to summarise.
+func splitPoint(h []llm.Message) int {
+	total := EstimateTokens(h)
+	target := int(float64(total) * (1 - keepTail))
+	acc := 0
+	for i := range h {
+		if acc >= target && i > 0 && boundary(&h[i]) {
+			return i
+		}
+		acc += estimateMessage(&h[i])
+	}
+	return 0
+}
+
+func boundary(m *llm.Message) bool {
+	return m.Role == llm.RoleModel || !hasResponses(m)
+}
+
+func hasResponses(m *llm.Message) bool {
+	for _, p := range m.Parts {
+		if p.Response != nil {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,234 @@
+// Package client runs one round of the agent loop: it decides what kind of
+// round this is (a user query, tool results, a retry, a hook
+// continuation), passes every event of the turn through the loop guards,
+// and continues on its own only for the two cases of the design
+// (next-speaker and Stop-hook continuation), bounded by MaxTurns.
+//
+// It never speaks HTTP (the chat layer does) and never runs tools or
+// feeds their results back: the entry layer owns that loop.
+package client
+
+import (
+	"context"
+	"iter"
+	"strings"
+
+	"github.com/plyhq/ply/internal/chat"
+	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/turn"
+)
+
+// MaxTurns bounds the client's own recursion (continuations).
+const MaxTurns = 100
+
+// SendType says why a round is sent.
+type SendType int
+
+const (
+	// UserQuery: the user typed something.
+	UserQuery SendType = iota
+	// ToolResult: the entry layer sends tool results.
+	ToolResult
+	// Retry: resend the history as it stands (Ctrl+Y, an interrupted
+	// prompt on resume); no new user entry is pushed.
+	Retry
+	// Hook: a Stop hook or a continuation; not a user prompt.
+	Hook
+	// Notification: timers, background agents; not a user prompt.
+	Notification
+)
+
+func (t SendType) String() string {
+	switch t {
+	case UserQuery:
+		return "user_query"
+	case ToolResult:
+		return "tool_result"
+	case Retry:
+		return "retry"
+	case Hook:
+		return "hook"
+	case Notification:
+		return "notification"
+	}
+	return "unknown"
+}
+
+// LoopGuard is the loop-detection service as the client uses it. A
+// non-nil *Loop means stop.
+type LoopGuard interface {
+	Reset()
+	StartRound()
+	Retry()
+	ToolCall(name, args string) *Loop
+	Content(text string) *Loop
+	Thought(text string) *Loop
+}
+
+// Loop describes a detected loop.
+type Loop struct {
+	Guard   string
+	Message string
+}
+
+// StopHook is asked when the model ends the interaction; a blocking
+// decision's reason becomes the next prompt.
+type StopHook func(ctx context.Context, lastText string) (block bool, reason string)
+
+// Sender is the part of the chat the client needs.
+type Sender interface {
+	turn.Sender
+	History() []llm.Message
+}
+
+// Options configure a client.
+type Options struct {
+	Loop LoopGuard
+	// NextSpeaker enables the "Please continue." continuation when the
+	// model's last message suggests it meant to go on.
+	NextSpeaker bool
+	Stop        StopHook
+	// OnUserQuery runs before a user query is sent (UserPromptSubmit hook,
+	// snapshots); it may add parts.
+	OnUserQuery func(ctx context.Context, parts []llm.Part) []llm.Part
+}
+
+// Client runs rounds against one chat.
+type Client struct {
+	chat Sender
+	opts Options
+}
+
+// New returns a client over chat.
+func New(c Sender, opts Options) *Client {
+	return &Client{chat: c, opts: opts}
+}
+
+// SendMessageStream runs one round (and its continuations) and yields
+// every event. The round's calls are left for the entry layer to run.
+func (c *Client) SendMessageStream(ctx context.Context, parts []llm.Part, typ SendType) iter.Seq[turn.Event] {
+	return func(yield func(turn.Event) bool) {
+		c.round(ctx, parts, typ, MaxTurns, yield)
+	}
+}
+
+func (c *Client) round(ctx context.Context, parts []llm.Part, typ SendType, turns int, yield func(turn.Event) bool) {
+	if turns <= 0 {
+		yield(turn.Error{Err: errMaxTurns})
+		return
+	}
+	if typ == UserQuery {
+		if c.opts.Loop != nil {
+			c.opts.Loop.Reset()
+		}
+		if c.opts.OnUserQuery != nil {
+			parts = c.opts.OnUserQuery(ctx, parts)
+		}
+	}
+	if c.opts.Loop != nil {
+		c.opts.Loop.StartRound()
+	}
+	var msg llm.Message
+	if typ != Retry {
+		msg = llm.Message{Role: llm.RoleUser, Parts: parts}
+	}
+	t := turn.New()
+	var text strings.Builder
+	calls := 0
+	var finish llm.FinishReason
+	// Stopping the range early ends the stream below it.
+	for ev := range t.Run(ctx, c.chat, msg) {
+		if l := c.check(ev); l != nil {
+			yield(*l)
+			return
+		}
+		switch e := ev.(type) {
+		case turn.Content:
+			text.WriteString(e.Text)
+		case *turn.ToolCallRequest:
+			calls++
+		case turn.Retry:
+			text.Reset()
+			calls = 0
+		case turn.Finished:
+			finish = e.Reason
+		case turn.Error, turn.UserCancelled:
+			yield(ev)
+			return
+		}
+		if !yield(ev) {
+			return
+		}
+	}
+	if calls > 0 || ctx.Err() != nil {
+		return
+	}
+	last := text.String()
+	if c.opts.NextSpeaker && finish == llm.FinishStop && wantsToContinue(last) {
+		c.round(ctx, []llm.Part{{Text: "Please continue."}}, Hook, turns-1, yield)
+		return
+	}
+	if c.opts.Stop != nil {
+		if block, reason := c.opts.Stop(ctx, last); block && reason != "" {
+			c.round(ctx, []llm.Part{{Text: reason}}, Hook, turns-1, yield)
+		}
+	}
+}
+
+// check passes ev through the loop guards.
+func (c *Client) check(ev turn.Event) *turn.LoopDetected {
+	g := c.opts.Loop
+	if g == nil {
+		return nil
+	}
+	var l *Loop
+	switch e := ev.(type) {
+	case *turn.ToolCallRequest:
+		l = g.ToolCall(e.Name, e.Args)
+	case turn.Content:
+		l = g.Content(e.Text)
+	case turn.Thought:
+		l = g.Thought(e.Text)
+	case turn.Retry:
+		// A retry replays the last calls; without the rollback they
+		// would count twice.
+		g.Retry()
+	}
+	if l == nil {
+		return nil
+	}
+	return &turn.LoopDetected{Guard: l.Guard, Message: l.Message}
+}
+
+// wantsToContinue is the cheap next-speaker heuristic: a reply that ends
+// announcing more (a trailing colon, "I'll now ..." as its last line) was
+// cut short by the model itself. "Let me know ..." is a common polite end,
+// so phrases starting with "let me" do not count.
+func wantsToContinue(text string) bool {
+	t := strings.TrimSpace(text)
+	if t == "" {
+		return false
+	}
+	if strings.HasSuffix(t, ":") {
+		return true
+	}
+	lastLine := t[strings.LastIndexByte(t, '\n')+1:]
+	l := strings.ToLower(lastLine)
+	for _, p := range []string{"i'll now ", "i will now ", "next, i'll ", "now i'll "} {
+		if strings.HasPrefix(l, p) && !strings.HasSuffix(l, "?") && len(l) < 160 {
+			return true
+		}
+	}
+	return false
+}
+
+type maxTurnsError struct{}
+
+func (maxTurnsError) Error() string {
+	return "the round continued itself too many times (MAX_TURNS = 100); stopping"
+}
+
+var errMaxTurns error = maxTurnsError{}
+
+// Compile-time check that the real chat satisfies Sender.
+var _ Sender = (*chat.Chat)(nil)
