@@ -1,0 +1,414 @@
+// Package headless is the non-interactive entry layer (`ply -p`): it owns
+// the agent loop — send, collect the tool calls, run them, send their
+// results back as the user's next message, stop when the model asks for no
+// tool — and prints the run as text, one JSON array, or stream-json lines.
+//
+// It does not speak HTTP, parse flags or build the layers it drives: the
+// command wires those and hands them in.
+package headless
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/plyhq/ply/internal/client"
+	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/turn"
+)
+
+// Output formats.
+const (
+	FormatText       = "text"
+	FormatJSON       = "json"
+	FormatStreamJSON = "stream-json"
+)
+
+// Exit codes, as Qwen Code's.
+const (
+	ExitOK        = 0
+	ExitError     = 1
+	ExitAuth      = 41
+	ExitInput     = 42
+	ExitConfig    = 52
+	ExitTurnLimit = 53
+	ExitToolError = 54
+	ExitBudget    = 55
+	ExitCancelled = 130
+)
+
+// Rounds is the client as the loop drives it.
+type Rounds interface {
+	SendMessageStream(ctx context.Context, parts []llm.Part, typ client.SendType) iter.Seq[turn.Event]
+}
+
+// ToolRunner runs one batch of calls and returns one outcome per call, in
+// call order.
+type ToolRunner interface {
+	RunTools(ctx context.Context, calls []*turn.ToolCallRequest) ([]Outcome, error)
+}
+
+// Outcome is a finished call.
+type Outcome struct {
+	Response llm.FunctionResponse
+	// Denied marks a call refused by the permission policy.
+	Denied bool
+	Args   string
+}
+
+// Config describes one run.
+type Config struct {
+	Format         string
+	SessionID      string
+	Model          string
+	CWD            string
+	Tools          []string
+	PermissionMode string
+	Version        string
+
+	// Caps; zero means none.
+	MaxSessionTurns int
+	MaxToolCalls    int
+	MaxWallTime     time.Duration
+
+	Stdout, Stderr io.Writer
+}
+
+// Run drives the loop for prompt and returns the process exit code. The
+// first round is a user query; every later one carries tool results.
+func Run(ctx context.Context, cfg Config, rounds Rounds, tools ToolRunner, prompt []llm.Part) int {
+	r := &run{cfg: cfg, start: time.Now()}
+	r.out = newPrinter(cfg)
+	if cfg.MaxWallTime > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, cfg.MaxWallTime, errWallTime)
+		defer cancel()
+	}
+	r.out.init()
+	return r.loop(ctx, rounds, tools, prompt)
+}
+
+var errWallTime = errors.New("wall-time limit reached")
+
+type run struct {
+	cfg       Config
+	out       *printer
+	start     time.Time
+	apiTime   time.Duration
+	turns     int
+	toolCalls int
+	usage     llm.Usage
+	denials   []Denial
+	lastText  string
+}
+
+func (r *run) loop(ctx context.Context, rounds Rounds, tools ToolRunner, parts []llm.Part) int {
+	typ := client.UserQuery
+	for {
+		if r.cfg.MaxSessionTurns > 0 && r.turns >= r.cfg.MaxSessionTurns {
+			return r.fail(SubtypeMaxTurns, ExitTurnLimit,
+				fmt.Sprintf("reached the session turn limit (--max-session-turns %d)", r.cfg.MaxSessionTurns))
+		}
+		r.turns++
+		res := r.round(ctx, rounds, parts, typ)
+		if res.exit >= 0 {
+			return res.exit
+		}
+		calls := res.calls
+		if len(calls) == 0 {
+			return r.succeed()
+		}
+		if r.cfg.MaxToolCalls > 0 && r.toolCalls+len(calls) > r.cfg.MaxToolCalls {
+			return r.fail(SubtypeMaxToolCalls, ExitBudget,
+				fmt.Sprintf("the model asked for %d more tool calls, past the limit of %d (--max-tool-calls); %d ran",
+					len(calls), r.cfg.MaxToolCalls, r.toolCalls))
+		}
+		r.toolCalls += len(calls)
+		for _, c := range calls {
+			r.out.progress("→ %s %s", c.Name, abbreviate(c.Args, 120))
+		}
+		outcomes, err := tools.RunTools(ctx, calls)
+		if err != nil {
+			if code, ok := r.ctxDone(ctx); ok {
+				return code
+			}
+			return r.fail(SubtypeError, ExitToolError, "running tools: "+err.Error())
+		}
+		parts = parts[:0:0]
+		for _, o := range outcomes {
+			resp := o.Response
+			parts = append(parts, llm.Part{Response: &resp})
+			if o.Denied {
+				r.denials = append(r.denials, Denial{ToolName: resp.Name, ToolUseID: resp.ID, ToolInput: toolInput(o.Args)})
+			}
+			if resp.IsError {
+				r.out.progress("✗ %s: %s", resp.Name, abbreviate(resp.Output, 200))
+			}
+		}
+		r.out.toolResults(outcomes)
+		if code, ok := r.ctxDone(ctx); ok {
+			return code
+		}
+		typ = client.ToolResult
+	}
+}
+
+type roundResult struct {
+	calls []*turn.ToolCallRequest
+	exit  int // -1: go on
+}
+
+func (r *run) round(ctx context.Context, rounds Rounds, parts []llm.Part, typ client.SendType) roundResult {
+	var (
+		text, thought strings.Builder
+		signature     string
+		calls         []*turn.ToolCallRequest
+		finished      *turn.Finished
+	)
+	t0 := time.Now()
+	defer func() { r.apiTime += time.Since(t0) }()
+	flush := func() {
+		// A continuation (next-speaker, Stop hook) starts a new message.
+		if finished == nil {
+			return
+		}
+		r.out.assistant(thought.String(), signature, text.String(), calls, finished)
+		if t := text.String(); t != "" {
+			r.lastText = t
+		}
+		r.usage.Add(finished.Usage)
+	}
+	for ev := range rounds.SendMessageStream(ctx, parts, typ) {
+		switch e := ev.(type) {
+		case turn.Content:
+			if finished != nil {
+				flush()
+				text.Reset()
+				thought.Reset()
+				calls, finished = nil, nil
+			}
+			text.WriteString(e.Text)
+		case turn.Thought:
+			thought.WriteString(e.Text)
+			if e.Signature != "" {
+				signature = e.Signature
+			}
+		case *turn.ToolCallRequest:
+			calls = append(calls, e)
+		case turn.Retry:
+			text.Reset()
+			thought.Reset()
+			calls = nil
+			r.out.progress("retrying the model request (attempt %d failed: %s)", e.Attempt, abbreviate(e.Reason, 200))
+		case turn.ChatCompressed:
+			r.out.progress("compressed the conversation: ~%d → ~%d tokens", e.TokensBefore, e.TokensAfter)
+		case turn.Finished:
+			f := e
+			finished = &f
+		case turn.LoopDetected:
+			return roundResult{exit: r.fail(SubtypeLoopDetected, ExitError, e.Message)}
+		case turn.UserCancelled:
+			code, _ := r.ctxDone(ctx)
+			if code == 0 {
+				code = r.fail(SubtypeCancelled, ExitCancelled, "cancelled")
+			}
+			return roundResult{exit: code}
+		case turn.Error:
+			if code, ok := r.ctxDone(ctx); ok {
+				return roundResult{exit: code}
+			}
+			return roundResult{exit: r.fail(SubtypeError, exitCodeFor(e.Err), e.Err.Error())}
+		}
+	}
+	if code, ok := r.ctxDone(ctx); ok {
+		return roundResult{exit: code}
+	}
+	flush()
+	return roundResult{calls: calls, exit: -1}
+}
+
+// ctxDone maps a finished context to its result: the wall-time cap or a
+// cancellation.
+func (r *run) ctxDone(ctx context.Context) (int, bool) {
+	if ctx.Err() == nil {
+		return 0, false
+	}
+	if errors.Is(context.Cause(ctx), errWallTime) {
+		return r.fail(SubtypeMaxWallTime, ExitBudget,
+			fmt.Sprintf("reached the wall-time limit (--max-wall-time %s)", r.cfg.MaxWallTime)), true
+	}
+	return r.fail(SubtypeCancelled, ExitCancelled, "cancelled"), true
+}
+
+func exitCodeFor(err error) int {
+	var api *llm.APIError
+	if errors.As(err, &api) && api.Kind == llm.ErrAuth {
+		return ExitAuth
+	}
+	return ExitError
+}
+
+func (r *run) succeed() int {
+	r.out.result(r.resultMsg(SubtypeSuccess, false, ""))
+	return ExitOK
+}
+
+func (r *run) fail(subtype string, code int, msg string) int {
+	r.out.result(r.resultMsg(subtype, true, msg))
+	return code
+}
+
+func (r *run) resultMsg(subtype string, isErr bool, msg string) Result {
+	res := Result{
+		Type: "result", Subtype: subtype, UUID: newUUID(), SessionID: r.cfg.SessionID,
+		IsError: isErr, DurationMS: time.Since(r.start).Milliseconds(),
+		DurationAPIMS: r.apiTime.Milliseconds(), NumTurns: r.turns,
+		Result: r.lastText, Usage: usageOf(&r.usage), PermissionDenials: r.denials,
+	}
+	if res.PermissionDenials == nil {
+		res.PermissionDenials = []Denial{}
+	}
+	if isErr {
+		res.Result = ""
+		res.Error = msg
+	}
+	return res
+}
+
+func abbreviate(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// printer renders the run in the chosen format. It serialises writes so
+// that progress from concurrent tools cannot interleave lines.
+type printer struct {
+	cfg  Config
+	mu   sync.Mutex
+	all  []any // json format: everything, printed at the end
+	enc  *json.Encoder
+	last string
+}
+
+func newPrinter(cfg Config) *printer {
+	p := &printer{cfg: cfg}
+	if cfg.Format == FormatStreamJSON {
+		p.enc = json.NewEncoder(cfg.Stdout)
+		p.enc.SetEscapeHTML(false)
+	}
+	return p
+}
+
+func (p *printer) emit(v any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch p.cfg.Format {
+	case FormatStreamJSON:
+		_ = p.enc.Encode(v)
+	case FormatJSON:
+		p.all = append(p.all, v)
+	}
+}
+
+func (p *printer) progress(format string, args ...any) {
+	if p.cfg.Format != FormatText || p.cfg.Stderr == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.cfg.Stderr, format+"\n", args...)
+}
+
+func (p *printer) init() {
+	tools := p.cfg.Tools
+	if tools == nil {
+		tools = []string{}
+	}
+	p.emit(SystemInit{
+		Type: "system", Subtype: "init", UUID: p.cfg.SessionID, SessionID: p.cfg.SessionID,
+		CWD: p.cfg.CWD, Tools: tools, MCPServers: []any{}, Model: p.cfg.Model,
+		PermissionMode: p.cfg.PermissionMode, SlashCommands: []string{}, Version: p.cfg.Version,
+		Agents: []string{},
+	})
+}
+
+// assistant prints one round's reply: one message per block kind, in the
+// order thinking, text, tool calls; usage goes on the last.
+func (p *printer) assistant(thought, signature, text string, calls []*turn.ToolCallRequest, f *turn.Finished) {
+	var msgs [][]Block
+	if thought != "" {
+		msgs = append(msgs, []Block{{Type: "thinking", Thinking: thought, Signature: signature}})
+	}
+	if text != "" {
+		msgs = append(msgs, []Block{{Type: "text", Text: text}})
+		if p.cfg.Format == FormatText {
+			p.mu.Lock()
+			p.last = text
+			p.mu.Unlock()
+		}
+	}
+	if len(calls) > 0 {
+		bl := make([]Block, len(calls))
+		for i, c := range calls {
+			bl[i] = Block{Type: "tool_use", ID: c.CallID, Name: c.Name, Input: toolInput(c.Args)}
+		}
+		msgs = append(msgs, bl)
+	}
+	for i, content := range msgs {
+		id := newUUID()
+		body := AssistantBody{ID: id, Type: "message", Role: "assistant", Model: p.cfg.Model, Content: content}
+		if content[0].Type == "tool_use" {
+			s := "tool_use"
+			body.StopReason = &s
+		}
+		if i == len(msgs)-1 {
+			body.Usage = usageOf(f.Usage)
+		}
+		p.emit(Assistant{Type: "assistant", UUID: id, SessionID: p.cfg.SessionID, Message: body})
+	}
+	if text != "" && len(calls) > 0 {
+		p.progress("%s", text)
+	}
+}
+
+func (p *printer) toolResults(outs []Outcome) {
+	bl := make([]Block, len(outs))
+	for i, o := range outs {
+		isErr := o.Response.IsError
+		bl[i] = Block{Type: "tool_result", ToolUseID: o.Response.ID, IsError: &isErr, Content: o.Response.Output}
+	}
+	p.emit(User{Type: "user", UUID: newUUID(), SessionID: p.cfg.SessionID, Message: UserBody{Role: "user", Content: bl}})
+}
+
+func (p *printer) result(res Result) {
+	p.emit(res)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch p.cfg.Format {
+	case FormatJSON:
+		enc := json.NewEncoder(p.cfg.Stdout)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(p.all)
+	case FormatText:
+		if res.IsError {
+			if p.cfg.Stderr != nil {
+				fmt.Fprintf(p.cfg.Stderr, "ply: %s\n", res.Error)
+			}
+			return
+		}
+		out := p.last
+		if out != "" && !strings.HasSuffix(out, "\n") {
+			out += "\n"
+		}
+		_, _ = io.WriteString(p.cfg.Stdout, out)
+	}
+}
