@@ -124,8 +124,11 @@ func (c *Chat) send(ctx context.Context, yield func(StreamEvent, error) bool) er
 // complete: once the content budget is spent, the reply is kept and the
 // scheduler tells the model precisely what was wrong with its arguments.
 type badToolArgsError struct {
-	llm.InvalidStreamError
+	inner *llm.InvalidStreamError
 }
+
+func (e *badToolArgsError) Error() string { return e.inner.Error() }
+func (e *badToolArgsError) Unwrap() error { return e.inner }
 
 func (c *Chat) acceptBadToolArgs(err error) bool {
 	var bad *badToolArgsError
@@ -174,7 +177,7 @@ func (c *Chat) attempt(ctx context.Context, maxOut int, yield func(StreamEvent, 
 	}
 	for _, call := range rep.msg.Calls() {
 		if call.Args != "" && !json.Valid([]byte(call.Args)) {
-			return yielded, &badToolArgsError{llm.InvalidStreamError{
+			return yielded, &badToolArgsError{&llm.InvalidStreamError{
 				Reason: fmt.Sprintf("arguments of tool call %s (%s) are not valid JSON", call.ID, call.Name)}}
 		}
 	}

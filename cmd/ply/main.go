@@ -1,0 +1,36 @@
+// Command ply is a coding agent for the terminal. See the README.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/plyhq/ply/internal/cli"
+)
+
+func main() {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// The first signal cancels the running stream or tool so the run
+		// ends with a result; a second one exits at once.
+		<-sigs
+		cancel()
+		<-sigs
+		fmt.Fprintln(os.Stderr, "ply: interrupted")
+		os.Exit(130)
+	}()
+	stdinTTY := false
+	if fi, err := os.Stdin.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+		stdinTTY = true
+	}
+	code := cli.Main(ctx, os.Args[1:], cli.IO{
+		Stdin: os.Stdin, StdinIsTTY: stdinTTY, Stdout: os.Stdout, Stderr: os.Stderr,
+	})
+	cancel()
+	os.Exit(code)
+}

@@ -1,0 +1,206 @@
+// Package cli is ply's command: it parses flags and the environment,
+// builds the layers (provider, chat, client, scheduler, tools) and hands
+// them to the entry loop. It owns exit codes and the one-line errors a
+// user sees for bad input; it owns no agent logic.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/plyhq/ply/internal/headless"
+)
+
+// Version is set at build time with -ldflags "-X ...cli.Version=...".
+var Version = "0.1.0-dev"
+
+// IO is the process's standard streams and environment.
+type IO struct {
+	Stdin          io.Reader
+	StdinIsTTY     bool
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+	Cwd            string
+}
+
+// maxStdin caps piped input appended to the prompt.
+const maxStdin = 8 << 20
+
+// Main runs ply with args and returns the exit code.
+func Main(ctx context.Context, args []string, sio IO) int {
+	if sio.Getenv == nil {
+		sio.Getenv = os.Getenv
+	}
+	opts, err := Parse(args)
+	if err != nil {
+		return fail(sio, headless.ExitInput, err.Error())
+	}
+	if opts.Help {
+		fmt.Fprint(sio.Stdout, usage())
+		return 0
+	}
+	if opts.Version {
+		fmt.Fprintln(sio.Stdout, "ply", Version)
+		return 0
+	}
+	cfg, code, err := resolve(opts, sio)
+	if err != nil {
+		return fail(sio, code, err.Error())
+	}
+	logger, closeLog := openLog(cfg.home, opts.Debug)
+	defer closeLog()
+	slog.SetDefault(logger)
+	return runHeadless(ctx, cfg, sio, logger)
+}
+
+func fail(sio IO, code int, msg string) int {
+	fmt.Fprintf(sio.Stderr, "ply: %s\n", msg)
+	return code
+}
+
+// config is the resolved run configuration.
+type config struct {
+	opts      *Options
+	apiKey    string
+	baseURL   string
+	model     string
+	format    string
+	mode      string
+	prompt    string
+	workspace string
+	home      string
+}
+
+func resolve(o *Options, sio IO) (*config, int, error) {
+	c := &config{opts: o}
+	env := sio.Getenv
+	c.format = o.OutputFormat
+	if c.format == "" {
+		c.format = headless.FormatText
+	}
+	switch c.format {
+	case headless.FormatText, headless.FormatJSON, headless.FormatStreamJSON:
+	default:
+		return nil, headless.ExitInput, fmt.Errorf("unknown output format %q: use text, json or stream-json", c.format)
+	}
+	if o.InputFormat != "" && o.InputFormat != "text" {
+		if o.InputFormat == "stream-json" {
+			return nil, headless.ExitInput, errors.New("--input-format stream-json is not supported yet (unfinished: see the sessions issue)")
+		}
+		return nil, headless.ExitInput, fmt.Errorf("unknown input format %q: use text or stream-json", o.InputFormat)
+	}
+	if o.AuthType != "" && o.AuthType != "openai" {
+		return nil, headless.ExitInput, fmt.Errorf("--auth-type %s is not supported yet: only openai (OpenAI-compatible Chat Completions) is built", o.AuthType)
+	}
+	if o.Continue || o.Resume != "" {
+		return nil, headless.ExitInput, errors.New("--continue and --resume are not supported yet (unfinished: see the sessions issue)")
+	}
+	c.mode = o.ApprovalMode
+	if o.Yolo {
+		if c.mode != "" && c.mode != "yolo" {
+			return nil, headless.ExitInput, fmt.Errorf("--yolo conflicts with --approval-mode %s", c.mode)
+		}
+		c.mode = "yolo"
+	}
+	if c.mode == "" {
+		c.mode = "default"
+	}
+	switch c.mode {
+	case "yolo", "default", "auto-edit", "plan":
+	default:
+		return nil, headless.ExitInput, fmt.Errorf("unknown approval mode %q: use plan, default, auto-edit or yolo", c.mode)
+	}
+
+	// Prompt: -p, then positional words, then piped stdin.
+	prompt := o.Prompt
+	if len(o.Positional) > 0 {
+		if prompt != "" {
+			prompt += "\n\n"
+		}
+		prompt += strings.Join(o.Positional, " ")
+	}
+	if sio.Stdin != nil && !sio.StdinIsTTY {
+		data, err := io.ReadAll(io.LimitReader(sio.Stdin, maxStdin+1))
+		if err != nil {
+			return nil, headless.ExitInput, fmt.Errorf("reading standard input: %w", err)
+		}
+		if len(data) > maxStdin {
+			return nil, headless.ExitInput, fmt.Errorf("standard input is larger than %d MiB; pass a file path in the prompt instead", maxStdin>>20)
+		}
+		if s := strings.TrimRight(string(data), "\n"); strings.TrimSpace(s) != "" {
+			if prompt != "" {
+				prompt += "\n\n"
+			}
+			prompt += s
+		}
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return nil, headless.ExitInput, errors.New("no prompt given: pass one with -p \"...\" or as arguments (the interactive UI is not built yet)")
+	}
+	c.prompt = prompt
+
+	c.apiKey = firstNonEmpty(o.OpenAIKey, env("OPENAI_API_KEY"))
+	c.baseURL = firstNonEmpty(o.OpenAIBaseURL, env("OPENAI_BASE_URL"))
+	c.model = firstNonEmpty(o.Model, env("OPENAI_MODEL"))
+	if c.apiKey == "" {
+		return nil, headless.ExitAuth, errors.New("no API key: set OPENAI_API_KEY or pass --openai-api-key")
+	}
+	if c.model == "" {
+		return nil, headless.ExitInput, errors.New("no model: set OPENAI_MODEL or pass -m/--model")
+	}
+
+	c.workspace = sio.Cwd
+	if c.workspace == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, headless.ExitError, fmt.Errorf("finding the working directory: %w", err)
+		}
+		c.workspace = wd
+	}
+	c.home = env("PLY_HOME")
+	if c.home == "" {
+		if h, err := os.UserHomeDir(); err == nil {
+			c.home = filepath.Join(h, ".ply")
+		}
+	}
+	return c, 0, nil
+}
+
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// openLog opens the day's log file under home/logs; logging never goes to
+// the terminal. Failing to open it is not fatal: logs are dropped.
+func openLog(home string, debug bool) (*slog.Logger, func()) {
+	discard := slog.New(slog.DiscardHandler)
+	if home == "" {
+		return discard, func() {}
+	}
+	dir := filepath.Join(home, "logs")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return discard, func() {}
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "ply-"+time.Now().Format("2006-01-02")+".log"),
+		os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return discard, func() {}
+	}
+	level := slog.LevelInfo
+	if debug {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: level})), func() { _ = f.Close() }
+}

@@ -1,0 +1,202 @@
+package cli
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Options are the parsed command line.
+type Options struct {
+	Prompt             string
+	Positional         []string
+	Model              string
+	OpenAIKey          string
+	OpenAIBaseURL      string
+	AuthType           string
+	OutputFormat       string
+	InputFormat        string
+	ApprovalMode       string
+	Yolo               bool
+	MaxSessionTurns    int
+	MaxToolCalls       int
+	MaxWallTime        time.Duration
+	Continue           bool
+	Resume             string
+	SessionID          string
+	SystemPrompt       string
+	AppendSystemPrompt string
+	IncludeDirs        []string
+	Channel            string
+	Debug              bool
+	Help               bool
+	Version            bool
+
+	set map[string]bool // long names given on the command line
+}
+
+// flagSpec describes one flag. Exactly one of the pointers is set.
+type flagSpec struct {
+	long, short string
+	str         *string
+	list        *[]string
+	boolean     *bool
+	integer     *int
+	dur         *time.Duration
+	help        string
+}
+
+func (o *Options) specs() []flagSpec {
+	return []flagSpec{
+		{long: "prompt", short: "p", str: &o.Prompt, help: "run headless with this prompt (stdin, if piped, is appended)"},
+		{long: "model", short: "m", str: &o.Model, help: "model name (env OPENAI_MODEL)"},
+		{long: "openai-api-key", str: &o.OpenAIKey, help: "API key (env OPENAI_API_KEY)"},
+		{long: "openai-base-url", str: &o.OpenAIBaseURL, help: "base URL of an OpenAI-compatible API (env OPENAI_BASE_URL)"},
+		{long: "auth-type", str: &o.AuthType, help: "provider wire format: openai"},
+		{long: "output-format", short: "o", str: &o.OutputFormat, help: "text | json | stream-json"},
+		{long: "input-format", str: &o.InputFormat, help: "text | stream-json"},
+		{long: "approval-mode", str: &o.ApprovalMode, help: "plan | default | auto-edit | yolo"},
+		{long: "yolo", short: "y", boolean: &o.Yolo, help: "approve every tool call (same as --approval-mode yolo)"},
+		{long: "max-session-turns", integer: &o.MaxSessionTurns, help: "stop after this many model rounds"},
+		{long: "max-tool-calls", integer: &o.MaxToolCalls, help: "stop before running more than this many tool calls"},
+		{long: "max-wall-time", dur: &o.MaxWallTime, help: "stop after this long (e.g. 90s, 10m; a bare number is seconds)"},
+		{long: "continue", short: "c", boolean: &o.Continue, help: "continue the most recent session of this project"},
+		{long: "resume", short: "r", str: &o.Resume, help: "resume the session with this id"},
+		{long: "session-id", str: &o.SessionID, help: "id for a new session"},
+		{long: "system-prompt", str: &o.SystemPrompt, help: "replace the system prompt"},
+		{long: "append-system-prompt", str: &o.AppendSystemPrompt, help: "append to the system prompt"},
+		{long: "include-directories", list: &o.IncludeDirs, help: "extra workspace roots (comma-separated, repeatable)"},
+		{long: "channel", str: &o.Channel, help: "caller channel (SDK)"},
+		{long: "debug", short: "d", boolean: &o.Debug, help: "log at debug level to the log file"},
+		{long: "help", short: "h", boolean: &o.Help, help: "show this help"},
+		{long: "version", short: "v", boolean: &o.Version, help: "print the version"},
+	}
+}
+
+// UsageError is a bad command line; it exits with code 42.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// Parse reads args (without the program name). Flags and positional words
+// may be mixed; "--" ends the flags.
+func Parse(args []string) (*Options, error) {
+	o := &Options{set: map[string]bool{}}
+	specs := o.specs()
+	byLong := map[string]*flagSpec{}
+	byShort := map[string]*flagSpec{}
+	for i := range specs {
+		byLong[specs[i].long] = &specs[i]
+		if specs[i].short != "" {
+			byShort[specs[i].short] = &specs[i]
+		}
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			o.Positional = append(o.Positional, args[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			o.Positional = append(o.Positional, a)
+			continue
+		}
+		var name, val string
+		hasVal := false
+		var spec *flagSpec
+		if strings.HasPrefix(a, "--") {
+			name = a[2:]
+			if k := strings.IndexByte(name, '='); k >= 0 {
+				name, val, hasVal = name[:k], name[k+1:], true
+			}
+			spec = byLong[name]
+			if spec == nil {
+				return nil, &UsageError{Msg: fmt.Sprintf("unknown flag --%s (see ply --help)", name)}
+			}
+		} else {
+			name = a[1:2]
+			if len(a) > 2 {
+				val, hasVal = strings.TrimPrefix(a[2:], "="), true
+			}
+			spec = byShort[name]
+			if spec == nil {
+				return nil, &UsageError{Msg: fmt.Sprintf("unknown flag -%s (see ply --help)", name)}
+			}
+		}
+		o.set[spec.long] = true
+		if spec.boolean != nil {
+			if hasVal {
+				b, err := strconv.ParseBool(val)
+				if err != nil {
+					return nil, &UsageError{Msg: fmt.Sprintf("flag --%s takes true or false, not %q", spec.long, val)}
+				}
+				*spec.boolean = b
+			} else {
+				*spec.boolean = true
+			}
+			continue
+		}
+		if !hasVal {
+			if i+1 >= len(args) {
+				return nil, &UsageError{Msg: fmt.Sprintf("flag --%s needs a value", spec.long)}
+			}
+			i++
+			val = args[i]
+		}
+		if err := spec.set(val); err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
+}
+
+func (s *flagSpec) set(val string) error {
+	switch {
+	case s.str != nil:
+		*s.str = val
+	case s.list != nil:
+		for _, v := range strings.Split(val, ",") {
+			if v = strings.TrimSpace(v); v != "" {
+				*s.list = append(*s.list, v)
+			}
+		}
+	case s.integer != nil:
+		n, err := strconv.Atoi(val)
+		if err != nil || n < 0 {
+			return &UsageError{Msg: fmt.Sprintf("flag --%s takes a non-negative whole number, not %q", s.long, val)}
+		}
+		*s.integer = n
+	case s.dur != nil:
+		if n, err := strconv.ParseFloat(val, 64); err == nil && n >= 0 {
+			*s.dur = time.Duration(n * float64(time.Second))
+			return nil
+		}
+		d, err := time.ParseDuration(val)
+		if err != nil || d < 0 {
+			return &UsageError{Msg: fmt.Sprintf("flag --%s takes a duration such as 90s or 10m, not %q", s.long, val)}
+		}
+		*s.dur = d
+	}
+	return nil
+}
+
+// usage is the --help text.
+func usage() string {
+	var b strings.Builder
+	b.WriteString("ply — a coding agent in your terminal\n\n")
+	b.WriteString("Usage:\n  ply [flags] [prompt]\n  ply -p \"prompt\" [flags]\n  git diff | ply -p \"review this\"\n\n")
+	b.WriteString("Environment: OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL, PLY_HOME, PLY_MAX_TOOL_CONCURRENCY\n\nFlags:\n")
+	var o Options
+	for _, s := range o.specs() {
+		name := "    --" + s.long
+		if s.short != "" {
+			name = "-" + s.short + ", --" + s.long
+		}
+		if s.boolean == nil {
+			name += " value"
+		}
+		fmt.Fprintf(&b, "  %-32s %s\n", name, s.help)
+	}
+	return b.String()
+}
