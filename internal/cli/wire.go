@@ -1,0 +1,164 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+
+	"github.com/google/uuid"
+
+	"github.com/plyhq/ply/internal/chat"
+	"github.com/plyhq/ply/internal/client"
+	"github.com/plyhq/ply/internal/headless"
+	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/loopdetect"
+	"github.com/plyhq/ply/internal/provider/openai"
+	"github.com/plyhq/ply/internal/repair"
+	"github.com/plyhq/ply/internal/scheduler"
+	"github.com/plyhq/ply/internal/sysprompt"
+	"github.com/plyhq/ply/internal/tools"
+	"github.com/plyhq/ply/internal/turn"
+)
+
+// runHeadless builds the layers for cfg and runs the headless loop.
+func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
+	roots := append([]string{cfg.workspace}, cfg.opts.IncludeDirs...)
+	ws, err := tools.NewWorkspace(roots...)
+	if err != nil {
+		return fail(sio, headless.ExitInput, err.Error())
+	}
+	shell := tools.NewShell(ws)
+	defer shell.Close()
+	reg := tools.NewRegistry(
+		tools.NewListDirectory(ws),
+		tools.NewReadFile(ws),
+		tools.NewGrep(ws),
+		tools.NewGlob(ws),
+		tools.NewEdit(ws),
+		tools.NewWriteFile(ws),
+		shell,
+	)
+
+	var policy scheduler.Policy = scheduler.ReadOnlyPolicy{}
+	hint := "This run has no one to approve it: run ply with --yolo (or --approval-mode yolo) to allow edits and shell commands."
+	if cfg.mode == "yolo" {
+		policy = scheduler.YOLO{}
+	}
+	// UNFINISHED: plan and auto-edit modes behave as default (reads run,
+	// everything else needs an approver, and headless has none) until the
+	// permissions layer lands.
+	sched := scheduler.New(reg,
+		scheduler.WithPolicy(policy),
+		scheduler.WithApprovalHint(hint),
+		scheduler.MaxConcurrencyFromEnv(),
+	)
+
+	sessionID := cfg.opts.SessionID
+	if sessionID == "" {
+		sessionID = uuid.NewString()
+	} else if _, err := uuid.Parse(sessionID); err != nil {
+		return fail(sio, headless.ExitInput, fmt.Sprintf("--session-id %q is not a UUID", sessionID))
+	}
+
+	provider := openai.New(openai.Config{BaseURL: cfg.baseURL, APIKey: cfg.apiKey, Model: cfg.model})
+	system := sysprompt.Build(sysprompt.Env{
+		Workspace: ws.Root(), Tools: reg.Names(),
+		Override: cfg.opts.SystemPrompt, Append: cfg.opts.AppendSystemPrompt,
+	})
+	retry := chat.DefaultRetryPolicy
+	if s := sio.Getenv("PLY_RETRY_DELAY_SCALE"); s != "" {
+		// For tests and impatient users: scales every retry delay.
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || f < 0 {
+			return fail(sio, headless.ExitConfig, fmt.Sprintf("PLY_RETRY_DELAY_SCALE=%q is not a non-negative number", s))
+		}
+		retry = retry.Scale(f)
+	}
+	ch := chat.New(provider, chat.Config{
+		Model:  cfg.model,
+		System: system,
+		Tools:  reg.Decls(),
+		Retry:  retry,
+		Repair: func(h []llm.Message) []llm.Message {
+			out, rep := repair.Repair(h)
+			if rep.Changed() {
+				log.Warn("repaired history before sending", "report", rep.String())
+			}
+			return out
+		},
+		Logger: log,
+	}, nil)
+	cl := client.New(ch, client.Options{Loop: guard{loopdetect.New(loopdetect.Options{})}, NextSpeaker: true})
+
+	hcfg := headless.Config{
+		Format: cfg.format, SessionID: sessionID, Model: cfg.model, CWD: ws.Root(),
+		Tools: reg.Names(), PermissionMode: cfg.mode, Version: Version,
+		MaxSessionTurns: cfg.opts.MaxSessionTurns, MaxToolCalls: cfg.opts.MaxToolCalls,
+		MaxWallTime: cfg.opts.MaxWallTime, Stdout: sio.Stdout, Stderr: sio.Stderr,
+	}
+	log.Info("headless run", "session", sessionID, "model", cfg.model, "mode", cfg.mode)
+	return headless.Run(ctx, hcfg, cl, &runner{sched: sched, chat: ch}, []llm.Part{{Text: cfg.prompt}})
+}
+
+// guard adapts the loop detector to the client's interface.
+type guard struct{ d *loopdetect.Detector }
+
+func (g guard) Reset()      { g.d.Reset() }
+func (g guard) StartRound() { g.d.StartRound() }
+func (g guard) Retry()      { g.d.Retry() }
+func (g guard) ToolCall(name, args string) *client.Loop {
+	return loopOf(g.d.CheckToolCall(name, args))
+}
+func (g guard) Content(s string) *client.Loop { return loopOf(g.d.CheckContent(s)) }
+func (g guard) Thought(s string) *client.Loop { return loopOf(g.d.CheckThought(s)) }
+
+func loopOf(l *loopdetect.Loop) *client.Loop {
+	if l == nil {
+		return nil
+	}
+	return &client.Loop{Guard: string(l.Guard), Message: l.Message}
+}
+
+// runner adapts the scheduler to the headless loop, and refuses to run a
+// call whose id history already answered (some backends replay ids).
+type runner struct {
+	sched *scheduler.Scheduler
+	chat  *chat.Chat
+}
+
+func (r *runner) RunTools(ctx context.Context, calls []*turn.ToolCallRequest) ([]headless.Outcome, error) {
+	fcs := make([]llm.FunctionCall, len(calls))
+	for i, c := range calls {
+		fcs[i] = llm.FunctionCall{ID: c.CallID, Name: c.Name, Args: c.Args}
+	}
+	out := make([]headless.Outcome, len(calls))
+	if id, ok := repair.RepeatedInBatch(fcs); ok {
+		// The same replayed id twice in one reply is a loop: run nothing.
+		for i, c := range fcs {
+			out[i] = headless.Outcome{Response: *repair.DuplicateResponse(c).Response, Args: c.Args}
+		}
+		return out, fmt.Errorf("the model repeated call id %s within one reply; dropped the batch", id)
+	}
+	dup := repair.DuplicateCalls(r.chat.History(), fcs)
+	var reqs []scheduler.Request
+	var idx []int
+	for i, c := range calls {
+		if dup[c.CallID] {
+			out[i] = headless.Outcome{Response: *repair.DuplicateResponse(fcs[i]).Response, Args: c.Args}
+			continue
+		}
+		reqs = append(reqs, scheduler.Request{CallID: c.CallID, Name: c.Name, Args: c.Args, WasOutputTruncated: c.WasOutputTruncated})
+		idx = append(idx, i)
+	}
+	done, err := r.sched.Run(ctx, reqs)
+	for k, call := range done {
+		resp := call.Response()
+		out[idx[k]] = headless.Outcome{
+			Response: resp,
+			Args:     call.Args,
+			Denied:   call.ErrorType() == scheduler.ErrorTypeExecutionDenied,
+		}
+	}
+	return out, err
+}
