@@ -64,7 +64,7 @@ var fast = RetryPolicy{
 }
 
 func text(s string) llm.Chunk { return llm.Chunk{Text: s} }
-func stop() llm.Chunk        { return llm.Chunk{FinishReason: llm.FinishStop} }
+func stop() llm.Chunk         { return llm.Chunk{FinishReason: llm.FinishStop} }
 
 func userText(s string) llm.Message {
 	return llm.Message{Role: llm.RoleUser, Parts: []llm.Part{{Text: s}}}

@@ -82,7 +82,7 @@ func Errorf(errType, format string, args ...any) Result {
 
 // Registry maps tool names to tools, in registration order.
 type Registry struct {
-	order []Tool
+	order  []Tool
 	byName map[string]Tool
 }
 
