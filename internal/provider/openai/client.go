@@ -1,0 +1,260 @@
+// Package openai is ply's client for the OpenAI Chat Completions streaming
+// API and the many servers that copy it (DashScope, vLLM, OpenRouter,
+// Ollama, LM Studio, llama.cpp, ...).
+//
+// It is a thin client on net/http rather than the official SDK
+// (github.com/openai/openai-go), for reasons the chat layer depends on:
+//
+//   - Retries belong to the chat layer alone (agent-loop §3.2): one policy
+//     with separate budgets per failure class, honouring Retry-After, and
+//     never replaying a stream whose first chunk was already shown. This
+//     client therefore never retries, and it yields every chunk the moment
+//     it is parsed, so the caller always knows whether anything was seen
+//     when a transport error arrives. The SDK retries by default and
+//     buffers its own view of the stream; we would spend effort switching
+//     its behaviour off and still not see the boundary we need.
+//   - Compatible servers add fields the SDK does not model
+//     (reasoning_content, reasoning), number tool-call fragments in their
+//     own ways, and send errors inside the stream. Decoding the wire JSON
+//     ourselves keeps these quirks in one visible place.
+//   - Errors must keep their identity: transport failures are wrapped with
+//     %w so errors.Is(err, io.ErrUnexpectedEOF), syscall.ECONNRESET and
+//     net.Error's Timeout still work for the transport-retry whitelist
+//     (§6.2), and HTTP errors become *llm.APIError with a kind the chat
+//     layer can branch on.
+//   - The wire surface ply uses is small (one endpoint, one request shape,
+//     one chunk shape), and a dependency-free client starts fast.
+//
+// The SSE framing is parsed by internal/sse.
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"mime"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/plyhq/ply/internal/llm"
+)
+
+// DefaultBaseURL is OpenAI's own endpoint.
+const DefaultBaseURL = "https://api.openai.com/v1"
+
+// Config configures a Client.
+type Config struct {
+	// BaseURL is the API root, such as "https://api.openai.com/v1" or
+	// "http://localhost:11434/v1"; "/chat/completions" is appended. A
+	// trailing slash is tolerated. Empty means DefaultBaseURL.
+	BaseURL string
+	// APIKey is sent as a bearer token; empty sends no Authorization
+	// header (local servers).
+	APIKey string
+	// Model is used when a Request names none.
+	Model string
+	// HTTPClient is used for requests; nil means http.DefaultClient. Its
+	// Timeout, if any, bounds a whole stream, so leave it zero and use
+	// StreamIdleTimeout or the context instead.
+	HTTPClient *http.Client
+	// Headers are added to every request and may override the defaults
+	// (for example an Azure "api-key" header).
+	Headers map[string]string
+	// MaxTokensField names the field for Request.MaxOutputTokens:
+	// "max_tokens" (the default, understood by every compatible server) or
+	// "max_completion_tokens" (required by OpenAI's reasoning models).
+	MaxTokensField string
+	// SendReasoning sends the model's earlier thoughts back as
+	// reasoning_content on assistant messages. Off by default: most
+	// servers ignore or reject it, and DeepSeek asks clients not to.
+	SendReasoning bool
+	// StreamIdleTimeout, if positive, aborts a request when no byte
+	// arrives for this long, including while waiting for the response
+	// headers. The error is a net.Error whose Timeout reports true. Keep
+	// it generous: reasoning models may think for minutes before their
+	// first chunk.
+	StreamIdleTimeout time.Duration
+}
+
+// Client streams chat completions. It is safe for concurrent use.
+type Client struct {
+	cfg  Config
+	url  string
+	http *http.Client
+}
+
+// New returns a client for cfg.
+func New(cfg Config) *Client {
+	base := strings.TrimRight(cfg.BaseURL, "/")
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	return &Client{cfg: cfg, url: base + "/chat/completions", http: hc}
+}
+
+// Stream sends req and returns the streamed response. The request is made
+// when the iteration starts. Each chunk is yielded as soon as it is
+// decoded; tool calls are assembled from their fragments and yielded once,
+// complete, with the finish reason (or at the end of the stream when the
+// server sent none). Usage comes last, in a chunk of its own.
+//
+// An error is yielded at most once, with a zero Chunk, and ends the
+// stream. It is one of: *llm.APIError (an HTTP error or an error object in
+// the stream), an error wrapping *llm.InvalidStreamError (unusable
+// content; what could be used was yielded first), the context's error, or
+// a transport error wrapped with %w. Stream never retries.
+//
+// Stopping the iteration early closes the response body.
+func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Chunk, error] {
+	return func(yield func(llm.Chunk, error) bool) {
+		wire, err := c.buildRequest(req)
+		if err != nil {
+			yield(llm.Chunk{}, err)
+			return
+		}
+		payload, err := json.Marshal(wire)
+		if err != nil {
+			yield(llm.Chunk{}, fmt.Errorf("openai: encoding request: %w", err))
+			return
+		}
+
+		reqCtx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		idle := newIdleTimer(c.cfg.StreamIdleTimeout, cancel)
+		defer idle.stop()
+
+		resp, err := c.send(reqCtx, payload)
+		if err != nil {
+			yield(llm.Chunk{}, failure(ctx, idle, err))
+			return
+		}
+		defer resp.Body.Close()
+
+		var body io.Reader = resp.Body
+		if idle != nil {
+			body = &idleReader{r: resp.Body, t: idle}
+		}
+		decode := decodeStream
+		if ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct == "application/json" {
+			// The server ignored stream:true and sent one whole answer.
+			decode = decodeWhole
+		}
+		if err := decode(body, yield); err != nil {
+			yield(llm.Chunk{}, failure(ctx, idle, err))
+		}
+	}
+}
+
+func (c *Client) send(ctx context.Context, payload []byte) (*http.Response, error) {
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(payload))
+	if err != nil {
+		return nil, fmt.Errorf("openai: %w", err)
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "text/event-stream")
+	hreq.Header.Set("User-Agent", "ply")
+	if c.cfg.APIKey != "" {
+		hreq.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
+	}
+	for k, v := range c.cfg.Headers {
+		hreq.Header.Set(k, v)
+	}
+	resp, err := c.http.Do(hreq)
+	if err != nil {
+		return nil, fmt.Errorf("openai: sending request: %w", err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		defer resp.Body.Close()
+		return nil, statusError(resp)
+	}
+	return resp, nil
+}
+
+// failure gives a failed send or read its final form. The caller's own
+// cancellation wins over whatever it caused and is reported as the
+// context's error; an idle abort becomes an *IdleTimeoutError; anything
+// else is returned as it is.
+func failure(ctx context.Context, idle *idleTimer, err error) error {
+	var ae *llm.APIError
+	var ise *llm.InvalidStreamError
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.As(err, &ae), errors.As(err, &ise):
+		return err
+	case idle != nil && idle.fired.Load():
+		return &IdleTimeoutError{After: idle.d}
+	}
+	return err
+}
+
+// IdleTimeoutError reports a stream that went silent for longer than
+// Config.StreamIdleTimeout. It is a net.Error with Timeout true, so the
+// chat layer's transport-retry whitelist treats it like a socket timeout.
+type IdleTimeoutError struct {
+	After time.Duration
+}
+
+func (e *IdleTimeoutError) Error() string {
+	return fmt.Sprintf("openai: no data received for %v", e.After)
+}
+func (e *IdleTimeoutError) Timeout() bool   { return true }
+func (e *IdleTimeoutError) Temporary() bool { return true }
+
+var errIdle = errors.New("openai: stream idle timeout")
+
+// idleTimer cancels the request when it is not reset in time. A nil
+// *idleTimer is a disabled one.
+type idleTimer struct {
+	d     time.Duration
+	t     *time.Timer
+	fired atomic.Bool
+}
+
+func newIdleTimer(d time.Duration, cancel context.CancelCauseFunc) *idleTimer {
+	if d <= 0 {
+		return nil
+	}
+	it := &idleTimer{d: d}
+	it.t = time.AfterFunc(d, func() {
+		it.fired.Store(true)
+		cancel(errIdle)
+	})
+	return it
+}
+
+func (it *idleTimer) reset() {
+	if it != nil && !it.fired.Load() {
+		it.t.Reset(it.d)
+	}
+}
+
+func (it *idleTimer) stop() {
+	if it != nil {
+		it.t.Stop()
+	}
+}
+
+// idleReader resets the idle timer whenever bytes arrive.
+type idleReader struct {
+	r io.Reader
+	t *idleTimer
+}
+
+func (r *idleReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if n > 0 {
+		r.t.reset()
+	}
+	return n, err
+}

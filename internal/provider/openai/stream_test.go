@@ -1,0 +1,367 @@
+package openai
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/plyhq/ply/internal/llm"
+)
+
+func TestReasoningDeltas(t *testing.T) {
+	for name, body := range map[string]string{
+		"reasoning_content": sseBody(
+			`{"choices":[{"index":0,"delta":{"role":"assistant","content":null,"reasoning_content":"Let me"}}]}`,
+			`{"choices":[{"index":0,"delta":{"content":null,"reasoning_content":" think."}}]}`,
+			`{"choices":[{"index":0,"delta":{"content":"Hi","reasoning_content":null}}]}`,
+			`{"choices":[{"index":0,"delta":{"content":"!"},"finish_reason":"stop"}]}`),
+		"reasoning": sseBody(
+			`{"choices":[{"index":0,"delta":{"role":"assistant","content":"","reasoning":"Let me"}}]}`,
+			`{"choices":[{"index":0,"delta":{"content":"","reasoning":" think."}}]}`,
+			`{"choices":[{"index":0,"delta":{"content":"Hi!"},"finish_reason":"stop"}]}`),
+		"both, same text": sseBody(
+			`{"choices":[{"index":0,"delta":{"reasoning_content":"Let me","reasoning":"Let me"}}]}`,
+			`{"choices":[{"index":0,"delta":{"reasoning_content":" think.","reasoning":" think."}}]}`,
+			`{"choices":[{"index":0,"delta":{"content":"Hi!"},"finish_reason":"stop"}]}`),
+		"mistral content parts": sseBody(
+			`{"choices":[{"index":0,"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"Let me think."}]}]}}]}`,
+			`{"choices":[{"index":0,"delta":{"content":[{"type":"text","text":"Hi!"}]},"finish_reason":"stop"}]}`),
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := newServer(t, reply{body: body})
+			r := run(t, s.client(Config{}), simpleRequest())
+			if r.err != nil || r.thought != "Let me think." || r.text != "Hi!" {
+				t.Fatalf("thought %q text %q err %v", r.thought, r.text, r.err)
+			}
+		})
+	}
+}
+
+func TestCRLFAndComments(t *testing.T) {
+	body := ": OPENROUTER PROCESSING\r\n\r\n" +
+		"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\r\n\r\n" +
+		"event: ping\r\ndata: ping\r\n\r\n" + // vendor event, not JSON: ignored
+		"data:{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"b\"},\"finish_reason\":\"\"}]}\r\n\r\n" +
+		"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\r\n\r\n" +
+		"data: [DONE]\r\n\r\n"
+	for _, piece := range []int{0, 1, 3} {
+		s := newServer(t, reply{body: body, piece: piece})
+		r := run(t, s.client(Config{}), simpleRequest())
+		if r.err != nil || r.text != "ab" || !reflect.DeepEqual(r.finish, []llm.FinishReason{llm.FinishStop}) {
+			t.Fatalf("piece %d: text %q finish %v err %v", piece, r.text, r.finish, r.err)
+		}
+	}
+}
+
+func TestToolCallAssemblyQuirks(t *testing.T) {
+	tests := []struct {
+		name  string
+		body  string
+		calls []llm.FunctionCall
+	}{
+		{
+			"id and name repeated on every fragment",
+			sseBody(
+				`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","type":"function","function":{"name":"f","arguments":"{\"x\""}}]}}]}`,
+				`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","type":"function","function":{"name":"f","arguments":":1}"}}]}}]}`,
+				`{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`),
+			[]llm.FunctionCall{{ID: "a", Name: "f", Args: `{"x":1}`}},
+		},
+		{
+			"index-less calls",
+			sseBody(
+				`{"choices":[{"index":0,"delta":{"tool_calls":[{"id":"a","function":{"name":"f","arguments":"{}"}}]}}]}`,
+				`{"choices":[{"index":0,"delta":{"tool_calls":[{"id":"b","function":{"name":"g","arguments":"{\"y\":"}}]}}]}`,
+				`{"choices":[{"index":0,"delta":{"tool_calls":[{"function":{"arguments":"2}"}}]}}]}`,
+				`{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`),
+			[]llm.FunctionCall{{ID: "a", Name: "f", Args: `{}`}, {ID: "b", Name: "g", Args: `{"y":2}`}},
+		},
+		{
+			"every call numbered 0",
+			sseBody(
+				`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"{}"}}]}}]}`,
+				`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"b","function":{"name":"g","arguments":"{}"}}]}}]}`,
+				`{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`),
+			[]llm.FunctionCall{{ID: "a", Name: "f", Args: `{}`}, {ID: "b", Name: "g", Args: `{}`}},
+		},
+		{
+			"interleaved indexes, several calls in one delta, finish in the same chunk",
+			sseBody(
+				`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"["}},{"index":1,"id":"b","function":{"name":"g","arguments":"("}}]}}]}`,
+				`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":")"}},{"index":0,"function":{"arguments":"]"}}]},"finish_reason":"tool_calls"}]}`),
+			[]llm.FunctionCall{{ID: "a", Name: "f", Args: `[` + `]`}, {ID: "b", Name: "g", Args: `()`}},
+		},
+		{
+			"no id from the server",
+			sseBody(
+				`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"f","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}`),
+			[]llm.FunctionCall{{Name: "f", Args: `{}`}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newServer(t, reply{body: tt.body})
+			r := run(t, s.client(Config{}), simpleRequest())
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			if !reflect.DeepEqual(r.calls, tt.calls) {
+				t.Fatalf("calls = %+v\nwant %+v", r.calls, tt.calls)
+			}
+		})
+	}
+}
+
+func TestFinishReasons(t *testing.T) {
+	for wire, want := range map[string]llm.FinishReason{
+		"stop":                         llm.FinishStop,
+		"tool_calls":                   llm.FinishToolCalls,
+		"function_call":                llm.FinishToolCalls,
+		"length":                       llm.FinishMaxTokens,
+		"content_filter":               llm.FinishContentFilter,
+		"insufficient_system_resource": llm.FinishOther,
+	} {
+		s := newServer(t, reply{body: sseBody(`{"choices":[{"index":0,"delta":{"content":"x"},"finish_reason":"` + wire + `"}]}`)})
+		r := run(t, s.client(Config{}), simpleRequest())
+		if r.err != nil || !reflect.DeepEqual(r.finish, []llm.FinishReason{want}) {
+			t.Errorf("%s: finish %v err %v, want %v", wire, r.finish, r.err, want)
+		}
+	}
+}
+
+func TestUsage(t *testing.T) {
+	// Cumulative usage on every chunk (vLLM's continuous usage stats) must
+	// be reported once, the last value winning.
+	body := sseBody(
+		`{"choices":[{"index":0,"delta":{"content":"a"}}],"usage":{"prompt_tokens":10,"completion_tokens":1,"total_tokens":11}}`,
+		`{"choices":[{"index":0,"delta":{"content":"b"},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12}}`,
+		`{"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":8},"completion_tokens_details":{"reasoning_tokens":1}}}`)
+	s := newServer(t, reply{body: body})
+	r := run(t, s.client(Config{}), simpleRequest())
+	want := llm.Usage{InputTokens: 10, OutputTokens: 2, CachedTokens: 8, ReasoningTokens: 1, TotalTokens: 12}
+	if r.err != nil || r.usage == nil || *r.usage != want {
+		t.Fatalf("usage %+v err %v, want %+v", r.usage, r.err, want)
+	}
+}
+
+func TestErrorEventMidStream(t *testing.T) {
+	tests := []struct {
+		name string
+		ev   string
+		kind llm.ErrorKind
+		msg  string
+	}{
+		{"server error", `data: {"error":{"message":"The server had an error while processing your request.","type":"server_error"}}`, llm.ErrServer, "The server had an error while processing your request."},
+		{"openrouter rate limit", `data: {"id":"x","error":{"code":429,"message":"Rate limit exceeded"},"choices":[{"index":0,"delta":{"content":""},"finish_reason":"error"}]}`, llm.ErrRateLimit, "Rate limit exceeded"},
+		{"context length", `data: {"error":{"message":"This model's maximum context length is 8192 tokens","code":"context_length_exceeded"}}`, llm.ErrContextLength, "This model's maximum context length is 8192 tokens"},
+		{"named error event, plain text", "event: error\ndata: upstream went away", llm.ErrUnknown, "upstream went away"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"par\"}}]}\n\n" + tt.ev + "\n\n"
+			s := newServer(t, reply{body: body})
+			r := run(t, s.client(Config{}), simpleRequest())
+			var ae *llm.APIError
+			if !errors.As(r.err, &ae) {
+				t.Fatalf("err = %v, want APIError", r.err)
+			}
+			if ae.Kind != tt.kind || ae.Message != tt.msg || ae.Provider != "openai" {
+				t.Fatalf("got %+v", ae)
+			}
+			if r.text != "par" {
+				t.Fatalf("text before the error = %q", r.text)
+			}
+		})
+	}
+}
+
+func TestInvalidStreams(t *testing.T) {
+	tests := []struct {
+		name, body, reason, text string
+		calls                    int
+	}{
+		{"malformed JSON", "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"choices\":[{\"ind\n\n", "not JSON", "a", 0},
+		{"no finish reason", sseBody(`{"choices":[{"index":0,"delta":{"content":"a"}}]}`), "without a finish reason", "a", 0},
+		{"no finish reason, no DONE", "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\n", "without a finish reason", "a", 0},
+		{"no finish reason, pending call", sseBody(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"f","arguments":"{}"}}]}}]}`), "without a finish reason", "", 1},
+		{"only DONE", sseBody(), "no choices", "", 0},
+		{"only usage", sseBody(`{"choices":[],"usage":{"prompt_tokens":1}}`), "no choices", "", 0},
+		{"empty body", "", "no choices", "", 0},
+		{"unterminated last event", "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"choices\":[{\"index\":0,\"finish_reason\":\"stop\"}]}", "without a finish reason", "a", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newServer(t, reply{body: tt.body})
+			r := run(t, s.client(Config{}), simpleRequest())
+			wantInvalid(t, r.err, tt.reason)
+			if r.text != tt.text || len(r.calls) != tt.calls {
+				t.Fatalf("yielded text %q calls %v", r.text, r.calls)
+			}
+		})
+	}
+}
+
+func TestWholeJSONAnswer(t *testing.T) {
+	body := `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"hi","reasoning_content":"hm","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}`
+	s := newServer(t, reply{body: body, header: map[string]string{"Content-Type": "application/json"}})
+	r := run(t, s.client(Config{}), simpleRequest())
+	if r.err != nil || r.text != "hi" || r.thought != "hm" || len(r.calls) != 1 || r.calls[0].ID != "c" ||
+		r.usage == nil || r.usage.TotalTokens != 7 || r.finish[0] != llm.FinishToolCalls {
+		t.Fatalf("%+v", r)
+	}
+}
+
+// cutHandler sends the start of a stream with chunked encoding, then
+// closes the connection without the terminating chunk.
+func cutHandler(prefix string, reset bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		if prefix != "" {
+			_, _ = io.WriteString(w, prefix)
+			w.(http.Flusher).Flush()
+		}
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			panic(err)
+		}
+		if tc, ok := conn.(*net.TCPConn); ok && reset {
+			_ = tc.SetLinger(0) // close with RST
+		}
+		_ = conn.Close()
+	}
+}
+
+func TestBodyCutMidStream(t *testing.T) {
+	prefix := "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"choi"
+	s := newServer(t, reply{handler: cutHandler(prefix, false)})
+	r := run(t, s.client(Config{}), simpleRequest())
+	if !errors.Is(r.err, io.ErrUnexpectedEOF) {
+		t.Fatalf("err = %v, want io.ErrUnexpectedEOF", r.err)
+	}
+	if r.text != "a" {
+		t.Fatalf("text before the cut = %q", r.text)
+	}
+	var ise *llm.InvalidStreamError
+	if errors.As(r.err, &ise) {
+		t.Fatalf("a transport error is reported as invalid content: %v", r.err)
+	}
+}
+
+func TestResetBeforeFirstByte(t *testing.T) {
+	s := newServer(t, reply{handler: cutHandler("", true)})
+	r := run(t, s.client(Config{}), simpleRequest())
+	if r.err == nil || r.chunks != 0 {
+		t.Fatalf("err = %v after %d chunks", r.err, r.chunks)
+	}
+	// Depending on timing the client sees the reset or a closed
+	// connection; both must be recognisable as transport errors.
+	if !errors.Is(r.err, syscall.ECONNRESET) && !errors.Is(r.err, io.EOF) && !errors.Is(r.err, io.ErrUnexpectedEOF) {
+		t.Fatalf("err = %v (%T), want a connection reset or EOF", r.err, errors.Unwrap(r.err))
+	}
+}
+
+func TestConnectionRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	c := New(Config{BaseURL: "http://" + addr, Model: "m"})
+	r := run(t, c, simpleRequest())
+	if !errors.Is(r.err, syscall.ECONNREFUSED) {
+		t.Fatalf("err = %v, want ECONNREFUSED", r.err)
+	}
+}
+
+// stallHandler sends one chunk and then waits until the client goes away.
+func stallHandler(gone chan<- struct{}) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+		close(gone)
+	}
+}
+
+func TestCancelMidStream(t *testing.T) {
+	gone := make(chan struct{})
+	s := newServer(t, reply{handler: stallHandler(gone)})
+	c := s.client(Config{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var gotErr error
+	var start time.Time
+	for ch, err := range c.Stream(ctx, simpleRequest()) {
+		if err != nil {
+			gotErr = err
+			break
+		}
+		if ch.Text == "a" {
+			start = time.Now()
+			cancel()
+		}
+	}
+	if !errors.Is(gotErr, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", gotErr)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("cancel took %v", d)
+	}
+	select {
+	case <-gone:
+	case <-time.After(5 * time.Second):
+		t.Fatal("server never saw the client go away")
+	}
+}
+
+func TestBreakClosesBody(t *testing.T) {
+	gone := make(chan struct{})
+	s := newServer(t, reply{handler: stallHandler(gone)})
+	for range s.client(Config{}).Stream(context.Background(), simpleRequest()) {
+		break
+	}
+	select {
+	case <-gone:
+	case <-time.After(5 * time.Second):
+		t.Fatal("body not closed after the consumer stopped")
+	}
+}
+
+func TestIdleTimeout(t *testing.T) {
+	gone := make(chan struct{})
+	s := newServer(t, reply{handler: stallHandler(gone)})
+	r := run(t, s.client(Config{StreamIdleTimeout: 100 * time.Millisecond}), simpleRequest())
+	var ne net.Error
+	if !errors.As(r.err, &ne) || !ne.Timeout() {
+		t.Fatalf("err = %v, want a net.Error timeout", r.err)
+	}
+	if r.text != "a" {
+		t.Fatalf("text = %q", r.text)
+	}
+	<-gone
+}
+
+func TestSlowButSteadyStreamIsNotIdle(t *testing.T) {
+	s := newServer(t, reply{handler: func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for range 5 {
+			time.Sleep(30 * time.Millisecond)
+			_, _ = io.WriteString(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\n")
+			w.(http.Flusher).Flush()
+		}
+		_, _ = io.WriteString(w, sseBody(`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`))
+	}})
+	r := run(t, s.client(Config{StreamIdleTimeout: 100 * time.Millisecond}), simpleRequest())
+	if r.err != nil || r.text != strings.Repeat("a", 5) {
+		t.Fatalf("text %q err %v", r.text, r.err)
+	}
+}
