@@ -130,9 +130,22 @@ func TestRetryByFailureClass(t *testing.T) {
 		{name: "transport budget is two replays",
 			steps:    []step{{err: reset}, {err: reset}, {err: reset}, {chunks: []llm.Chunk{text("never"), stop()}}},
 			requests: 3, retries: 2, wantErr: "after 3 attempts (connection)"},
-		{name: "drop after a chunk is not replayed",
-			steps:    []step{{chunks: []llm.Chunk{text("half")}, err: io.ErrUnexpectedEOF}, {chunks: []llm.Chunk{text("dup"), stop()}}},
-			requests: 1, shown: "half", wantErr: "model request failed"},
+		{name: "drop after text is continued, the seam shown once",
+			steps: []step{
+				{chunks: []llm.Chunk{text("The quick "), text("brown fox")}, err: io.ErrUnexpectedEOF},
+				{chunks: []llm.Chunk{text("brown f"), text("ox jumps."), stop()}}},
+			requests: 2, shown: "The quick brown fox jumps."},
+		{name: "drop after a tool call is not replayed",
+			steps: []step{
+				{chunks: []llm.Chunk{{Calls: []llm.FunctionCall{{ID: "c", Name: "edit", Args: "{}"}}}}, err: io.ErrUnexpectedEOF},
+				{chunks: []llm.Chunk{text("dup"), stop()}}},
+			requests: 1, wantErr: "model request failed"},
+		{name: "output limit: raised once, then continued and merged",
+			steps: []step{
+				{chunks: []llm.Chunk{text("discarded"), {FinishReason: llm.FinishMaxTokens}}},
+				{chunks: []llm.Chunk{text("first half, "), {FinishReason: llm.FinishMaxTokens}}},
+				{chunks: []llm.Chunk{text("second half."), stop()}}},
+			requests: 3, retries: 1, shown: "first half, second half."},
 		{name: "rate limit honours its own budget",
 			steps: []step{
 				{err: &llm.APIError{Kind: llm.ErrRateLimit, Status: 429, RetryAfter: time.Millisecond}},
@@ -195,10 +208,13 @@ func TestRetryByFailureClass(t *testing.T) {
 				}
 			}
 			// Every retried request carries the same history: the partial
-			// reply of a failed attempt was removed.
+			// reply of a failed attempt was removed. A continuation carries
+			// the partial reply and the prompt to go on.
 			for i, r := range p.reqs {
-				if len(r.Messages) != 1 {
-					t.Errorf("request %d carries %d messages, want 1", i, len(r.Messages))
+				n := len(r.Messages)
+				cont := n == 3 && r.Messages[1].Role == llm.RoleModel && r.Messages[2].Text() == continuePrompt
+				if n != 1 && !cont {
+					t.Errorf("request %d carries %d messages: %+v", i, n, r.Messages)
 				}
 			}
 		})
@@ -247,6 +263,7 @@ func TestCallsWithoutIDsAreNamedInHistory(t *testing.T) {
 
 func TestCancelKeepsPartialWithoutFinishReason(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	p := &scripted{steps: []step{{chunks: []llm.Chunk{text("partial "), text("more")}}}}
 	c := New(p, Config{Retry: fast}, nil)
 	var err error

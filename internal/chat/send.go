@@ -50,9 +50,26 @@ func (c *Chat) send(ctx context.Context, yield func(StreamEvent, error) bool) er
 	}
 	for {
 		attempts++
-		yielded, err := c.attempt(ctx, maxOut, yield)
-		if err == nil || errors.Is(err, errStopped) {
+		rep, yielded, err := c.attempt(ctx, maxOut, yield)
+		if errors.Is(err, errStopped) {
 			return err
+		}
+		if err == nil {
+			if rep.msg.FinishReason != llm.FinishMaxTokens || rep.hasCalls() {
+				c.finishPartial()
+				return nil
+			}
+			// Cut at the output limit without a call: first ask again
+			// with a higher limit, then continue the reply.
+			if maxOut < raisedMaxOutput {
+				maxOut = raisedMaxOutput
+				c.popPartialIfPushed()
+				if !yield(StreamEvent{Kind: EventRetry, Attempt: attempts, Reason: "reply hit the output token limit; retrying with a higher limit"}, nil) {
+					return errStopped
+				}
+				continue
+			}
+			return c.continueReply(ctx, maxOut, yield)
 		}
 		if ctx.Err() != nil {
 			c.abandonPartial()
@@ -71,8 +88,22 @@ func (c *Chat) send(ctx context.Context, yield func(StreamEvent, error) bool) er
 			}
 		case classTransport:
 			// Replaying after a chunk reached the caller would show the
-			// same text twice.
+			// same text twice: continue the reply instead, when it is
+			// text only.
 			if yielded {
+				if !rep.hasCalls() && rep.text() != "" {
+					if err := c.continueReply(ctx, maxOut, yield); err != nil && !errors.Is(err, errStopped) && ctx.Err() == nil {
+						c.popPartialIfPushed()
+						return &FailedError{What: "connection", Attempts: attempts, Err: err}
+					} else if err != nil {
+						if ctx.Err() != nil {
+							c.abandonPartial()
+							return ctx.Err()
+						}
+						return err
+					}
+					return nil
+				}
 				budget = 0
 			} else {
 				budget = p.TransportAttempts
@@ -141,15 +172,47 @@ func (c *Chat) acceptBadToolArgs(err error) bool {
 
 // attempt makes one request and streams it. yielded reports whether any
 // chunk reached the caller.
-func (c *Chat) attempt(ctx context.Context, maxOut int, yield func(StreamEvent, error) bool) (yielded bool, err error) {
-	req := c.request(maxOut)
-	rep := &reply{msg: llm.Message{Role: llm.RoleModel}}
+func (c *Chat) attempt(ctx context.Context, maxOut int, yield func(StreamEvent, error) bool) (rep *reply, yielded bool, err error) {
+	rep = &reply{msg: llm.Message{Role: llm.RoleModel}}
+	err = c.streamInto(ctx, c.request(maxOut), rep, nil, yield)
+	yielded = len(rep.msg.Parts) > 0
+	if err != nil {
+		return rep, yielded, err
+	}
+	if len(rep.msg.Parts) == 0 && rep.msg.FinishReason != llm.FinishMaxTokens {
+		return rep, yielded, &llm.InvalidStreamError{Reason: "the model sent an empty response"}
+	}
+	if rep.msg.FinishReason == llm.FinishUnspecified {
+		return rep, yielded, &llm.InvalidStreamError{Reason: "stream ended without a finish reason"}
+	}
+	for _, call := range rep.msg.Calls() {
+		if call.Args != "" && !json.Valid([]byte(call.Args)) {
+			return rep, yielded, &badToolArgsError{&llm.InvalidStreamError{
+				Reason: fmt.Sprintf("arguments of tool call %s (%s) are not valid JSON", call.ID, call.Name)}}
+		}
+	}
+	return rep, yielded, nil
+}
+
+// streamInto streams req into rep, keeping rep in history as the partial
+// reply in flight and passing each chunk on. With a seam, the start of the
+// text is held back until the repeat at the seam can be dropped.
+func (c *Chat) streamInto(ctx context.Context, req *llm.Request, rep *reply, seam *seam, yield func(StreamEvent, error) bool) error {
+	pass := func(ch llm.Chunk) error {
+		if ch.Empty() {
+			return nil
+		}
+		rep.add(&ch)
+		c.updatePartial(rep)
+		if !yield(StreamEvent{Kind: EventChunk, Chunk: ch}, nil) {
+			c.abandonPartial()
+			return errStopped
+		}
+		return nil
+	}
 	for ch, err := range c.provider.Stream(ctx, req) {
 		if err != nil {
-			return yielded, err
-		}
-		if ch.Empty() {
-			continue
+			return err
 		}
 		for i := range ch.Calls {
 			// Name calls the model left unnamed before they enter history,
@@ -158,31 +221,19 @@ func (c *Chat) attempt(ctx context.Context, maxOut int, yield func(StreamEvent, 
 				ch.Calls[i].ID = NewCallID(ch.Calls[i].Name)
 			}
 		}
-		rep.add(&ch)
-		c.updatePartial(rep)
-		yielded = true
-		if !yield(StreamEvent{Kind: EventChunk, Chunk: ch}, nil) {
-			c.abandonPartial()
-			return yielded, errStopped
+		if seam != nil {
+			ch.Text = seam.filter(ch.Text, len(ch.Calls) > 0 || ch.FinishReason != "")
+		}
+		if err := pass(ch); err != nil {
+			return err
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return yielded, err
-	}
-	if len(rep.msg.Parts) == 0 && rep.msg.FinishReason != llm.FinishMaxTokens {
-		return yielded, &llm.InvalidStreamError{Reason: "the model sent an empty response"}
-	}
-	if rep.msg.FinishReason == llm.FinishUnspecified {
-		return yielded, &llm.InvalidStreamError{Reason: "stream ended without a finish reason"}
-	}
-	for _, call := range rep.msg.Calls() {
-		if call.Args != "" && !json.Valid([]byte(call.Args)) {
-			return yielded, &badToolArgsError{&llm.InvalidStreamError{
-				Reason: fmt.Sprintf("arguments of tool call %s (%s) are not valid JSON", call.ID, call.Name)}}
+	if seam != nil && !seam.done {
+		if err := pass(llm.Chunk{Text: seam.filter("", true)}); err != nil {
+			return err
 		}
 	}
-	c.finishPartial()
-	return yielded, nil
+	return ctx.Err()
 }
 
 // updatePartial pushes the reply in flight into history, or updates the

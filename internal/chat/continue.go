@@ -1,0 +1,131 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/plyhq/ply/internal/llm"
+)
+
+// MaxContinuations bounds how often one reply is continued after it was
+// cut (a dropped stream after text was shown, or the output token limit).
+const MaxContinuations = 3
+
+// raisedMaxOutput is the output limit of the one retry after a reply hit
+// MAX_TOKENS without a tool call.
+const raisedMaxOutput = 32768
+
+const continuePrompt = "Your previous reply was cut off. Continue it exactly where it stopped: do not repeat anything already written, do not start over, and do not comment on the interruption."
+
+// minSeam is the shortest overlap taken as text repeated at the seam;
+// shorter matches (a space, a letter) are likely chance.
+const minSeam = 8
+
+// seamWindow is how much of the previous text is compared with the start
+// of the continuation.
+const seamWindow = 256
+
+// continueReply asks the model to resume the partial reply in flight and
+// streams the continuation into the same history entry, dropping text the
+// model repeated at the seam, so the user sees each sentence once and the
+// history holds one merged reply. It tries at most MaxContinuations times.
+func (c *Chat) continueReply(ctx context.Context, maxOut int, yield func(StreamEvent, error) bool) error {
+	var lastErr error
+	for n := 0; n < MaxContinuations; n++ {
+		rep, ok := c.partialReply()
+		if !ok {
+			return lastErr
+		}
+		c.log.Info("chat: continuing a cut reply", "attempt", n+1, "after", lastErr)
+		req := c.request(maxOut)
+		// The request carries the partial reply (already in history) and
+		// a prompt to go on; the prompt never enters history.
+		req.Messages = append(req.Messages, llm.Message{Role: llm.RoleUser, Parts: []llm.Part{{Text: continuePrompt}}})
+		seam := &seam{prev: tail(rep.text(), seamWindow)}
+		err := c.streamInto(ctx, req, rep, seam, yield)
+		if err == nil {
+			if rep.msg.FinishReason == llm.FinishMaxTokens && !rep.hasCalls() {
+				lastErr = errors.New("the reply hit the output token limit again")
+				continue
+			}
+			if rep.msg.FinishReason == llm.FinishUnspecified {
+				lastErr = &llm.InvalidStreamError{Reason: "stream ended without a finish reason"}
+				continue
+			}
+			c.finishPartial()
+			return nil
+		}
+		if errors.Is(err, errStopped) || ctx.Err() != nil {
+			return err
+		}
+		if rep.hasCalls() || classify(err) != classTransport && classify(err) != classInvalidStream {
+			return err
+		}
+		lastErr = err
+	}
+	// Out of continuations: keep what was shown, marked as cut.
+	if rep, ok := c.partialReply(); ok && rep.msg.FinishReason == llm.FinishMaxTokens {
+		c.finishPartial()
+		return nil
+	}
+	return lastErr
+}
+
+// partialReply returns the reply in flight, rebuilt from history.
+func (c *Chat) partialReply() (*reply, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.partial < 0 || c.partial >= len(c.history) || c.history[c.partial].Role != llm.RoleModel {
+		return nil, false
+	}
+	m := c.history[c.partial]
+	m.Parts = append([]llm.Part(nil), m.Parts...)
+	m.FinishReason = llm.FinishUnspecified
+	return &reply{msg: m}, true
+}
+
+// seam holds back the start of a continuation until it can be compared
+// with the end of the previous text.
+type seam struct {
+	prev string
+	buf  strings.Builder
+	done bool
+}
+
+// filter returns the text to pass on for s, holding it back while the
+// seam is undecided. flush decides with what there is.
+func (s *seam) filter(text string, flush bool) string {
+	if s.done {
+		return text
+	}
+	s.buf.WriteString(text)
+	got := s.buf.String()
+	if !flush && len(got) < len(s.prev) {
+		return ""
+	}
+	s.done = true
+	k := overlap(s.prev, got)
+	if k < minSeam {
+		return got
+	}
+	return got[k:]
+}
+
+// overlap returns the length of the longest suffix of a that is a prefix
+// of b.
+func overlap(a, b string) int {
+	for k := min(len(a), len(b)); k > 0; k-- {
+		if strings.HasSuffix(a, b[:k]) {
+			return k
+		}
+	}
+	return 0
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[len(s)-n:]
+}
