@@ -68,9 +68,15 @@ func (w *Workspace) Resolve(p string) (string, error) {
 	return "", fmt.Errorf("%w: %s (workspace: %s)", ErrOutsideWorkspace, p, strings.Join(w.roots, ", "))
 }
 
+// maxSymlinkHops bounds how many dangling symlinks realPath follows by hand,
+// so that a cycle of links cannot loop forever.
+const maxSymlinkHops = 40
+
 // realPath follows symlinks of the longest existing prefix of p and appends
 // the part that does not exist yet.
-func realPath(p string) (string, error) {
+func realPath(p string) (string, error) { return realPathHops(p, 0) }
+
+func realPathHops(p string, hops int) (string, error) {
 	rest := ""
 	cur := p
 	for {
@@ -78,6 +84,25 @@ func realPath(p string) (string, error) {
 			return filepath.Join(real, rest), nil
 		} else if !errors.Is(err, os.ErrNotExist) {
 			return "", fmt.Errorf("resolve %s: %w", p, err)
+		}
+		// A dangling symlink does not resolve, yet writing through it
+		// creates its target: judge the path by where the link points,
+		// or a link to a missing file outside the workspace would pass.
+		if target, err := os.Readlink(cur); err == nil {
+			if hops >= maxSymlinkHops {
+				return "", fmt.Errorf("resolve %s: too many levels of symbolic links", p)
+			}
+			if !filepath.IsAbs(target) {
+				// The link exists, so its directory does too; resolve
+				// it so that ".." in the target is taken from the
+				// real directory, as the kernel does.
+				dir, err := filepath.EvalSymlinks(filepath.Dir(cur))
+				if err != nil {
+					return "", fmt.Errorf("resolve %s: %w", p, err)
+				}
+				target = filepath.Join(dir, target)
+			}
+			return realPathHops(filepath.Join(target, rest), hops+1)
 		}
 		parent := filepath.Dir(cur)
 		if parent == cur {

@@ -1,0 +1,94 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+)
+
+// WriteFile is the write_file tool: it creates or replaces a whole file.
+type WriteFile struct{ ws *Workspace }
+
+// NewWriteFile returns write_file confined to ws.
+func NewWriteFile(ws *Workspace) *WriteFile { return &WriteFile{ws: ws} }
+
+func (*WriteFile) Name() string { return "write_file" }
+func (*WriteFile) Kind() Kind   { return KindEdit }
+
+func (*WriteFile) Description() string {
+	return "Writes content to a file, creating it (and any missing parent directories) or replacing it entirely. " +
+		"Prefer the edit tool to change part of an existing file; read an existing file before overwriting it. " +
+		"The write is atomic and keeps an existing file's permissions. Files inside .git directories cannot be written."
+}
+
+var writeFileSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "file_path": {
+      "type": "string",
+      "description": "The absolute path of the file to write. A relative path is resolved against the workspace root."
+    },
+    "content": {
+      "type": "string",
+      "description": "The complete content to write to the file."
+    }
+  },
+  "required": ["file_path", "content"],
+  "additionalProperties": false
+}`)
+
+func (*WriteFile) Schema() json.RawMessage { return writeFileSchema }
+
+type writeFileParams struct {
+	FilePath string  `json:"file_path"`
+	Content  *string `json:"content"`
+}
+
+func (t *WriteFile) Execute(ctx context.Context, args json.RawMessage, _ Output) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	var p writeFileParams
+	if r := decodeFileArgs(args, &p); r != nil {
+		return *r, nil
+	}
+	// A missing content is refused rather than read as "": silently
+	// truncating a file because an argument was dropped is the worst
+	// outcome.
+	if p.Content == nil {
+		return Errorf("INVALID_TOOL_PARAMS", "content is required (use an empty string to write an empty file)"), nil
+	}
+	path, r := resolveFilePath(t.ws, "file_path", p.FilePath)
+	if r != nil {
+		return *r, nil
+	}
+	if inGitDir(t.ws, path) {
+		return Errorf("PATH_NOT_ALLOWED", "Refusing to write %s: files inside .git directories must not be modified.", path), nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return Errorf("TARGET_IS_DIRECTORY", "%s is a directory; write_file needs a file path.", path), nil
+	}
+	// Past this point the write is one short step; finishing it beats
+	// leaving the model unsure whether the file changed.
+	existed, err := writeFileAtomic(path, []byte(*p.Content))
+	if err != nil {
+		if errors.Is(err, os.ErrPermission) {
+			return Errorf("PERMISSION_DENIED", "Cannot write %s: %v", path, err), nil
+		}
+		return Errorf("FILE_WRITE_FAILURE", "Cannot write %s: %v", path, err), nil
+	}
+	lines := textLineCount(*p.Content)
+	rel := displayPath(t.ws, path)
+	if existed {
+		return Result{
+			Output:  fmt.Sprintf("Successfully overwrote file %s (%d lines).", path, lines),
+			Display: fmt.Sprintf("Overwrote %s (%d lines)", rel, lines),
+		}, nil
+	}
+	return Result{
+		Output:  fmt.Sprintf("Successfully created new file %s (%d lines).", path, lines),
+		Display: fmt.Sprintf("Created %s (%d lines)", rel, lines),
+	}, nil
+}
