@@ -1,13 +1,77 @@
 // Package shell classifies shell commands by parsing them with a real shell
-// parser: whether a command is read-only (and so safe to run in parallel and
-// to auto-approve), and which simple commands it is made of (for permission
-// rules). It fails closed: anything it cannot parse or does not know is not
-// read-only. It runs nothing.
+// parser (mvdan.cc/sh, bash dialect): whether a command is read-only (and so
+// safe to run in parallel and to auto-approve), and which simple commands it
+// is made of (for permission rules). It runs nothing.
+//
+// Both answers fail closed. IsReadOnly says true only when it understood
+// every part of the command and found nothing that can write, run an
+// unknown program or change what a known program does; anything it cannot
+// parse or does not know is not read-only. SimpleCommands returns an error
+// rather than a guess whenever a word's value is known only at run time.
+//
+// What "read-only" means here: the command changes no file, no process
+// outside itself and no lasting shell state, for the list of programs in
+// commands.go with the options checked there. Two deliberate allowances:
+//
+//   - cd is accepted: it changes only the working directory of the shell
+//     that runs the command, which ends with the command.
+//   - configuration the user already trusts (git's config, ripgrep's config
+//     file, the environment ply was started with) is trusted: a read-only
+//     git subcommand stays read-only even though a repository's config can
+//     name a pager or diff driver.
+//
+// Backgrounded commands (cmd &) are never read-only: they may outlive the
+// tool call, which then cannot account for what they do.
 package shell
 
-// IsReadOnly reports whether every part of command is a known read-only
-// command with safe flags and no output redirection.
-//
-// UNFINISHED: placeholder that always says "not read-only" (fail closed)
-// until the parser-based classifier lands.
-func IsReadOnly(command string) bool { return false }
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// ErrParse reports a command the parser rejected; it wraps the parser's
+// error.
+var ErrParse = errors.New("shell: cannot parse command")
+
+// ErrNotLiteral reports a word whose value is known only at run time
+// (a parameter, command or arithmetic substitution, a brace expansion), or
+// a construct whose effect depends on such a value. Permission rules must
+// treat the command as unmatched.
+var ErrNotLiteral = errors.New("shell: not a literal")
+
+// Parsers are reusable but not safe for concurrent use; a pool keeps the
+// classifier allocation-light when the scheduler checks many commands.
+var parsers = sync.Pool{New: func() any {
+	return syntax.NewParser(syntax.Variant(syntax.LangBash))
+}}
+
+// parse parses command as a bash script.
+func parse(command string) (*syntax.File, error) {
+	p := parsers.Get().(*syntax.Parser)
+	defer parsers.Put(p)
+	f, err := p.Parse(strings.NewReader(command), "")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrParse, err)
+	}
+	return f, nil
+}
+
+// IsReadOnly reports whether every part of command — every simple command
+// of every pipeline, list, subshell, block, command substitution and
+// process substitution — is a known read-only command with safe options,
+// with no output redirection other than to /dev/null (or a duplication of
+// an existing descriptor such as 2>&1), no environment assignment that can
+// change a program's behaviour, no function definition and nothing run in
+// the background. An empty command, or one that does not parse, is not
+// read-only.
+func IsReadOnly(command string) bool {
+	f, err := parse(command)
+	if err != nil || len(f.Stmts) == 0 {
+		return false
+	}
+	return stmtsReadOnly(f.Stmts)
+}

@@ -1,0 +1,362 @@
+package scheduler
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"github.com/plyhq/ply/internal/tools"
+)
+
+// prepare takes every call either to validating (known tool, valid
+// arguments) or straight to error, in the order of §4: disabled, not
+// registered, truncated edit, invalid arguments.
+func (s *Scheduler) prepare(ctx context.Context, calls []*Call) {
+	for _, c := range calls {
+		if ctx.Err() != nil {
+			c.cancel("")
+			continue
+		}
+		if ok, reason := s.policy.Enabled(c.Name); !ok {
+			c.fail(ErrorTypeExecutionDenied, withReason(fmt.Sprintf(
+				"Tool %q is disabled by the permission settings and cannot be called.", c.Name), reason))
+			continue
+		}
+		t, ok := s.registry.Lookup(c.Name)
+		if !ok {
+			c.fail(ErrorTypeToolNotRegistered, notRegistered(c.Name, s.registry.Names()))
+			continue
+		}
+		c.Tool = t
+		if c.WasOutputTruncated && t.Kind() == tools.KindEdit {
+			// Writing half a file is worse than not writing it.
+			c.fail(ErrorTypeOutputTruncated, s.retries.note(c.Name, fmt.Sprintf(
+				"Tool %q was not run: your previous response was cut off at the output token limit, "+
+					"so its arguments may be incomplete. Retry with smaller edits, or write the file in smaller pieces.", c.Name)))
+			continue
+		}
+		params, msg := s.validate(t, c.Args)
+		if msg != "" {
+			c.fail(ErrorTypeInvalidParams, s.retries.note(c.Name, msg))
+			continue
+		}
+		s.retries.reset(c.Name)
+		c.Params = params
+		c.setState(StateValidating)
+	}
+}
+
+// validate parses args and checks them against t's schema. It returns the
+// parameters for the tool, or a message for the model saying what is wrong.
+func (s *Scheduler) validate(t tools.Tool, args string) (json.RawMessage, string) {
+	raw := []byte(strings.TrimSpace(args))
+	if len(raw) == 0 {
+		raw = []byte("{}") // models send "" for tools without parameters
+	}
+	v, err := decodeArgs(raw)
+	if err != nil {
+		return nil, fmt.Sprintf("Invalid arguments for tool %q: %v.", t.Name(), err)
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return nil, fmt.Sprintf("Invalid arguments for tool %q: the arguments must be a JSON object, got %s.", t.Name(), jsonType(v))
+	}
+	sch, err := s.schemas.get(t)
+	if err != nil {
+		return nil, fmt.Sprintf("Tool %q cannot be called: its parameter schema is invalid (%v). This is a bug in ply, not in your call.", t.Name(), err)
+	}
+	if sch != nil {
+		if err := sch.Validate(v); err != nil {
+			return nil, fmt.Sprintf("Invalid arguments for tool %q: %s.", t.Name(), describeValidation(err))
+		}
+	}
+	return raw, ""
+}
+
+// decodeArgs decodes one JSON value and nothing after it, saying where the
+// text stops being JSON.
+func decodeArgs(b []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber() // keeps integers exact for "type": "integer"
+	var v any
+	if err := d.Decode(&v); err != nil {
+		var se *json.SyntaxError
+		switch {
+		case errors.As(err, &se):
+			return nil, fmt.Errorf("not valid JSON: %s at byte offset %d%s", se.Error(), se.Offset, near(b, se.Offset))
+		case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+			return nil, fmt.Errorf("not valid JSON: the text ends at byte offset %d before the JSON value is complete", len(b))
+		}
+		return nil, fmt.Errorf("not valid JSON: %w", err)
+	}
+	off := d.InputOffset()
+	if rest := bytes.TrimLeft(b[off:], " \t\r\n"); len(rest) > 0 {
+		at := int64(len(b) - len(rest))
+		return nil, fmt.Errorf("not valid JSON: unexpected text after the JSON object at byte offset %d%s", at, near(b, at))
+	}
+	return v, nil
+}
+
+// near quotes the text around offset so the model can find its mistake.
+func near(b []byte, off int64) string {
+	const span = 20
+	lo, hi := max(off-span, 0), min(off+span, int64(len(b)))
+	if lo >= hi {
+		return ""
+	}
+	return fmt.Sprintf(" (near %q)", b[lo:hi])
+}
+
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number, float64:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	}
+	return "an object"
+}
+
+// schemaCache compiles each tool's schema once. It is keyed by tool name
+// and checks the schema text, so a tool re-registered with a new schema is
+// recompiled rather than validated against a stale one.
+type schemaCache struct {
+	mu sync.Mutex
+	m  map[string]schemaEntry
+}
+
+type schemaEntry struct {
+	src string
+	sch *jsonschema.Schema
+	err error
+}
+
+func (c *schemaCache) get(t tools.Tool) (*jsonschema.Schema, error) {
+	src := t.Schema()
+	if len(bytes.TrimSpace(src)) == 0 {
+		return nil, nil // no schema: any object
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.m[t.Name()]; ok && e.src == string(src) {
+		return e.sch, e.err
+	}
+	sch, err := compileSchema(t.Name(), src)
+	if c.m == nil {
+		c.m = make(map[string]schemaEntry)
+	}
+	c.m[t.Name()] = schemaEntry{src: string(src), sch: sch, err: err}
+	return sch, err
+}
+
+func compileSchema(name string, src []byte) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(src))
+	if err != nil {
+		return nil, fmt.Errorf("parse schema: %w", err)
+	}
+	loc := "mem:///tools/" + url.PathEscape(name) + ".json"
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(loc, doc); err != nil {
+		return nil, fmt.Errorf("add schema: %w", err)
+	}
+	sch, err := c.Compile(loc)
+	if err != nil {
+		return nil, fmt.Errorf("compile schema: %w", err)
+	}
+	return sch, nil
+}
+
+var printer = message.NewPrinter(language.English)
+
+// describeValidation turns a schema failure into sentences naming the
+// parameter, what was expected and what was found.
+func describeValidation(err error) string {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return err.Error()
+	}
+	var msgs []string
+	collectLeaves(ve, &msgs)
+	msgs = slices.Compact(msgs)
+	const maxMsgs = 5
+	if len(msgs) > maxMsgs {
+		msgs = append(msgs[:maxMsgs], fmt.Sprintf("and %d more problems", len(msgs)-maxMsgs))
+	}
+	return strings.Join(msgs, "; ")
+}
+
+func collectLeaves(e *jsonschema.ValidationError, out *[]string) {
+	if len(e.Causes) == 0 {
+		*out = append(*out, leafMessage(e))
+		return
+	}
+	for _, c := range e.Causes {
+		collectLeaves(c, out)
+	}
+}
+
+func leafMessage(e *jsonschema.ValidationError) string {
+	loc := strings.Join(e.InstanceLocation, ".")
+	child := func(name string) string {
+		if loc == "" {
+			return name
+		}
+		return loc + "." + name
+	}
+	switch k := e.ErrorKind.(type) {
+	case *kind.Required:
+		if len(k.Missing) == 1 {
+			return fmt.Sprintf("missing required parameter %q", child(k.Missing[0]))
+		}
+		names := make([]string, len(k.Missing))
+		for i, m := range k.Missing {
+			names[i] = fmt.Sprintf("%q", child(m))
+		}
+		return "missing required parameters " + strings.Join(names, ", ")
+	case *kind.Type:
+		want := strings.Join(k.Want, " or ")
+		if loc == "" {
+			return fmt.Sprintf("the arguments must be %s, got %s", want, k.Got)
+		}
+		return fmt.Sprintf("parameter %q must be %s, got %s", loc, want, k.Got)
+	case *kind.AdditionalProperties:
+		names := make([]string, len(k.Properties))
+		for i, p := range k.Properties {
+			names[i] = fmt.Sprintf("%q", child(p))
+		}
+		return "unknown parameter " + strings.Join(names, ", ")
+	}
+	if loc == "" {
+		return "arguments: " + e.ErrorKind.LocalizedString(printer)
+	}
+	return fmt.Sprintf("parameter %q: %s", loc, e.ErrorKind.LocalizedString(printer))
+}
+
+// notRegistered tells the model the tool does not exist, with the closest
+// registered names when some are close enough to be a misspelling.
+func notRegistered(name string, names []string) string {
+	msg := fmt.Sprintf("Tool %q not found in the registry.", name)
+	if s := suggest(name, names); len(s) > 0 {
+		quoted := make([]string, len(s))
+		for i, n := range s {
+			quoted[i] = fmt.Sprintf("%q", n)
+		}
+		if len(s) == 1 {
+			return msg + " Did you mean " + quoted[0] + "?"
+		}
+		return msg + " Did you mean one of: " + strings.Join(quoted, ", ") + "?"
+	}
+	if len(names) > 0 {
+		return msg + " Available tools: " + strings.Join(names, ", ") + "."
+	}
+	return msg
+}
+
+// suggest returns up to three names within a typo's distance of name,
+// closest first. Case and the -/_ spelling are ignored, and a name that
+// contains the other ("read" for "read_file") counts as close.
+func suggest(name string, names []string) []string {
+	norm := func(s string) string { return strings.ReplaceAll(strings.ToLower(s), "-", "_") }
+	n := norm(name)
+	type cand struct {
+		name string
+		d    int
+	}
+	var cs []cand
+	for _, other := range names {
+		o := norm(other)
+		d := levenshtein(n, o)
+		if d <= max(2, len(n)/3) || (len(n) >= 3 && (strings.Contains(o, n) || strings.Contains(n, o))) {
+			cs = append(cs, cand{other, d})
+		}
+	}
+	slices.SortStableFunc(cs, func(a, b cand) int { return a.d - b.d })
+	out := make([]string, 0, 3)
+	for i := 0; i < len(cs) && i < 3; i++ {
+		out = append(out, cs[i].name)
+	}
+	return out
+}
+
+// levenshtein is the edit distance between a and b, by bytes (tool names
+// are ASCII).
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// retryCounter counts identical validation errors per tool so that the
+// third one can tell the model to stop: breaking the loop with words, not
+// with a hard stop.
+type retryCounter struct {
+	mu     sync.Mutex
+	counts map[retryKey]int
+}
+
+type retryKey struct{ tool, msg string }
+
+// maxRetryKeys bounds the memory a long session can spend on distinct
+// error messages.
+const maxRetryKeys = 1024
+
+// note records one occurrence of msg for tool and returns msg, with the
+// instruction to change approach from the threshold on.
+func (r *retryCounter) note(tool, msg string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.counts == nil || len(r.counts) >= maxRetryKeys {
+		r.counts = make(map[retryKey]int)
+	}
+	k := retryKey{tool, msg}
+	r.counts[k]++
+	n := r.counts[k]
+	if n < ValidationRetryLoopThreshold {
+		return msg
+	}
+	return msg + fmt.Sprintf("\n\nThis exact error has now occurred %d times for tool %q. Stop retrying the same call: "+
+		"change your approach (re-read the tool's parameters, split the work differently, or use another tool).", n, tool)
+}
+
+// reset forgets the errors of tool once a call to it validates: the model
+// got it right, so earlier mistakes no longer form a loop.
+func (r *retryCounter) reset(tool string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k := range r.counts {
+		if k.tool == tool {
+			delete(r.counts, k)
+		}
+	}
+}

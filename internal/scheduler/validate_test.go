@@ -1,0 +1,185 @@
+package scheduler
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/plyhq/ply/internal/tools"
+)
+
+const readSchema = `{
+	"type": "object",
+	"properties": {
+		"path": {"type": "string"},
+		"limit": {"type": "integer"},
+		"opts": {"type": "object", "properties": {"n": {"type": "integer"}}}
+	},
+	"required": ["path"],
+	"additionalProperties": false
+}`
+
+func validationRegistry() *tools.Registry {
+	return tools.NewRegistry(
+		&fakeTool{name: "read_file", kind: tools.KindRead, schema: readSchema},
+		&fakeTool{name: "write_file", kind: tools.KindEdit},
+		&fakeTool{name: "list_directory", kind: tools.KindRead, schema: `{"type":"object","properties":{"dir":{"type":"string"}}}`},
+	)
+}
+
+// TestImmediateErrors checks each way a call fails before it runs, and the
+// exact content of what the model is told.
+func TestImmediateErrors(t *testing.T) {
+	disableWrite := policyFunc{enabled: func(name string) (bool, string) {
+		return name != "write_file", "writes are off in this project"
+	}}
+	denyWrite := policyFunc{check: func(c *Call) (Verdict, string) {
+		if c.Name == "write_file" {
+			return VerdictDeny, "read-only session"
+		}
+		return VerdictAllow, ""
+	}}
+	tests := []struct {
+		name      string
+		policy    Policy
+		req       Request
+		errorType string
+		contains  []string
+	}{
+		{"disabled tool", disableWrite, Request{Name: "write_file", Args: `{"tag":"x"}`},
+			ErrorTypeExecutionDenied, []string{`Tool "write_file" is disabled`, "Reason: writes are off in this project"}},
+		{"disabled beats not registered", policyFunc{enabled: func(string) (bool, string) { return false, "" }}, Request{Name: "nope"},
+			ErrorTypeExecutionDenied, []string{`Tool "nope" is disabled`}},
+		{"misspelled tool", YOLO{}, Request{Name: "reed_file"},
+			ErrorTypeToolNotRegistered, []string{`Tool "reed_file" not found`, `Did you mean "read_file"?`}},
+		{"prefix of a tool", YOLO{}, Request{Name: "list"},
+			ErrorTypeToolNotRegistered, []string{`Did you mean "list_directory"?`}},
+		{"unknown tool lists tools", YOLO{}, Request{Name: "teleport"},
+			ErrorTypeToolNotRegistered, []string{"Available tools: read_file, write_file, list_directory."}},
+		{"truncated edit", YOLO{}, Request{Name: "write_file", Args: `{"tag":"x"}`, WasOutputTruncated: true},
+			ErrorTypeOutputTruncated, []string{"cut off at the output token limit", "arguments may be incomplete", "smaller pieces"}},
+		{"bad JSON", YOLO{}, Request{Name: "read_file", Args: `{"path": }`},
+			ErrorTypeInvalidParams, []string{`Invalid arguments for tool "read_file": not valid JSON`, "at byte offset 10", `near "{\"path\": }"`}},
+		{"JSON cut short", YOLO{}, Request{Name: "read_file", Args: `{"path": "a`},
+			ErrorTypeInvalidParams, []string{"the text ends at byte offset 11 before the JSON value is complete"}},
+		{"text after JSON", YOLO{}, Request{Name: "read_file", Args: `{"path":"a"} {}`},
+			ErrorTypeInvalidParams, []string{"unexpected text after the JSON object at byte offset 13"}},
+		{"not an object", YOLO{}, Request{Name: "read_file", Args: `["a"]`},
+			ErrorTypeInvalidParams, []string{"the arguments must be a JSON object, got an array"}},
+		{"missing required", YOLO{}, Request{Name: "read_file", Args: `{"limit": 3}`},
+			ErrorTypeInvalidParams, []string{`missing required parameter "path"`}},
+		{"empty args are {}", YOLO{}, Request{Name: "read_file", Args: ""},
+			ErrorTypeInvalidParams, []string{`missing required parameter "path"`}},
+		{"wrong type", YOLO{}, Request{Name: "read_file", Args: `{"path": 7}`},
+			ErrorTypeInvalidParams, []string{`parameter "path" must be string, got number`}},
+		{"integer wanted", YOLO{}, Request{Name: "read_file", Args: `{"path": "a", "limit": 1.5}`},
+			ErrorTypeInvalidParams, []string{`parameter "limit" must be integer, got number`}},
+		{"nested field", YOLO{}, Request{Name: "read_file", Args: `{"path": "a", "opts": {"n": "x"}}`},
+			ErrorTypeInvalidParams, []string{`parameter "opts.n" must be integer, got string`}},
+		{"unknown field", YOLO{}, Request{Name: "read_file", Args: `{"path": "a", "bogus": 1}`},
+			ErrorTypeInvalidParams, []string{`unknown parameter "bogus"`}},
+		{"policy denies", denyWrite, Request{Name: "write_file", Args: `{"tag":"x"}`},
+			ErrorTypeExecutionDenied, []string{`Execution of tool "write_file" was denied`, "Reason: read-only session"}},
+		{"needs approval, nobody to ask", nil, Request{Name: "write_file", Args: `{"tag":"x"}`},
+			ErrorTypeExecutionDenied, []string{`Tool "write_file" needs the user's approval`, "--yolo", "--approval-mode"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.req.CallID = "id1"
+			calls := mustRun(t, New(validationRegistry(), WithPolicy(tt.policy)), tt.req)
+			c := calls[0]
+			resp := c.Response()
+			if c.State() != StateError || c.ErrorType() != tt.errorType || !resp.IsError || resp.ID != "id1" {
+				t.Fatalf("state %s type %q resp %+v; want error %q", c.State(), c.ErrorType(), resp, tt.errorType)
+			}
+			if !strings.HasPrefix(resp.Output, "Error: ") {
+				t.Errorf("output %q lacks the Error: prefix", resp.Output)
+			}
+			for _, want := range tt.contains {
+				if !strings.Contains(resp.Output, want) {
+					t.Errorf("output %q\n lacks %q", resp.Output, want)
+				}
+			}
+			if strings.Contains(resp.Output, "Stop retrying") {
+				t.Errorf("first error already carries the retry hint: %q", resp.Output)
+			}
+		})
+	}
+}
+
+func TestValidCallsRun(t *testing.T) {
+	tests := []struct {
+		name, tool, args string
+		truncated        bool
+		params           string
+	}{
+		{"empty args mean {}", "list_directory", "", false, "{}"},
+		{"blank args mean {}", "list_directory", "  \n", false, "{}"},
+		{"valid args pass through", "read_file", ` {"path": "a", "limit": 3} `, false, `{"path": "a", "limit": 3}`},
+		{"truncation only stops edits", "read_file", `{"path": "a"}`, true, `{"path": "a"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			calls := mustRun(t, New(validationRegistry()), Request{CallID: "1", Name: tt.tool, Args: tt.args, WasOutputTruncated: tt.truncated})
+			if c := calls[0]; c.State() != StateSuccess || string(c.Params) != tt.params {
+				t.Errorf("state %s params %q output %q; want success with %q", c.State(), c.Params, c.Response().Output, tt.params)
+			}
+		})
+	}
+}
+
+// TestValidationRetryHint: the 3rd identical error tells the model to stop;
+// the 2nd does not; a valid call starts the count again.
+func TestValidationRetryHint(t *testing.T) {
+	s := New(validationRegistry(), WithPolicy(YOLO{}))
+	bad := Request{CallID: "b", Name: "read_file", Args: `{"limit": 1}`}
+	truncated := Request{CallID: "t", Name: "write_file", Args: `{"tag":"x"}`, WasOutputTruncated: true}
+	hint := func(r Request) bool {
+		t.Helper()
+		return strings.Contains(mustRun(t, s, r)[0].Response().Output, "Stop retrying the same call")
+	}
+	for i, want := range []bool{false, false, true, true} {
+		if got := hint(bad); got != want {
+			t.Errorf("attempt %d: hint = %v, want %v", i+1, got, want)
+		}
+	}
+	if out := mustRun(t, s, bad)[0].Response().Output; !strings.Contains(out, "occurred 5 times") {
+		t.Errorf("5th attempt should count 5: %q", out)
+	}
+	mustRun(t, s, Request{CallID: "g", Name: "read_file", Args: `{"path":"a"}`})
+	if hint(bad) {
+		t.Error("a valid call should reset the count")
+	}
+	// A different message is counted on its own.
+	other := Request{CallID: "o", Name: "read_file", Args: `{"path": 1}`}
+	if hint(other) || hint(other) || !hint(other) {
+		t.Error("a different error should get its hint on its own 3rd occurrence")
+	}
+	// Truncated edits are counted too.
+	if hint(truncated) || hint(truncated) || !hint(truncated) {
+		t.Error("OUTPUT_TRUNCATED should get the hint on the 3rd occurrence")
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	names := []string{"read_file", "write_file", "edit", "glob", "grep_search", "run_shell_command", "list_directory"}
+	tests := []struct {
+		name string
+		want []string
+	}{
+		{"read_fil", []string{"read_file"}},
+		{"Read-File", []string{"read_file"}},
+		{"rite_file", []string{"write_file", "read_file"}},
+		{"run_shell", []string{"run_shell_command"}},
+		{"grep", []string{"grep_search"}},
+		{"xyzzy", nil},
+	}
+	for _, tt := range tests {
+		got := suggest(tt.name, names)
+		if strings.Join(got, ",") != strings.Join(tt.want, ",") {
+			t.Errorf("suggest(%q) = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	if d := levenshtein("kitten", "sitting"); d != 3 {
+		t.Errorf("levenshtein = %d, want 3", d)
+	}
+}
