@@ -50,7 +50,7 @@ func estimateMessage(m *llm.Message) int {
 // Compress summarises the older part of the history now, whatever its
 // size. It reports false when there was nothing to compress.
 func (c *Chat) Compress(ctx context.Context) (StreamEvent, bool) {
-	return c.compress(ctx)
+	return c.compress(ctx, true)
 }
 
 // maybeCompress compresses when the history passes the configured share of
@@ -68,12 +68,12 @@ func (c *Chat) maybeCompress(ctx context.Context, reactive bool) (StreamEvent, b
 			return StreamEvent{}, false
 		}
 	}
-	return c.compress(ctx)
+	return c.compress(ctx, reactive)
 }
 
-func (c *Chat) compress(ctx context.Context) (StreamEvent, bool) {
+func (c *Chat) compress(ctx context.Context, force bool) (StreamEvent, bool) {
 	hist := c.History()
-	split := splitPoint(hist)
+	split := splitPoint(hist, force)
 	if split <= 0 {
 		return StreamEvent{}, false
 	}
@@ -117,16 +117,24 @@ func (c *Chat) compress(ctx context.Context) (StreamEvent, bool) {
 // splitPoint returns the index where the verbatim tail starts, after
 // keepTail of the tokens from the end: a user entry holding a prompt (not
 // tool results) or a model entry, so a call is never split from its
-// response. It returns 0 when no such point leaves anything to summarise.
-func splitPoint(h []llm.Message) int {
+// response. When force is set (the provider refused the request as too
+// long) and no boundary lies that late, the latest boundary is taken. It
+// returns 0 when no point leaves anything to summarise.
+func splitPoint(h []llm.Message, force bool) int {
 	total := EstimateTokens(h)
 	target := int(float64(total) * (1 - keepTail))
-	acc := 0
+	acc, last := 0, 0
 	for i := range h {
-		if acc >= target && i > 0 && boundary(&h[i]) {
-			return i
+		if i > 0 && boundary(&h[i]) {
+			if acc >= target {
+				return i
+			}
+			last = i
 		}
 		acc += estimateMessage(&h[i])
+	}
+	if force {
+		return last
 	}
 	return 0
 }
