@@ -11,4 +11,4 @@ require (
 	mvdan.cc/sh/v3 v3.14.1
 )
 
-require golang.org/x/text v0.14.0 // indirect
+require golang.org/x/text v0.14.0

@@ -116,11 +116,6 @@ func (s *Scheduler) runCall(ctx context.Context, c *Call) {
 	}
 }
 
-// panicError carries a recovered panic out of invoke.
-type panicError struct{ value any }
-
-func (p *panicError) Error() string { return fmt.Sprint("panic: ", p.value) }
-
 // invoke calls the tool, turning a panic into an error result so that a
 // broken tool costs one failed call, never the process.
 func invoke(ctx context.Context, c *Call, out tools.Output) (res tools.Result, err error) {

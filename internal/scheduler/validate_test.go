@@ -151,11 +151,13 @@ func TestValidationRetryHint(t *testing.T) {
 	}
 	// A different message is counted on its own.
 	other := Request{CallID: "o", Name: "read_file", Args: `{"path": 1}`}
-	if hint(other) || hint(other) || !hint(other) {
+	first, second, third := hint(other), hint(other), hint(other)
+	if first || second || !third {
 		t.Error("a different error should get its hint on its own 3rd occurrence")
 	}
 	// Truncated edits are counted too.
-	if hint(truncated) || hint(truncated) || !hint(truncated) {
+	first, second, third = hint(truncated), hint(truncated), hint(truncated)
+	if first || second || !third {
 		t.Error("OUTPUT_TRUNCATED should get the hint on the 3rd occurrence")
 	}
 }

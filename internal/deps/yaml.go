@@ -1,2 +1,0 @@
-package deps
-import _ "gopkg.in/yaml.v3"
