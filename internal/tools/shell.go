@@ -1,0 +1,452 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/plyhq/ply/internal/shell"
+)
+
+const (
+	shellDefaultTimeout = 120_000 // ms
+	shellMaxTimeout     = 600_000 // ms; larger values are clamped
+	// shellMaxOutput caps the output kept for the model: the first and the
+	// last half, since the start (what ran) and the end (the error, the
+	// summary) are what matter.
+	shellMaxOutput = 30_000
+	// shellKillGrace is how long a process group gets between SIGTERM and
+	// SIGKILL.
+	shellKillGrace = time.Second
+	// shellDrainGrace is how long output is still read after the shell
+	// exits. A process it left behind may hold the pipe open forever; the
+	// answer must not wait for it.
+	shellDrainGrace = 200 * time.Millisecond
+)
+
+// Shell is the run_shell_command tool. It owns the background jobs it
+// starts; Close ends them.
+type Shell struct {
+	ws    *Workspace
+	shell string // bash, or sh when there is no bash
+	jobs  shellJobs
+}
+
+// NewShell returns the run_shell_command tool over ws.
+func NewShell(ws *Workspace) *Shell {
+	sh := "/bin/sh"
+	if p, err := exec.LookPath("bash"); err == nil {
+		sh = p
+	} else if p, err := exec.LookPath("sh"); err == nil {
+		sh = p
+	}
+	return &Shell{ws: ws, shell: sh}
+}
+
+func (*Shell) Name() string { return "run_shell_command" }
+func (*Shell) Kind() Kind   { return KindExecute }
+
+func (*Shell) Description() string {
+	return `This tool executes a given shell command as ` + "`bash -c <command>`" + `, in its own process group, with standard input closed.
+
+The command runs in the workspace root unless directory is given. Standard output and standard error are combined; the answer holds the command, the output (at most 30000 characters: the beginning and the end are kept), the exit code, the signal if it was killed, and any error.
+
+A non-zero exit code is not a failure of the tool: read it. The command is killed, with every process it started, when it runs longer than timeout (default 120000 ms, at most 600000 ms).
+
+Use is_background: true for long-running processes that do not finish on their own (development servers, watchers, daemons such as "npm run dev" or "python -m http.server"); the call returns at once with the process ID and a job ID. Use the foreground (the default) for commands that finish (builds, tests, git, installs).
+
+Prefer the dedicated tools for reading (read_file), searching file contents (grep_search), finding files (glob) and editing files over cat, grep, find and sed.`
+}
+
+var shellSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "command": {
+      "type": "string",
+      "description": "Exact bash command to execute as ` + "`bash -c <command>`" + `."
+    },
+    "description": {
+      "type": "string",
+      "description": "Brief description of the command for the user, in a few words."
+    },
+    "directory": {
+      "type": "string",
+      "description": "Directory to run the command in, absolute or relative to the workspace root; it must exist inside the workspace. Defaults to the workspace root."
+    },
+    "is_background": {
+      "type": "boolean",
+      "description": "Whether to run the command in the background and return at once (for servers, watchers and other processes that do not exit by themselves). Defaults to false."
+    },
+    "timeout": {
+      "type": "number",
+      "exclusiveMinimum": 0,
+      "description": "Timeout in milliseconds for a foreground command (default 120000). Values above 600000 are clamped to 600000. Ignored for background commands."
+    }
+  },
+  "required": ["command"],
+  "additionalProperties": false
+}`)
+
+func (*Shell) Schema() json.RawMessage { return shellSchema }
+
+type shellParams struct {
+	Command      string   `json:"command"`
+	Description  string   `json:"description"`
+	Directory    *string  `json:"directory"`
+	IsBackground bool     `json:"is_background"`
+	Timeout      *float64 `json:"timeout"`
+}
+
+// ConcurrencySafe reports whether the command only reads, so that it may
+// run alongside other tools.
+func (*Shell) ConcurrencySafe(args json.RawMessage) bool {
+	var p shellParams
+	if err := json.Unmarshal(args, &p); err != nil {
+		return false
+	}
+	return shell.IsReadOnly(p.Command)
+}
+
+func (t *Shell) Execute(ctx context.Context, args json.RawMessage, out Output) (Result, error) {
+	var p shellParams
+	if r := searchDecodeArgs(args, &p); r != nil {
+		return *r, nil
+	}
+	if strings.TrimSpace(p.Command) == "" {
+		return Errorf("INVALID_TOOL_PARAMS", "command must not be empty"), nil
+	}
+	timeout, clamped := time.Duration(shellDefaultTimeout)*time.Millisecond, false
+	if p.Timeout != nil {
+		ms := *p.Timeout
+		if ms <= 0 || math.IsNaN(ms) {
+			return Errorf("INVALID_TOOL_PARAMS", "timeout must be a positive number of milliseconds, got %v", ms), nil
+		}
+		if ms > shellMaxTimeout {
+			ms, clamped = shellMaxTimeout, true
+		}
+		timeout = time.Duration(ms * float64(time.Millisecond))
+	}
+	dir, _, r := searchResolve(t.ws, p.Directory, true)
+	if r != nil {
+		return *r, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	if p.IsBackground {
+		return t.startBackground(p.Command, dir)
+	}
+	res, err := t.run(ctx, p.Command, dir, timeout, out)
+	if clamped {
+		res.Output += fmt.Sprintf("\nNote: the requested timeout of %v ms was above the maximum and was clamped to %d ms.", *p.Timeout, shellMaxTimeout)
+	}
+	return res, err
+}
+
+// command prepares cmd to run in its own session, which is also its own
+// process group: the group can be killed as a whole, and without a
+// controlling terminal a program that wants a password (sudo, ssh) fails at
+// once instead of stopping on the terminal until the timeout.
+func (t *Shell) command(command, dir string, w *os.File) *exec.Cmd {
+	cmd := exec.Command(t.shell, "-c", command)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = w, w // one pipe: the interleaving is the real one
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.Env = append(os.Environ(),
+		"PLY=1",
+		// Nothing can answer a pager or a prompt.
+		"PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0",
+	)
+	return cmd
+}
+
+// run runs a foreground command to its end, its timeout or ctx's end.
+func (t *Shell) run(ctx context.Context, command, dir string, timeout time.Duration, out Output) (Result, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return Errorf("SHELL_EXECUTE_ERROR", "cannot create the output pipe: %v", err), nil
+	}
+	cmd := t.command(command, dir, w)
+	if err := cmd.Start(); err != nil {
+		r.Close()
+		w.Close()
+		return Errorf("SHELL_EXECUTE_ERROR", "Command: %s\nError: cannot start %s: %v", command, t.shell, err), nil
+	}
+	w.Close() // the children hold the write end now; EOF when they are gone
+
+	capture := newShellCapture(shellMaxOutput)
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		shellCopy(r, capture, out)
+	}()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	pgid := cmd.Process.Pid
+	var timedOut bool
+	select {
+	case <-exited:
+	case <-timer.C:
+		timedOut = true
+		shellKillGroup(pgid, exited)
+	case <-ctx.Done():
+		shellKillGroup(pgid, exited)
+	}
+	select {
+	case <-readDone:
+	case <-time.After(shellDrainGrace):
+	}
+	r.Close()
+	<-readDone
+
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "Command: %s\nDirectory: %s\nOutput: ", command, dir)
+	if o := capture.String(); o == "" {
+		sb.WriteString("(empty)\n")
+	} else {
+		sb.WriteString(o)
+		if !strings.HasSuffix(o, "\n") {
+			sb.WriteByte('\n')
+		}
+	}
+	code, sig := shellExitStatus(cmd.ProcessState)
+	if sig != "" {
+		fmt.Fprintf(&sb, "Exit code: (none)\nSignal: %s\n", sig)
+	} else {
+		fmt.Fprintf(&sb, "Exit code: %d\n", code)
+	}
+	res := Result{Display: fmt.Sprintf("Exit code %d", code)}
+	switch {
+	case ctx.Err() != nil:
+		sb.WriteString("Error: the command was cancelled and its process group killed.\n")
+		res.IsError, res.ErrorType = true, "EXECUTION_CANCELLED"
+	case timedOut:
+		fmt.Fprintf(&sb, "Error: the command timed out after %d ms; its process group was killed.\n", timeout.Milliseconds())
+		res.IsError, res.ErrorType = true, "SHELL_TIMEOUT"
+		res.Display = fmt.Sprintf("Timed out after %d ms", timeout.Milliseconds())
+	case sig != "":
+		res.Display = "Killed by " + sig
+	}
+	res.Output = strings.TrimSuffix(sb.String(), "\n")
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// shellKillGroup ends the process group led by pgid: SIGTERM, then SIGKILL
+// after a grace period or as soon as the leader is gone (members that
+// ignore SIGTERM must not survive it). It returns once the leader has been
+// reaped, which exited reports.
+func shellKillGroup(pgid int, exited <-chan error) {
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case <-exited:
+	case <-time.After(shellKillGrace):
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		<-exited
+		return
+	}
+	// The group outlives its leader while any member is alive; a pgid is
+	// not reused meanwhile, so this reaches only the stragglers.
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+}
+
+// shellExitStatus returns the exit code, or the signal name when the
+// process was killed by one (the code is then -1).
+func shellExitStatus(ps *os.ProcessState) (code int, signal string) {
+	if ps == nil {
+		return -1, ""
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return -1, shellSignalName(ws.Signal())
+	}
+	return ps.ExitCode(), ""
+}
+
+func shellSignalName(s syscall.Signal) string {
+	names := map[syscall.Signal]string{
+		syscall.SIGHUP: "SIGHUP", syscall.SIGINT: "SIGINT", syscall.SIGQUIT: "SIGQUIT",
+		syscall.SIGILL: "SIGILL", syscall.SIGABRT: "SIGABRT", syscall.SIGBUS: "SIGBUS",
+		syscall.SIGFPE: "SIGFPE", syscall.SIGKILL: "SIGKILL", syscall.SIGSEGV: "SIGSEGV",
+		syscall.SIGPIPE: "SIGPIPE", syscall.SIGALRM: "SIGALRM", syscall.SIGTERM: "SIGTERM",
+	}
+	if n, ok := names[s]; ok {
+		return fmt.Sprintf("%s (%s)", n, s)
+	}
+	return fmt.Sprintf("signal %d (%s)", int(s), s)
+}
+
+// shellCopy moves output from r to the capture and the live output until r
+// fails (EOF or closed).
+func shellCopy(r io.Reader, c *shellCapture, out Output) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			c.Write(buf[:n])
+			if out != nil {
+				_, _ = out.Write(buf[:n]) // a failing display must not stop the command
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// startBackground starts command and returns at once; the job manager
+// keeps its output and its process group.
+func (t *Shell) startBackground(command, dir string) (Result, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return Errorf("SHELL_EXECUTE_ERROR", "cannot create the output pipe: %v", err), nil
+	}
+	cmd := t.command(command, dir, w)
+	job, err := t.jobs.start(cmd, r, command, dir)
+	w.Close()
+	if err != nil {
+		r.Close()
+		return Errorf("SHELL_EXECUTE_ERROR", "Command: %s\nError: cannot start in the background: %v", command, err), nil
+	}
+	return Result{
+		Output: fmt.Sprintf("Command: %s\nDirectory: %s\nStarted in the background as job %s, PID %d (process group %d).\n"+
+			"Its output is kept by ply, not shown here; to stop it, run: kill -- -%d",
+			command, dir, job.id, job.pid, job.pid, job.pid),
+		Display: fmt.Sprintf("Background job %s (PID %d)", job.id, job.pid),
+	}, nil
+}
+
+// Jobs lists the background jobs, oldest first, with the output kept so
+// far.
+func (t *Shell) Jobs() []ShellJob { return t.jobs.list() }
+
+// KillJob ends the process group of the background job id and waits for
+// it.
+func (t *Shell) KillJob(id string) error { return t.jobs.kill(id) }
+
+// Close kills every background job still running and waits for them.
+// Background commands are refused afterwards.
+func (t *Shell) Close() error { return t.jobs.close() }
+
+// shellCapture keeps the first and the last half of a stream within a
+// byte cap, counting the characters dropped in between. It never holds
+// more than the cap, however much a command prints.
+type shellCapture struct {
+	mu      sync.Mutex // a background job's output is read while written
+	head    []byte
+	headCap int
+	ring    []byte // the tail, circular
+	start   int    // index of the oldest byte in ring
+	n       int    // bytes held in ring
+	omitted int    // characters (UTF-8 rune starts) dropped
+}
+
+func newShellCapture(limit int) *shellCapture {
+	limit = max(limit, 2) // the ring needs a byte
+	return &shellCapture{headCap: limit / 2, ring: make([]byte, limit-limit/2)}
+}
+
+func (c *shellCapture) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	written := len(p)
+	if room := c.headCap - len(c.head); room > 0 {
+		k := min(room, len(p))
+		c.head = append(c.head, p[:k]...)
+		p = p[k:]
+	}
+	size := len(c.ring)
+	if len(p) > size {
+		// Everything held and the front of p are dropped.
+		c.evict(c.n)
+		c.omitted += shellRuneStarts(p[:len(p)-size])
+		p = p[len(p)-size:]
+	}
+	if over := c.n + len(p) - size; over > 0 {
+		c.evict(over)
+	}
+	w := (c.start + c.n) % size
+	k := copy(c.ring[w:], p)
+	copy(c.ring, p[k:])
+	c.n += len(p)
+	return written, nil
+}
+
+// evict drops the k oldest bytes of the ring.
+func (c *shellCapture) evict(k int) {
+	size := len(c.ring)
+	first := min(k, size-c.start)
+	c.omitted += shellRuneStarts(c.ring[c.start : c.start+first])
+	c.omitted += shellRuneStarts(c.ring[:k-first])
+	c.start = (c.start + k) % size
+	c.n -= k
+}
+
+// shellLastRuneStart returns the index of the last rune start among the
+// final bytes of b, or -1.
+func shellLastRuneStart(b []byte) int {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+func shellRuneStarts(b []byte) int {
+	n := 0
+	for _, x := range b {
+		if x&0xC0 != 0x80 {
+			n++
+		}
+	}
+	return n
+}
+
+// String returns head, a marker if anything was dropped, and tail, as
+// valid UTF-8.
+func (c *shellCapture) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	tail := make([]byte, 0, c.n)
+	end := c.start + c.n
+	if end <= len(c.ring) {
+		tail = append(tail, c.ring[c.start:end]...)
+	} else {
+		tail = append(tail, c.ring[c.start:]...)
+		tail = append(tail, c.ring[:end-len(c.ring)]...)
+	}
+	head, omitted := c.head, c.omitted
+	var sb strings.Builder
+	if omitted > 0 {
+		// Each cut may fall inside a character: drop the pieces rather
+		// than show replacement characters. The ring's leading pieces
+		// belong to a character already counted; the head's do not.
+		if i := shellLastRuneStart(head); i >= 0 && !utf8.FullRune(head[i:]) {
+			head = head[:i]
+			omitted++
+		}
+		for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
+			tail = tail[1:]
+		}
+	}
+	sb.WriteString(strings.ToValidUTF8(string(head), "\uFFFD"))
+	if omitted > 0 {
+		fmt.Fprintf(&sb, "\n[... %d characters omitted ...]\n", omitted)
+	}
+	sb.WriteString(strings.ToValidUTF8(string(tail), "\uFFFD"))
+	return sb.String()
+}
