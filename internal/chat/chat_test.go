@@ -343,3 +343,39 @@ func TestRepairRunsAfterPush(t *testing.T) {
 		t.Fatalf("repair saw %+v; it must run after the push", seen)
 	}
 }
+
+func TestAutoCompressionAtShareOfWindow(t *testing.T) {
+	long := strings.Repeat("token ", 200) // ~300 estimated tokens per entry
+	var hist []llm.Message
+	for i := 0; i < 6; i++ {
+		hist = append(hist, userText("q "+long), llm.Message{Role: llm.RoleModel, Parts: []llm.Part{{Text: "a " + long}}, FinishReason: llm.FinishStop})
+	}
+	est := EstimateTokens(hist)
+	p := &scripted{steps: []step{{chunks: []llm.Chunk{text("SUMMARY"), stop()}}, {chunks: []llm.Chunk{text("ok"), stop()}}}}
+	// The window is set so the history sits just past 70% of it.
+	c := New(p, Config{Retry: fast, ContextWindow: int(float64(est) / 0.72)}, hist)
+	var ev *StreamEvent
+	for e, err := range c.SendMessageStream(context.Background(), userText("next")) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Kind == EventCompressed {
+			ev = &e
+		}
+	}
+	if ev == nil || ev.TokensAfter >= ev.TokensBefore {
+		t.Fatalf("compression event %+v", ev)
+	}
+	if len(p.reqs) != 2 || len(p.reqs[1].Messages) >= len(hist) {
+		t.Fatalf("requests %d; the second should carry a shorter history", len(p.reqs))
+	}
+	checkHistory(t, c.History())
+
+	// Well below the share: no compression request.
+	p2 := &scripted{steps: []step{{chunks: []llm.Chunk{text("ok"), stop()}}}}
+	c2 := New(p2, Config{Retry: fast, ContextWindow: est * 10}, hist)
+	drain(t, c2, userText("next"))
+	if len(p2.reqs) != 1 {
+		t.Fatalf("%d requests, want 1", len(p2.reqs))
+	}
+}

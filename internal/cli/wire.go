@@ -80,6 +80,10 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 		System: system,
 		Tools:  reg.Decls(),
 		Retry:  retry,
+		// Most current models have at least this window; compressing at
+		// 70% of it keeps long sessions alive. UNFINISHED: per-model
+		// windows come with provider settings.
+		ContextWindow: defaultContextWindow,
 		Repair: func(h []llm.Message) []llm.Message {
 			out, rep := repair.Repair(h)
 			if rep.Changed() {
@@ -100,6 +104,8 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 	log.Info("headless run", "session", sessionID, "model", cfg.model, "mode", cfg.mode)
 	return headless.Run(ctx, hcfg, cl, &runner{sched: sched, chat: ch}, []llm.Part{{Text: cfg.prompt}})
 }
+
+const defaultContextWindow = 128_000
 
 // guard adapts the loop detector to the client's interface.
 type guard struct{ d *loopdetect.Detector }
