@@ -139,7 +139,11 @@ func (c *Chat) PushCount() int {
 func (c *Chat) Config() Config { return c.cfg }
 
 // SetModel switches the model for later requests.
-func (c *Chat) SetModel(m string) { c.cfg.Model = m }
+func (c *Chat) SetModel(m string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cfg.Model = m
+}
 
 // PopLastUser removes the last entry if it is a user entry, returning it.
 // Used by the client's Retry strip-and-restore.

@@ -67,15 +67,16 @@ func fail(sio IO, code int, msg string) int {
 
 // config is the resolved run configuration.
 type config struct {
-	opts      *Options
-	apiKey    string
-	baseURL   string
-	model     string
-	format    string
-	mode      string
-	prompt    string
-	workspace string
-	home      string
+	opts        *Options
+	apiKey      string
+	baseURL     string
+	model       string
+	format      string
+	mode        string
+	prompt      string
+	streamInput bool
+	workspace   string
+	home        string
 }
 
 func resolve(o *Options, sio IO) (*config, int, error) {
@@ -90,11 +91,25 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 	default:
 		return nil, headless.ExitInput, fmt.Errorf("unknown output format %q: use text, json or stream-json", c.format)
 	}
-	if o.InputFormat != "" && o.InputFormat != "text" {
-		if o.InputFormat == "stream-json" {
-			return nil, headless.ExitInput, errors.New("--input-format stream-json is not supported yet (unfinished: see the sessions issue)")
+	switch o.InputFormat {
+	case "", "text":
+	case "stream-json":
+		if c.format != headless.FormatStreamJSON {
+			return nil, headless.ExitInput, errors.New("--input-format stream-json needs --output-format stream-json")
 		}
+		c.streamInput = true
+	default:
 		return nil, headless.ExitInput, fmt.Errorf("unknown input format %q: use text or stream-json", o.InputFormat)
+	}
+	if len(o.Unknown) > 0 {
+		if !c.streamInput && o.Channel != "SDK" {
+			return nil, headless.ExitInput, fmt.Errorf("unknown flag %s (see ply --help)", o.Unknown[0])
+		}
+		fmt.Fprintf(sio.Stderr, "ply: warning: ignoring unknown flags %s\n", strings.Join(o.Unknown, " "))
+	}
+	if o.PartialMessages {
+		// UNFINISHED: stream_event deltas are not emitted yet.
+		fmt.Fprintln(sio.Stderr, "ply: warning: --include-partial-messages is not supported yet; whole messages only")
 	}
 	if o.AuthType != "" && o.AuthType != "openai" {
 		return nil, headless.ExitInput, fmt.Errorf("--auth-type %s is not supported yet: only openai (OpenAI-compatible Chat Completions) is built", o.AuthType)
@@ -126,7 +141,7 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 		}
 		prompt += strings.Join(o.Positional, " ")
 	}
-	if sio.Stdin != nil && !sio.StdinIsTTY {
+	if sio.Stdin != nil && !sio.StdinIsTTY && !c.streamInput {
 		data, err := io.ReadAll(io.LimitReader(sio.Stdin, maxStdin+1))
 		if err != nil {
 			return nil, headless.ExitInput, fmt.Errorf("reading standard input: %w", err)
@@ -141,7 +156,9 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 			prompt += s
 		}
 	}
-	if strings.TrimSpace(prompt) == "" {
+	if c.streamInput {
+		// The prompt comes as user messages on stdin; read nothing here.
+	} else if strings.TrimSpace(prompt) == "" {
 		return nil, headless.ExitInput, errors.New("no prompt given: pass one with -p \"...\" or as arguments (the interactive UI is not built yet)")
 	}
 	c.prompt = prompt

@@ -29,9 +29,13 @@ type Options struct {
 	AppendSystemPrompt string
 	IncludeDirs        []string
 	Channel            string
+	PartialMessages    bool
 	Debug              bool
-	Help               bool
-	Version            bool
+	// Unknown holds flags ply does not know. They are an error, except
+	// for an SDK caller, which may pass flags of a newer protocol.
+	Unknown []string
+	Help    bool
+	Version bool
 
 	set map[string]bool // long names given on the command line
 }
@@ -68,10 +72,23 @@ func (o *Options) specs() []flagSpec {
 		{long: "append-system-prompt", str: &o.AppendSystemPrompt, help: "append to the system prompt"},
 		{long: "include-directories", list: &o.IncludeDirs, help: "extra workspace roots (comma-separated, repeatable)"},
 		{long: "channel", str: &o.Channel, help: "caller channel (SDK)"},
+		{long: "include-partial-messages", boolean: &o.PartialMessages, help: "stream-json: also emit partial message deltas"},
 		{long: "debug", short: "d", boolean: &o.Debug, help: "log at debug level to the log file"},
 		{long: "help", short: "h", boolean: &o.Help, help: "show this help"},
 		{long: "version", short: "v", boolean: &o.Version, help: "print the version"},
 	}
+}
+
+// sdkLike reports whether args come from an SDK (stream-json input or the
+// SDK channel), which may pass flags of a newer protocol.
+func (o *Options) sdkLike(args []string) bool {
+	for i, a := range args {
+		if a == "--channel=SDK" || a == "--input-format=stream-json" ||
+			(i+1 < len(args) && (a == "--channel" && args[i+1] == "SDK" || a == "--input-format" && args[i+1] == "stream-json")) {
+			return true
+		}
+	}
+	return false
 }
 
 // UsageError is a bad command line; it exits with code 42.
@@ -112,7 +129,13 @@ func Parse(args []string) (*Options, error) {
 			}
 			spec = byLong[name]
 			if spec == nil {
-				return nil, &UsageError{Msg: fmt.Sprintf("unknown flag --%s (see ply --help)", name)}
+				o.Unknown = append(o.Unknown, "--"+name)
+				// A value that follows is the unknown flag's, when it
+				// does not look like a flag itself.
+				if !hasVal && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") && o.sdkLike(args) {
+					i++
+				}
+				continue
 			}
 		} else {
 			name = a[1:2]

@@ -2,9 +2,12 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
+	"sync"
 
 	"github.com/google/uuid"
 
@@ -38,20 +41,6 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 		tools.NewEdit(ws),
 		tools.NewWriteFile(ws),
 		shell,
-	)
-
-	var policy scheduler.Policy = scheduler.ReadOnlyPolicy{}
-	hint := "This run has no one to approve it: run ply with --yolo (or --approval-mode yolo) to allow edits and shell commands."
-	if cfg.mode == "yolo" {
-		policy = scheduler.YOLO{}
-	}
-	// UNFINISHED: plan and auto-edit modes behave as default (reads run,
-	// everything else needs an approver, and headless has none) until the
-	// permissions layer lands.
-	sched := scheduler.New(reg,
-		scheduler.WithPolicy(policy),
-		scheduler.WithApprovalHint(hint),
-		scheduler.MaxConcurrencyFromEnv(),
 	)
 
 	sessionID := cfg.opts.SessionID
@@ -95,17 +84,82 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 	}, nil)
 	cl := client.New(ch, client.Options{Loop: guard{loopdetect.New(loopdetect.Options{})}, NextSpeaker: true})
 
+	policy := &modePolicy{}
+	policy.set(cfg.mode)
+	opts := []scheduler.Option{
+		scheduler.WithPolicy(policy),
+		scheduler.WithApprovalHint("This run has no one to approve it: run ply with --yolo (or --approval-mode yolo) to allow edits and shell commands."),
+		scheduler.MaxConcurrencyFromEnv(),
+	}
 	hcfg := headless.Config{
 		Format: cfg.format, SessionID: sessionID, Model: cfg.model, CWD: ws.Root(),
 		Tools: reg.Names(), PermissionMode: cfg.mode, Version: Version,
 		MaxSessionTurns: cfg.opts.MaxSessionTurns, MaxToolCalls: cfg.opts.MaxToolCalls,
 		MaxWallTime: cfg.opts.MaxWallTime, Stdout: sio.Stdout, Stderr: sio.Stderr,
 	}
-	log.Info("headless run", "session", sessionID, "model", cfg.model, "mode", cfg.mode)
+	log.Info("headless run", "session", sessionID, "model", cfg.model, "mode", cfg.mode, "stream_input", cfg.streamInput)
+	if cfg.streamInput {
+		sdk := headless.NewSDK(hcfg)
+		sched := scheduler.New(reg, append(opts, scheduler.WithApprover(sdk))...)
+		return sdk.Serve(ctx, cl, &runner{sched: sched, chat: ch}, sio.Stdin, headless.Controls{
+			SetPermissionMode: policy.setChecked,
+			SetModel: func(m string) error {
+				if strings.TrimSpace(m) == "" {
+					return errors.New("empty model name")
+				}
+				ch.SetModel(m)
+				return nil
+			},
+		})
+	}
+	sched := scheduler.New(reg, opts...)
 	return headless.Run(ctx, hcfg, cl, &runner{sched: sched, chat: ch}, []llm.Part{{Text: cfg.prompt}})
 }
 
 const defaultContextWindow = 128_000
+
+// modePolicy is the approval mode as a scheduler policy: yolo allows
+// everything; the other modes allow read-only kinds and ask for the rest.
+// UNFINISHED: plan and auto-edit behave as default until the permissions
+// layer (rules, plan refusals, workspace edits) is wired in.
+type modePolicy struct {
+	mu   sync.RWMutex
+	mode string
+}
+
+func (p *modePolicy) set(mode string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.mode = mode
+}
+
+// setChecked accepts the SDK's names too (acceptEdits, bypassPermissions).
+func (p *modePolicy) setChecked(mode string) error {
+	switch mode {
+	case "acceptEdits":
+		mode = "auto-edit"
+	case "bypassPermissions":
+		mode = "yolo"
+	}
+	switch mode {
+	case "plan", "default", "auto-edit", "yolo":
+		p.set(mode)
+		return nil
+	}
+	return fmt.Errorf("unknown permission mode %q: use plan, default, auto-edit or yolo", mode)
+}
+
+func (p *modePolicy) Enabled(string) (bool, string) { return true, "" }
+
+func (p *modePolicy) Check(ctx context.Context, c *scheduler.Call) (scheduler.Verdict, string) {
+	p.mu.RLock()
+	mode := p.mode
+	p.mu.RUnlock()
+	if mode == "yolo" {
+		return scheduler.VerdictAllow, ""
+	}
+	return scheduler.ReadOnlyPolicy{}.Check(ctx, c)
+}
 
 // guard adapts the loop detector to the client's interface.
 type guard struct{ d *loopdetect.Detector }

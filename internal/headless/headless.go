@@ -83,14 +83,18 @@ type Config struct {
 // Run drives the loop for prompt and returns the process exit code. The
 // first round is a user query; every later one carries tool results.
 func Run(ctx context.Context, cfg Config, rounds Rounds, tools ToolRunner, prompt []llm.Part) int {
-	r := &run{cfg: cfg, start: time.Now()}
-	r.out = newPrinter(cfg)
-	if cfg.MaxWallTime > 0 {
+	r := &run{cfg: cfg, start: time.Now(), out: newPrinter(cfg)}
+	r.out.init()
+	return r.loopWithCaps(ctx, rounds, tools, prompt)
+}
+
+// loopWithCaps runs the loop under the wall-time cap.
+func (r *run) loopWithCaps(ctx context.Context, rounds Rounds, tools ToolRunner, prompt []llm.Part) int {
+	if r.cfg.MaxWallTime > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, cfg.MaxWallTime, errWallTime)
+		ctx, cancel = context.WithTimeoutCause(ctx, r.cfg.MaxWallTime, errWallTime)
 		defer cancel()
 	}
-	r.out.init()
 	return r.loop(ctx, rounds, tools, prompt)
 }
 

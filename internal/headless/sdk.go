@@ -1,0 +1,336 @@
+package headless
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/scheduler"
+)
+
+// SDK speaks the stream-json protocol both ways, as the Qwen Code and
+// Claude Code SDKs drive their CLIs: user messages and control requests
+// arrive as JSON lines on stdin; messages, control requests of our own
+// (can_use_tool) and control responses go out as JSON lines on stdout.
+type SDK struct {
+	cfg Config
+	out *printer
+
+	mu      sync.Mutex
+	pending map[string]chan controlAnswer // can_use_tool requests awaiting the SDK
+	cancel  context.CancelFunc            // the query in flight, for interrupt
+	nextID  atomic.Int64
+}
+
+// Controls are what the SDK may change during a session.
+type Controls struct {
+	SetPermissionMode func(mode string) error
+	SetModel          func(model string) error
+}
+
+type controlAnswer struct {
+	resp json.RawMessage
+	err  string
+}
+
+// NewSDK returns the protocol endpoint for cfg (its Format must be
+// stream-json).
+func NewSDK(cfg Config) *SDK {
+	return &SDK{cfg: cfg, out: newPrinter(cfg), pending: map[string]chan controlAnswer{}}
+}
+
+// inMessage is any line the SDK sends.
+type inMessage struct {
+	Type      string          `json:"type"`
+	RequestID string          `json:"request_id"`
+	Request   json.RawMessage `json:"request"`
+	Response  json.RawMessage `json:"response"`
+	Message   struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	} `json:"message"`
+}
+
+// Serve reads in until it ends, running one query per user message, and
+// returns the exit code: 0 when stdin closed cleanly, 130 when ctx was
+// cancelled, 42 when a line was not understood.
+func (s *SDK) Serve(ctx context.Context, rounds Rounds, tools ToolRunner, in io.Reader, ctl Controls) int {
+	lines := make(chan []byte)
+	readErr := make(chan error, 1)
+	go func() {
+		// The reader goroutine owns in; it ends when in does.
+		defer close(lines)
+		br := bufio.NewReaderSize(in, 64<<10)
+		for {
+			line, err := br.ReadBytes('\n')
+			if len(strings.TrimSpace(string(line))) > 0 {
+				select {
+				case lines <- line:
+				case <-ctx.Done():
+					return
+				}
+			}
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					readErr <- err
+				}
+				return
+			}
+		}
+	}()
+
+	queries := make(chan []llm.Part, 16)
+	done := make(chan struct{})
+	initSent := false
+	go func() {
+		// One query at a time, in arrival order; later messages queue.
+		defer close(done)
+		for parts := range queries {
+			qctx, cancel := context.WithCancel(ctx)
+			s.mu.Lock()
+			s.cancel = cancel
+			s.mu.Unlock()
+			r := &run{cfg: s.cfg, out: s.out, start: time.Now()}
+			r.loopWithCaps(qctx, rounds, tools, parts)
+			cancel()
+			s.mu.Lock()
+			s.cancel = nil
+			s.mu.Unlock()
+		}
+	}()
+	code := ExitOK
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			code = ExitCancelled
+			break loop
+		case line, ok := <-lines:
+			if !ok {
+				break loop
+			}
+			var m inMessage
+			if err := json.Unmarshal(line, &m); err != nil {
+				s.warn("ignoring a line that is not JSON: %v", err)
+				continue
+			}
+			switch m.Type {
+			case "user":
+				parts, err := userParts(m.Message.Content)
+				if err != nil {
+					s.warn("ignoring a user message: %v", err)
+					continue
+				}
+				if !initSent {
+					s.out.init()
+					initSent = true
+				}
+				queries <- parts
+			case "control_request":
+				s.handleControl(m, ctl)
+			case "control_response":
+				s.deliver(m.Response)
+			default:
+				s.warn("ignoring a message of unknown type %q", m.Type)
+			}
+		}
+	}
+	close(queries)
+	// Answer any approval still waiting, so the query can end.
+	s.failPending("the SDK closed its input")
+	<-done
+	select {
+	case err := <-readErr:
+		fmt.Fprintf(s.cfg.Stderr, "ply: reading standard input: %v\n", err)
+		return ExitError
+	default:
+	}
+	return code
+}
+
+func (s *SDK) warn(format string, args ...any) {
+	if s.cfg.Stderr != nil {
+		fmt.Fprintf(s.cfg.Stderr, "ply: "+format+"\n", args...)
+	}
+}
+
+// userParts reads a user message's content: a string, or blocks of text.
+func userParts(raw json.RawMessage) ([]llm.Part, error) {
+	var text string
+	if json.Unmarshal(raw, &text) == nil {
+		if strings.TrimSpace(text) == "" {
+			return nil, errors.New("empty content")
+		}
+		return []llm.Part{{Text: text}}, nil
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		return nil, fmt.Errorf("content is neither a string nor content blocks: %w", err)
+	}
+	var parts []llm.Part
+	for _, b := range blocks {
+		if b.Type == "text" && b.Text != "" {
+			parts = append(parts, llm.Part{Text: b.Text})
+		}
+	}
+	if len(parts) == 0 {
+		return nil, errors.New("no text blocks in content")
+	}
+	return parts, nil
+}
+
+type controlRequest struct {
+	Subtype string `json:"subtype"`
+	Mode    string `json:"mode"`
+	Model   string `json:"model"`
+}
+
+func (s *SDK) handleControl(m inMessage, ctl Controls) {
+	var req controlRequest
+	if err := json.Unmarshal(m.Request, &req); err != nil {
+		s.respond(m.RequestID, nil, "malformed control request: "+err.Error())
+		return
+	}
+	switch req.Subtype {
+	case "initialize":
+		s.respond(m.RequestID, map[string]any{"commands": []string{}, "output_style": "default", "ply_version": s.cfg.Version}, "")
+	case "interrupt":
+		s.mu.Lock()
+		cancel := s.cancel
+		s.mu.Unlock()
+		if cancel != nil {
+			cancel()
+		}
+		s.respond(m.RequestID, map[string]any{}, "")
+	case "set_permission_mode":
+		if ctl.SetPermissionMode == nil {
+			s.respond(m.RequestID, nil, "changing the permission mode is not supported")
+			return
+		}
+		if err := ctl.SetPermissionMode(req.Mode); err != nil {
+			s.respond(m.RequestID, nil, err.Error())
+			return
+		}
+		s.respond(m.RequestID, map[string]any{"mode": req.Mode}, "")
+	case "set_model":
+		if ctl.SetModel == nil {
+			s.respond(m.RequestID, nil, "changing the model is not supported")
+			return
+		}
+		if err := ctl.SetModel(req.Model); err != nil {
+			s.respond(m.RequestID, nil, err.Error())
+			return
+		}
+		s.respond(m.RequestID, map[string]any{"model": req.Model}, "")
+	default:
+		s.respond(m.RequestID, nil, fmt.Sprintf("unsupported control request %q", req.Subtype))
+	}
+}
+
+type controlResponseBody struct {
+	Subtype   string `json:"subtype"`
+	RequestID string `json:"request_id"`
+	Response  any    `json:"response,omitempty"`
+	Error     string `json:"error,omitempty"`
+}
+
+func (s *SDK) respond(id string, resp any, errMsg string) {
+	body := controlResponseBody{Subtype: "success", RequestID: id, Response: resp}
+	if errMsg != "" {
+		body = controlResponseBody{Subtype: "error", RequestID: id, Error: errMsg}
+	}
+	s.out.emit(map[string]any{"type": "control_response", "response": body})
+}
+
+// deliver routes the SDK's answer to a control request of ours.
+func (s *SDK) deliver(raw json.RawMessage) {
+	var body struct {
+		Subtype   string          `json:"subtype"`
+		RequestID string          `json:"request_id"`
+		Response  json.RawMessage `json:"response"`
+		Error     string          `json:"error"`
+	}
+	if err := json.Unmarshal(raw, &body); err != nil {
+		s.warn("ignoring a malformed control response: %v", err)
+		return
+	}
+	s.mu.Lock()
+	ch := s.pending[body.RequestID]
+	delete(s.pending, body.RequestID)
+	s.mu.Unlock()
+	if ch == nil {
+		s.warn("ignoring a control response for unknown request %q", body.RequestID)
+		return
+	}
+	a := controlAnswer{resp: body.Response}
+	if body.Subtype == "error" {
+		a.err = body.Error
+		if a.err == "" {
+			a.err = "the SDK answered with an error"
+		}
+	}
+	ch <- a
+}
+
+func (s *SDK) failPending(reason string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, ch := range s.pending {
+		ch <- controlAnswer{err: reason}
+		delete(s.pending, id)
+	}
+}
+
+// Approve asks the SDK whether c may run (can_use_tool). It implements
+// scheduler.Approver.
+func (s *SDK) Approve(ctx context.Context, c *scheduler.Call) (scheduler.Decision, error) {
+	id := "ply-" + strconv.FormatInt(s.nextID.Add(1), 10)
+	ch := make(chan controlAnswer, 1)
+	s.mu.Lock()
+	s.pending[id] = ch
+	s.mu.Unlock()
+	s.out.emit(map[string]any{
+		"type": "control_request", "request_id": id,
+		"request": map[string]any{
+			"subtype": "can_use_tool", "tool_name": c.Name, "input": toolInput(string(c.Params)),
+			"tool_use_id": c.CallID, "permission_suggestions": nil,
+		},
+	})
+	select {
+	case <-ctx.Done():
+		s.mu.Lock()
+		delete(s.pending, id)
+		s.mu.Unlock()
+		return scheduler.Decision{}, ctx.Err()
+	case a := <-ch:
+		if a.err != "" {
+			return scheduler.Decision{}, errors.New(a.err)
+		}
+		var r struct {
+			Behavior string `json:"behavior"`
+			Message  string `json:"message"`
+		}
+		if err := json.Unmarshal(a.resp, &r); err != nil {
+			return scheduler.Decision{}, fmt.Errorf("malformed can_use_tool answer: %w", err)
+		}
+		switch r.Behavior {
+		case "allow":
+			return scheduler.Decision{Outcome: scheduler.OutcomeAllowOnce}, nil
+		case "deny":
+			return scheduler.Decision{Outcome: scheduler.OutcomeDeny, Reason: r.Message}, nil
+		}
+		return scheduler.Decision{}, fmt.Errorf("can_use_tool answer has behavior %q, want allow or deny", r.Behavior)
+	}
+}
