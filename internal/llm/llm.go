@@ -56,6 +56,12 @@ type FunctionCall struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
 	Args string `json:"args"`
+	// Signature is an opaque token the provider attached to this call
+	// (Gemini's thoughtSignature on a functionCall part) and requires back,
+	// verbatim and on the same call, in later requests. It lives on the
+	// call rather than only on Part so that it survives every layer that
+	// copies calls out of chunks.
+	Signature string `json:"signature,omitempty"`
 }
 
 // FunctionResponse is a tool result sent back to the model. Output is never
