@@ -6,6 +6,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -75,6 +76,7 @@ type config struct {
 	mode        string
 	prompt      string
 	streamInput bool
+	schema      json.RawMessage
 	workspace   string
 	home        string
 }
@@ -180,6 +182,13 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 			return nil, headless.ExitError, fmt.Errorf("finding the working directory: %w", err)
 		}
 		c.workspace = wd
+	}
+	if o.JSONSchema != "" {
+		sch, err := loadSchema(o.JSONSchema, c.workspace)
+		if err != nil {
+			return nil, headless.ExitInput, err
+		}
+		c.schema = sch
 	}
 	c.home = env("PLY_HOME")
 	if c.home == "" {

@@ -29,6 +29,7 @@ type Options struct {
 	AppendSystemPrompt string
 	IncludeDirs        []string
 	Channel            string
+	JSONSchema         string
 	PartialMessages    bool
 	Debug              bool
 	// Unknown holds flags ply does not know. They are an error, except
@@ -72,6 +73,7 @@ func (o *Options) specs() []flagSpec {
 		{long: "append-system-prompt", str: &o.AppendSystemPrompt, help: "append to the system prompt"},
 		{long: "include-directories", list: &o.IncludeDirs, help: "extra workspace roots (comma-separated, repeatable)"},
 		{long: "channel", str: &o.Channel, help: "caller channel (SDK)"},
+		{long: "json-schema", str: &o.JSONSchema, help: "end the run with an object matching this JSON Schema ('{...}' or @file.json)"},
 		{long: "include-partial-messages", boolean: &o.PartialMessages, help: "stream-json: also emit partial message deltas"},
 		{long: "debug", short: "d", boolean: &o.Debug, help: "log at debug level to the log file"},
 		{long: "help", short: "h", boolean: &o.Help, help: "show this help"},

@@ -42,6 +42,12 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 		tools.NewWriteFile(ws),
 		shell,
 	)
+	appendPrompt := cfg.opts.AppendSystemPrompt
+	if cfg.schema != nil {
+		reg.Register(tools.NewStructuredOutput(cfg.schema))
+		appendPrompt += "\n\nThis run must end with a call to " + tools.StructuredOutputName +
+			" whose arguments are the final answer, matching its schema. Do the work first, then make that call once."
+	}
 
 	sessionID := cfg.opts.SessionID
 	if sessionID == "" {
@@ -53,7 +59,7 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 	provider := openai.New(openai.Config{BaseURL: cfg.baseURL, APIKey: cfg.apiKey, Model: cfg.model})
 	system := sysprompt.Build(sysprompt.Env{
 		Workspace: ws.Root(), Tools: reg.Names(),
-		Override: cfg.opts.SystemPrompt, Append: cfg.opts.AppendSystemPrompt,
+		Override: cfg.opts.SystemPrompt, Append: strings.TrimSpace(appendPrompt),
 	})
 	retry := chat.DefaultRetryPolicy
 	if s := sio.Getenv("PLY_RETRY_DELAY_SCALE"); s != "" {
@@ -96,6 +102,7 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 		Tools: reg.Names(), PermissionMode: cfg.mode, Version: Version,
 		MaxSessionTurns: cfg.opts.MaxSessionTurns, MaxToolCalls: cfg.opts.MaxToolCalls,
 		MaxWallTime: cfg.opts.MaxWallTime, Stdout: sio.Stdout, Stderr: sio.Stderr,
+		StructuredOutput: structuredName(cfg),
 	}
 	log.Info("headless run", "session", sessionID, "model", cfg.model, "mode", cfg.mode, "stream_input", cfg.streamInput)
 	if cfg.streamInput {
@@ -221,4 +228,11 @@ func (r *runner) RunTools(ctx context.Context, calls []*turn.ToolCallRequest) ([
 		}
 	}
 	return out, err
+}
+
+func structuredName(cfg *config) string {
+	if cfg.schema == nil {
+		return ""
+	}
+	return tools.StructuredOutputName
 }

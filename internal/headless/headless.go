@@ -72,6 +72,11 @@ type Config struct {
 	PermissionMode string
 	Version        string
 
+	// StructuredOutput names the tool whose first successful call ends
+	// the run with its arguments as the result (--json-schema); empty
+	// when not used.
+	StructuredOutput string
+
 	// Caps; zero means none.
 	MaxSessionTurns int
 	MaxToolCalls    int
@@ -110,6 +115,22 @@ type run struct {
 	usage     llm.Usage
 	denials   []Denial
 	lastText  string
+	// structuredOut is the accepted structured output, when any.
+	structuredOut json.RawMessage
+}
+
+// structured returns the arguments of the first successful call of the
+// structured-output tool.
+func (r *run) structured(outs []Outcome) (json.RawMessage, bool) {
+	if r.cfg.StructuredOutput == "" {
+		return nil, false
+	}
+	for _, o := range outs {
+		if o.Response.Name == r.cfg.StructuredOutput && !o.Response.IsError {
+			return toolInput(o.Args), true
+		}
+	}
+	return nil, false
 }
 
 func (r *run) loop(ctx context.Context, rounds Rounds, tools ToolRunner, parts []llm.Part) int {
@@ -158,6 +179,10 @@ func (r *run) loop(ctx context.Context, rounds Rounds, tools ToolRunner, parts [
 		r.out.toolResults(outcomes)
 		if code, ok := r.ctxDone(ctx); ok {
 			return code
+		}
+		if obj, ok := r.structured(outcomes); ok {
+			r.structuredOut = obj
+			return r.succeed()
 		}
 		typ = client.ToolResult
 	}
@@ -277,6 +302,10 @@ func (r *run) resultMsg(subtype string, isErr bool, msg string) Result {
 	}
 	if res.PermissionDenials == nil {
 		res.PermissionDenials = []Denial{}
+	}
+	if r.structuredOut != nil && !isErr {
+		res.Result = string(r.structuredOut)
+		res.StructuredOutput = r.structuredOut
 	}
 	if isErr {
 		res.Result = ""
@@ -403,6 +432,10 @@ func (p *printer) result(res Result) {
 		enc.SetEscapeHTML(false)
 		_ = enc.Encode(p.all)
 	case FormatText:
+		if res.StructuredOutput != nil {
+			_, _ = fmt.Fprintf(p.cfg.Stdout, "%s\n", res.StructuredOutput)
+			return
+		}
 		if res.IsError {
 			if p.cfg.Stderr != nil {
 				fmt.Fprintf(p.cfg.Stderr, "ply: %s\n", res.Error)

@@ -110,18 +110,20 @@ type Denial struct {
 
 // Result is the last message of a run.
 type Result struct {
-	Type              string   `json:"type"`
-	Subtype           string   `json:"subtype"`
-	UUID              string   `json:"uuid"`
-	SessionID         string   `json:"session_id"`
-	IsError           bool     `json:"is_error"`
-	DurationMS        int64    `json:"duration_ms"`
-	DurationAPIMS     int64    `json:"duration_api_ms"`
-	NumTurns          int      `json:"num_turns"`
-	Result            string   `json:"result"`
-	Error             string   `json:"error,omitempty"`
-	Usage             Usage    `json:"usage"`
-	PermissionDenials []Denial `json:"permission_denials"`
+	Type          string `json:"type"`
+	Subtype       string `json:"subtype"`
+	UUID          string `json:"uuid"`
+	SessionID     string `json:"session_id"`
+	IsError       bool   `json:"is_error"`
+	DurationMS    int64  `json:"duration_ms"`
+	DurationAPIMS int64  `json:"duration_api_ms"`
+	NumTurns      int    `json:"num_turns"`
+	Result        string `json:"result"`
+	Error         string `json:"error,omitempty"`
+	// StructuredOutput is the object of a --json-schema run.
+	StructuredOutput  json.RawMessage `json:"structured_output,omitempty"`
+	Usage             Usage           `json:"usage"`
+	PermissionDenials []Denial        `json:"permission_denials"`
 }
 
 // Result subtypes.
