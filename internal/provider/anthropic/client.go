@@ -1,0 +1,264 @@
+// Package anthropic is ply's client for the Anthropic Messages streaming
+// API (POST {base}/v1/messages with "stream": true) and the proxies that
+// speak it.
+//
+// It owns the wire format: converting a provider-neutral llm.Request into
+// a Messages request (system blocks, alternating user/assistant turns,
+// tool_use and tool_result blocks, thinking blocks with their signatures,
+// prompt-cache markers), and decoding the event stream back into
+// llm.Chunks and *llm.APIError. It must not retry, log, keep state between
+// calls, or know about history repair, tools or the chat loop: those
+// belong to the layers above, which see only llm types.
+//
+// It is a thin client on net/http rather than the official SDK
+// (github.com/anthropics/anthropic-sdk-go):
+//
+//   - Retries belong to the chat layer alone: one policy with budgets per
+//     failure class that honours Retry-After and never replays a stream
+//     whose first chunk was already shown. The SDK retries 429, 529 and
+//     connection errors by default and hides the attempts; here every
+//     failure reaches the caller once.
+//   - The SDK accumulates events into its own Message type. ply needs the
+//     raw events as they come: a text delta is shown the moment it
+//     arrives, a tool call is reported once its block stops, and a
+//     thinking block's signature must be kept byte for byte.
+//   - Transport errors must keep their identity (errors.Is with
+//     io.ErrUnexpectedEOF or syscall.ECONNRESET, net.Error.Timeout) for the
+//     chat layer's transport whitelist; the SDK wraps them in its own
+//     error types. HTTP errors become *llm.APIError with a kind.
+//   - The surface ply uses is one endpoint and a dozen event shapes, and a
+//     dependency-free client keeps start-up fast.
+//
+// The command reads ANTHROPIC_API_KEY into Config.APIKey and
+// ANTHROPIC_BASE_URL into Config.BaseURL; this package reads no
+// environment itself. The SSE framing is parsed by internal/sse.
+package anthropic
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/plyhq/ply/internal/llm"
+)
+
+// DefaultBaseURL is Anthropic's own endpoint.
+const DefaultBaseURL = "https://api.anthropic.com"
+
+// APIVersion is the anthropic-version header this client speaks.
+const APIVersion = "2023-06-01"
+
+// DefaultMaxTokens is sent when a Request leaves MaxOutputTokens at 0:
+// Anthropic, unlike the others, requires max_tokens on every request.
+const DefaultMaxTokens = 8192
+
+// Config configures a Client.
+type Config struct {
+	// BaseURL is the API root without the version, such as
+	// "https://api.anthropic.com"; "/v1/messages" is appended. A trailing
+	// slash is tolerated. Empty means DefaultBaseURL.
+	BaseURL string
+	// APIKey is sent as x-api-key; empty sends none (a proxy that adds
+	// its own, or an Authorization header set through Headers).
+	APIKey string
+	// Model is used when a Request names none.
+	Model string
+	// HTTPClient is used for requests; nil means http.DefaultClient. Its
+	// Timeout, if any, bounds a whole stream, so leave it zero and use
+	// StreamIdleTimeout or the context instead.
+	HTTPClient *http.Client
+	// Headers are added to every request and may override the defaults
+	// (for example anthropic-beta).
+	Headers map[string]string
+	// ThinkingBudget, if positive, enables extended thinking with this
+	// many budget tokens. Temperature is then not sent (the API rejects
+	// it with thinking), and max_tokens is raised above the budget when
+	// needed.
+	ThinkingBudget int
+	// StreamIdleTimeout, if positive, aborts a request when no byte
+	// arrives for this long, including while waiting for the response
+	// headers. The error is a net.Error whose Timeout reports true.
+	StreamIdleTimeout time.Duration
+}
+
+// Client streams Messages responses. It is safe for concurrent use.
+type Client struct {
+	cfg  Config
+	url  string
+	http *http.Client
+}
+
+// New returns a client for cfg.
+func New(cfg Config) *Client {
+	base := strings.TrimRight(cfg.BaseURL, "/")
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	return &Client{cfg: cfg, url: base + "/v1/messages", http: hc}
+}
+
+// Stream sends req and returns the streamed response. The request is made
+// when the iteration starts. Text and thinking deltas are yielded as they
+// arrive; a thinking block's signature is yielded as a ThoughtSignature
+// chunk when it comes; a tool call is yielded once, complete, when its
+// block stops; the finish reason comes with message_delta and usage last,
+// in a chunk of its own.
+//
+// An error is yielded at most once, with a zero Chunk, and ends the
+// stream. It is one of: *llm.APIError (an HTTP error or an error event),
+// an error wrapping *llm.InvalidStreamError (unusable content; what could
+// be used was yielded first), the context's error, or a transport error
+// wrapped with %w. Stream never retries.
+//
+// Stopping the iteration early closes the response body.
+func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Chunk, error] {
+	return func(yield func(llm.Chunk, error) bool) {
+		wire, err := c.buildRequest(req)
+		if err != nil {
+			yield(llm.Chunk{}, err)
+			return
+		}
+		payload, err := json.Marshal(wire)
+		if err != nil {
+			yield(llm.Chunk{}, fmt.Errorf("anthropic: encoding request: %w", err))
+			return
+		}
+
+		reqCtx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		idle := newIdleTimer(c.cfg.StreamIdleTimeout, cancel)
+		defer idle.stop()
+
+		resp, err := c.send(reqCtx, payload)
+		if err != nil {
+			yield(llm.Chunk{}, failure(ctx, idle, err))
+			return
+		}
+		defer resp.Body.Close()
+
+		var body io.Reader = resp.Body
+		if idle != nil {
+			body = &idleReader{r: resp.Body, t: idle}
+		}
+		if err := decodeStream(body, yield); err != nil {
+			yield(llm.Chunk{}, failure(ctx, idle, err))
+		}
+	}
+}
+
+func (c *Client) send(ctx context.Context, payload []byte) (*http.Response, error) {
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(payload))
+	if err != nil {
+		return nil, fmt.Errorf("anthropic: %w", err)
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "text/event-stream")
+	hreq.Header.Set("User-Agent", "ply")
+	hreq.Header.Set("Anthropic-Version", APIVersion)
+	if c.cfg.APIKey != "" {
+		hreq.Header.Set("X-Api-Key", c.cfg.APIKey)
+	}
+	for k, v := range c.cfg.Headers {
+		hreq.Header.Set(k, v)
+	}
+	resp, err := c.http.Do(hreq)
+	if err != nil {
+		return nil, fmt.Errorf("anthropic: sending request: %w", err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		defer resp.Body.Close()
+		return nil, statusError(resp)
+	}
+	return resp, nil
+}
+
+// failure gives a failed send or read its final form. The caller's own
+// cancellation wins over whatever it caused and is reported as the
+// context's error; an idle abort becomes an *IdleTimeoutError; anything
+// else is returned as it is.
+func failure(ctx context.Context, idle *idleTimer, err error) error {
+	var ae *llm.APIError
+	var ise *llm.InvalidStreamError
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.As(err, &ae), errors.As(err, &ise):
+		return err
+	case idle != nil && idle.fired.Load():
+		return &IdleTimeoutError{After: idle.d}
+	}
+	return err
+}
+
+// IdleTimeoutError reports a stream that went silent for longer than
+// Config.StreamIdleTimeout. It is a net.Error with Timeout true, so the
+// chat layer's transport-retry whitelist treats it like a socket timeout.
+type IdleTimeoutError struct {
+	After time.Duration
+}
+
+func (e *IdleTimeoutError) Error() string {
+	return fmt.Sprintf("anthropic: no data received for %v", e.After)
+}
+func (e *IdleTimeoutError) Timeout() bool   { return true }
+func (e *IdleTimeoutError) Temporary() bool { return true }
+
+var errIdle = errors.New("anthropic: stream idle timeout")
+
+// idleTimer cancels the request when it is not reset in time. A nil
+// *idleTimer is a disabled one.
+type idleTimer struct {
+	d     time.Duration
+	t     *time.Timer
+	fired atomic.Bool
+}
+
+func newIdleTimer(d time.Duration, cancel context.CancelCauseFunc) *idleTimer {
+	if d <= 0 {
+		return nil
+	}
+	it := &idleTimer{d: d}
+	it.t = time.AfterFunc(d, func() {
+		it.fired.Store(true)
+		cancel(errIdle)
+	})
+	return it
+}
+
+func (it *idleTimer) reset() {
+	if it != nil && !it.fired.Load() {
+		it.t.Reset(it.d)
+	}
+}
+
+func (it *idleTimer) stop() {
+	if it != nil {
+		it.t.Stop()
+	}
+}
+
+// idleReader resets the idle timer whenever bytes arrive.
+type idleReader struct {
+	r io.Reader
+	t *idleTimer
+}
+
+func (r *idleReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if n > 0 {
+		r.t.reset()
+	}
+	return n, err
+}

@@ -1,0 +1,180 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/plyhq/ply/internal/llm"
+)
+
+const (
+	provider = "anthropic"
+	// maxErrorBody bounds how much of an error answer is read: a proxy
+	// may answer with a whole HTML page, and nothing past the first few
+	// KiB helps anyone.
+	maxErrorBody = 64 << 10
+	// maxMessage bounds the message kept from a body that is not JSON.
+	maxMessage = 1000
+	// statusOverloaded is Anthropic's own "overloaded" status.
+	statusOverloaded = 529
+)
+
+// errorEnvelope is Anthropic's error shape, both as an HTTP body and as
+// the data of an "error" event:
+// {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}.
+type errorEnvelope struct {
+	Error *errorObject `json:"error"`
+}
+
+type errorObject struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+// parseError extracts the error type and message from a JSON body. ok is
+// false when the body is not a recognisable error.
+func parseError(body []byte) (typ, msg string, ok bool) {
+	var env errorEnvelope
+	if json.Unmarshal(bytes.TrimSpace(body), &env) != nil || env.Error == nil {
+		return "", "", false
+	}
+	return env.Error.Type, env.Error.Message, env.Error.Type != "" || env.Error.Message != ""
+}
+
+// statusError reads a non-2xx answer into an *llm.APIError.
+func statusError(resp *http.Response) *llm.APIError {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	typ, msg, ok := parseError(body)
+	if !ok {
+		msg = capText(string(bytes.TrimSpace(body)))
+	}
+	if msg == "" {
+		msg = http.StatusText(resp.StatusCode)
+		if resp.StatusCode == statusOverloaded {
+			msg = "Overloaded"
+		}
+	}
+	return &llm.APIError{
+		Provider:   provider,
+		Kind:       classify(resp.StatusCode, typ, msg),
+		Status:     resp.StatusCode,
+		Code:       typ,
+		Message:    msg,
+		RetryAfter: retryAfter(resp.Header, time.Now()),
+	}
+}
+
+// eventError converts the data of an "error" event. Such errors come
+// after a 200, so they have no status; the type decides the kind.
+func eventError(data []byte) *llm.APIError {
+	typ, msg, ok := parseError(data)
+	if !ok {
+		msg = capText(string(bytes.TrimSpace(data)))
+	}
+	return &llm.APIError{Provider: provider, Kind: classify(0, typ, msg), Code: typ, Message: msg}
+}
+
+func capText(s string) string {
+	if len(s) <= maxMessage {
+		return s
+	}
+	s = s[:maxMessage]
+	for len(s) > 0 && !utf8.ValidString(s) {
+		s = s[:len(s)-1] // do not cut a character in half
+	}
+	return s + "…"
+}
+
+// contextPatterns are the ways Anthropic (and proxies in front of it) say
+// a request does not fit the model's window, matched case-insensitively.
+var contextPatterns = []string{
+	"prompt is too long",
+	"exceed context limit", // "input length and `max_tokens` exceed context limit"
+	"context window",
+	"context length",
+	"too many tokens",
+}
+
+func isContextLength(msg string) bool {
+	s := strings.ToLower(msg)
+	for _, p := range contextPatterns {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// classify maps a status (0 for an error event) and Anthropic's error type
+// and message to an error kind.
+func classify(status int, typ, msg string) llm.ErrorKind {
+	switch {
+	case status == http.StatusTooManyRequests:
+		return llm.ErrRateLimit
+	case status == statusOverloaded:
+		return llm.ErrOverloaded
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return llm.ErrAuth
+	case status == http.StatusNotFound:
+		return llm.ErrNotFound
+	case status == http.StatusServiceUnavailable && typ == "overloaded_error":
+		return llm.ErrOverloaded
+	case status >= 500 && status < 600:
+		return llm.ErrServer
+	case status >= 400 && status < 500:
+		if isContextLength(msg) {
+			return llm.ErrContextLength
+		}
+		return llm.ErrBadRequest
+	case status != 0:
+		return llm.ErrUnknown
+	}
+	switch typ {
+	case "overloaded_error":
+		return llm.ErrOverloaded
+	case "rate_limit_error":
+		return llm.ErrRateLimit
+	case "api_error", "timeout_error":
+		return llm.ErrServer
+	case "authentication_error", "permission_error":
+		return llm.ErrAuth
+	case "not_found_error":
+		return llm.ErrNotFound
+	case "invalid_request_error", "request_too_large":
+		if isContextLength(msg) {
+			return llm.ErrContextLength
+		}
+		return llm.ErrBadRequest
+	}
+	if isContextLength(msg) {
+		return llm.ErrContextLength
+	}
+	return llm.ErrUnknown
+}
+
+// retryAfter reads the standard Retry-After header (seconds or an HTTP
+// date), which Anthropic sends with 429 and 529 answers.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil {
+		if s < 0 {
+			return 0
+		}
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return d
+		}
+	}
+	return 0
+}
