@@ -69,6 +69,7 @@ func fail(sio IO, code int, msg string) int {
 // config is the resolved run configuration.
 type config struct {
 	opts        *Options
+	wire        *wireFormat
 	apiKey      string
 	baseURL     string
 	model       string
@@ -112,9 +113,6 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 	if o.PartialMessages {
 		// UNFINISHED: stream_event deltas are not emitted yet.
 		fmt.Fprintln(sio.Stderr, "ply: warning: --include-partial-messages is not supported yet; whole messages only")
-	}
-	if o.AuthType != "" && o.AuthType != "openai" {
-		return nil, headless.ExitInput, fmt.Errorf("--auth-type %s is not supported yet: only openai (OpenAI-compatible Chat Completions) is built", o.AuthType)
 	}
 	if o.Continue || o.Resume != "" {
 		return nil, headless.ExitInput, errors.New("--continue and --resume are not supported yet (unfinished: see the sessions issue)")
@@ -165,14 +163,8 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 	}
 	c.prompt = prompt
 
-	c.apiKey = firstNonEmpty(o.OpenAIKey, env("OPENAI_API_KEY"))
-	c.baseURL = firstNonEmpty(o.OpenAIBaseURL, env("OPENAI_BASE_URL"))
-	c.model = firstNonEmpty(o.Model, env("OPENAI_MODEL"))
-	if c.apiKey == "" {
-		return nil, headless.ExitAuth, errors.New("no API key: set OPENAI_API_KEY or pass --openai-api-key")
-	}
-	if c.model == "" {
-		return nil, headless.ExitInput, errors.New("no model: set OPENAI_MODEL or pass -m/--model")
+	if code, err := resolveProvider(c, o, env); err != nil {
+		return nil, code, err
 	}
 
 	c.workspace = sio.Cwd

@@ -16,7 +16,6 @@ import (
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/loopdetect"
-	"github.com/plyhq/ply/internal/provider/openai"
 	"github.com/plyhq/ply/internal/repair"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/sysprompt"
@@ -56,7 +55,7 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 		return fail(sio, headless.ExitInput, fmt.Sprintf("--session-id %q is not a UUID", sessionID))
 	}
 
-	provider := openai.New(openai.Config{BaseURL: cfg.baseURL, APIKey: cfg.apiKey, Model: cfg.model})
+	provider := cfg.wire.newProvider(cfg.baseURL, cfg.apiKey, cfg.model)
 	system := sysprompt.Build(sysprompt.Env{
 		Workspace: ws.Root(), Tools: reg.Names(),
 		Override: cfg.opts.SystemPrompt, Append: strings.TrimSpace(appendPrompt),

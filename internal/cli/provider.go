@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/plyhq/ply/internal/chat"
+	"github.com/plyhq/ply/internal/provider/anthropic"
+	"github.com/plyhq/ply/internal/provider/openai"
+)
+
+// wireFormat describes one --auth-type: its environment and client.
+type wireFormat struct {
+	name              string
+	keyEnv, baseEnv   string
+	modelEnvs         []string
+	keyOptional       bool
+	newProvider       func(base, key, model string) chat.Provider
+	keyFlag, baseFlag func(o *Options) string
+}
+
+var wireFormats = []wireFormat{
+	{
+		name: "openai", keyEnv: "OPENAI_API_KEY", baseEnv: "OPENAI_BASE_URL", modelEnvs: []string{"OPENAI_MODEL"},
+		keyFlag: func(o *Options) string { return o.OpenAIKey }, baseFlag: func(o *Options) string { return o.OpenAIBaseURL },
+		newProvider: func(base, key, model string) chat.Provider {
+			return openai.New(openai.Config{BaseURL: base, APIKey: key, Model: model})
+		},
+	},
+	{
+		name: "anthropic", keyEnv: "ANTHROPIC_API_KEY", baseEnv: "ANTHROPIC_BASE_URL", modelEnvs: []string{"ANTHROPIC_MODEL"},
+		newProvider: func(base, key, model string) chat.Provider {
+			return anthropic.New(anthropic.Config{BaseURL: base, APIKey: key, Model: model})
+		},
+	},
+}
+
+func formatNames() string {
+	var n []string
+	for _, f := range wireFormats {
+		n = append(n, f.name)
+	}
+	return strings.Join(n, ", ")
+}
+
+// resolveProvider picks the wire format and reads its key, base URL and
+// model from flags, then the environment.
+func resolveProvider(c *config, o *Options, env func(string) string) (int, error) {
+	name := o.AuthType
+	if name == "" {
+		name = "openai"
+	}
+	var wf *wireFormat
+	for i := range wireFormats {
+		if wireFormats[i].name == name {
+			wf = &wireFormats[i]
+		}
+	}
+	if wf == nil {
+		return 42, fmt.Errorf("unknown --auth-type %q: use one of %s", name, formatNames())
+	}
+	flag := func(f func(*Options) string) string {
+		if f == nil {
+			return ""
+		}
+		return f(o)
+	}
+	c.wire = wf
+	c.apiKey = firstNonEmpty(flag(wf.keyFlag), env(wf.keyEnv))
+	c.baseURL = firstNonEmpty(flag(wf.baseFlag), env(wf.baseEnv))
+	c.model = o.Model
+	for _, e := range wf.modelEnvs {
+		c.model = firstNonEmpty(c.model, env(e))
+	}
+	if c.apiKey == "" && !wf.keyOptional {
+		hint := ""
+		if wf.keyFlag != nil {
+			hint = " or pass --" + wf.name + "-api-key"
+		}
+		return 41, fmt.Errorf("no API key: set %s%s", wf.keyEnv, hint)
+	}
+	if c.model == "" {
+		return 42, errors.New("no model: set " + strings.Join(wf.modelEnvs, " or ") + " or pass -m/--model")
+	}
+	return 0, nil
+}
