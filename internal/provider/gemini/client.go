@@ -1,0 +1,264 @@
+// Package gemini is ply's client for the Gemini API's streaming endpoint,
+// POST {base}/v1beta/models/{model}:streamGenerateContent?alt=sse.
+//
+// It owns the wire format: converting a provider-neutral llm.Request into
+// a generateContent request (system instruction, user/model contents,
+// function calls and responses paired in order, thought signatures on the
+// parts they came with, tool schemas cut down to the subset Gemini
+// accepts), and decoding the stream back into llm.Chunks and
+// *llm.APIError. It must not retry, log, keep state between calls, or
+// know about history repair, tools or the chat loop.
+//
+// It is a thin client on net/http rather than the official SDK
+// (google.golang.org/genai):
+//
+//   - Retries belong to the chat layer alone, which honours Retry-After
+//     and never replays a stream whose first chunk was shown. genai has
+//     retry settings of its own in its HTTP options, which ply would have
+//     to keep switched off, and audit, release after release; here a
+//     failure reaches the caller once, unretried.
+//   - ply needs each part as it arrives, with its thoughtSignature kept on
+//     exactly the part it came with (Gemini 3 rejects a function call
+//     sent back without it). genai's typed structs and helper accessors
+//     (Text(), FunctionCalls()) flatten parts, which is the opposite.
+//   - Transport errors must keep their identity (errors.Is with
+//     io.ErrUnexpectedEOF or syscall.ECONNRESET, net.Error.Timeout) for the
+//     chat layer's transport whitelist; genai wraps them in its APIError.
+//   - genai pulls in the Google auth stack (oauth2, cloud metadata) that an
+//     API-key client does not need, and ply wants a fast start.
+//
+// The command reads GEMINI_API_KEY into Config.APIKey and, when set,
+// GOOGLE_GEMINI_BASE_URL into Config.BaseURL; this package reads no
+// environment itself. The SSE framing (CRLF, no [DONE]) is parsed by
+// internal/sse.
+package gemini
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/plyhq/ply/internal/llm"
+)
+
+// DefaultBaseURL is Google's own endpoint.
+const DefaultBaseURL = "https://generativelanguage.googleapis.com"
+
+// Config configures a Client.
+type Config struct {
+	// BaseURL is the API root without the version, such as
+	// "https://generativelanguage.googleapis.com"; the version, model and
+	// method are appended. A trailing slash is tolerated. Empty means
+	// DefaultBaseURL.
+	BaseURL string
+	// APIKey is sent as x-goog-api-key; empty sends none (a proxy that
+	// adds its own).
+	APIKey string
+	// Model is used when a Request names none. A "models/" prefix is
+	// tolerated.
+	Model string
+	// HTTPClient is used for requests; nil means http.DefaultClient. Its
+	// Timeout, if any, bounds a whole stream, so leave it zero and use
+	// StreamIdleTimeout or the context instead.
+	HTTPClient *http.Client
+	// Headers are added to every request and may override the defaults.
+	Headers map[string]string
+	// IncludeThoughts asks thinking models for thought summaries, which
+	// are streamed as Chunk.Thought. Off by default: models without
+	// thinking reject the setting.
+	IncludeThoughts bool
+	// StreamIdleTimeout, if positive, aborts a request when no byte
+	// arrives for this long, including while waiting for the response
+	// headers. The error is a net.Error whose Timeout reports true.
+	StreamIdleTimeout time.Duration
+}
+
+// Client streams generateContent responses. It is safe for concurrent
+// use.
+type Client struct {
+	cfg  Config
+	base string
+	http *http.Client
+}
+
+// New returns a client for cfg.
+func New(cfg Config) *Client {
+	base := strings.TrimRight(cfg.BaseURL, "/")
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	return &Client{cfg: cfg, base: base, http: hc}
+}
+
+// endpoint returns the streaming URL for model.
+func (c *Client) endpoint(model string) string {
+	model = strings.TrimPrefix(model, "models/")
+	return c.base + "/v1beta/models/" + url.PathEscape(model) + ":streamGenerateContent?alt=sse"
+}
+
+// Stream sends req and returns the streamed response. The request is made
+// when the iteration starts. Each part is yielded as soon as its event is
+// decoded: text as Chunk.Text, thoughts as Chunk.Thought, a part's
+// thoughtSignature as Chunk.ThoughtSignature beside it (on a function
+// call, as FunctionCall.Signature), and each function call once, with an
+// id made up by the client when the server gave none. The finish reason
+// follows the parts of its event; usage comes last, in a chunk of its own.
+//
+// An error is yielded at most once, with a zero Chunk, and ends the
+// stream. It is one of: *llm.APIError (an HTTP error or an error object in
+// the stream), an error wrapping *llm.InvalidStreamError (unusable
+// content; what could be used was yielded first), the context's error, or
+// a transport error wrapped with %w. Stream never retries.
+//
+// Stopping the iteration early closes the response body.
+func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Chunk, error] {
+	return func(yield func(llm.Chunk, error) bool) {
+		model, wire, err := c.buildRequest(req)
+		if err != nil {
+			yield(llm.Chunk{}, err)
+			return
+		}
+		payload, err := json.Marshal(wire)
+		if err != nil {
+			yield(llm.Chunk{}, fmt.Errorf("gemini: encoding request: %w", err))
+			return
+		}
+
+		reqCtx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		idle := newIdleTimer(c.cfg.StreamIdleTimeout, cancel)
+		defer idle.stop()
+
+		resp, err := c.send(reqCtx, c.endpoint(model), payload)
+		if err != nil {
+			yield(llm.Chunk{}, failure(ctx, idle, err))
+			return
+		}
+		defer resp.Body.Close()
+
+		var body io.Reader = resp.Body
+		if idle != nil {
+			body = &idleReader{r: resp.Body, t: idle}
+		}
+		if err := decodeStream(body, newCallID, yield); err != nil {
+			yield(llm.Chunk{}, failure(ctx, idle, err))
+		}
+	}
+}
+
+func (c *Client) send(ctx context.Context, endpoint string, payload []byte) (*http.Response, error) {
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(payload))
+	if err != nil {
+		return nil, fmt.Errorf("gemini: %w", err)
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "text/event-stream")
+	hreq.Header.Set("User-Agent", "ply")
+	if c.cfg.APIKey != "" {
+		hreq.Header.Set("X-Goog-Api-Key", c.cfg.APIKey)
+	}
+	for k, v := range c.cfg.Headers {
+		hreq.Header.Set(k, v)
+	}
+	resp, err := c.http.Do(hreq)
+	if err != nil {
+		return nil, fmt.Errorf("gemini: sending request: %w", err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		defer resp.Body.Close()
+		return nil, statusError(resp)
+	}
+	return resp, nil
+}
+
+// failure gives a failed send or read its final form. The caller's own
+// cancellation wins over whatever it caused and is reported as the
+// context's error; an idle abort becomes an *IdleTimeoutError; anything
+// else is returned as it is.
+func failure(ctx context.Context, idle *idleTimer, err error) error {
+	var ae *llm.APIError
+	var ise *llm.InvalidStreamError
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.As(err, &ae), errors.As(err, &ise):
+		return err
+	case idle != nil && idle.fired.Load():
+		return &IdleTimeoutError{After: idle.d}
+	}
+	return err
+}
+
+// IdleTimeoutError reports a stream that went silent for longer than
+// Config.StreamIdleTimeout. It is a net.Error with Timeout true, so the
+// chat layer's transport-retry whitelist treats it like a socket timeout.
+type IdleTimeoutError struct {
+	After time.Duration
+}
+
+func (e *IdleTimeoutError) Error() string {
+	return fmt.Sprintf("gemini: no data received for %v", e.After)
+}
+func (e *IdleTimeoutError) Timeout() bool   { return true }
+func (e *IdleTimeoutError) Temporary() bool { return true }
+
+var errIdle = errors.New("gemini: stream idle timeout")
+
+// idleTimer cancels the request when it is not reset in time. A nil
+// *idleTimer is a disabled one.
+type idleTimer struct {
+	d     time.Duration
+	t     *time.Timer
+	fired atomic.Bool
+}
+
+func newIdleTimer(d time.Duration, cancel context.CancelCauseFunc) *idleTimer {
+	if d <= 0 {
+		return nil
+	}
+	it := &idleTimer{d: d}
+	it.t = time.AfterFunc(d, func() {
+		it.fired.Store(true)
+		cancel(errIdle)
+	})
+	return it
+}
+
+func (it *idleTimer) reset() {
+	if it != nil && !it.fired.Load() {
+		it.t.Reset(it.d)
+	}
+}
+
+func (it *idleTimer) stop() {
+	if it != nil {
+		it.t.Stop()
+	}
+}
+
+// idleReader resets the idle timer whenever bytes arrive.
+type idleReader struct {
+	r io.Reader
+	t *idleTimer
+}
+
+func (r *idleReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if n > 0 {
+		r.t.reset()
+	}
+	return n, err
+}

@@ -1,0 +1,317 @@
+package gemini
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/plyhq/ply/internal/llm"
+)
+
+func textEvent(text string) string {
+	return `{"candidates":[{"content":{"parts":[{"text":` + quote(text) + `}],"role":"model"},"index":0}]}`
+}
+
+func finishEvent(reason string) string {
+	return `{"candidates":[{"content":{"role":"model"},"finishReason":"` + reason + `","index":0}]}`
+}
+
+// collect runs a stream and returns its chunks, failing on an error.
+func collect(t *testing.T, c *Client, req *llm.Request) []llm.Chunk {
+	t.Helper()
+	var out []llm.Chunk
+	for ch, err := range c.Stream(t.Context(), req) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, ch)
+	}
+	return out
+}
+
+func TestPartsInOrder(t *testing.T) {
+	body := sseBody(
+		`{"candidates":[{"content":{"parts":[{"text":"Let me","thought":true},{"text":" think.","thought":true,"thoughtSignature":"sT"}],"role":"model"},"index":0}]}`,
+		`{"candidates":[{"content":{"parts":[
+			{"text":"Sure: "},
+			{"functionCall":{"id":"srv-id","name":"f","args":{"x":[1, 2]}}},
+			{"functionCall":{"name":"g"}},
+			{"text":"done","thoughtSignature":"sX"},
+			{"text":""}],"role":"model"},"finishReason":"STOP","index":0},
+			{"content":{"parts":[{"text":"second candidate"}]},"index":1}],
+			"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":5,"cachedContentTokenCount":4,"thoughtsTokenCount":3}}`)
+	body = strings.NewReplacer("\n", "", "\t", "").Replace(body) // one data line per event
+	s := newServer(t, reply{body: body})
+	got := collect(t, s.client(Config{}), simpleRequest())
+	if len(got) > 4 && len(got[4].Calls) == 1 && generatedID.MatchString(got[4].Calls[0].ID) && strings.HasPrefix(got[4].Calls[0].ID, "g-") {
+		got[4].Calls[0].ID = "generated"
+	}
+	want := []llm.Chunk{
+		{Thought: "Let me"},
+		{Thought: " think.", ThoughtSignature: "sT"},
+		{Text: "Sure: "},
+		{Calls: []llm.FunctionCall{{ID: "srv-id", Name: "f", Args: `{"x":[1, 2]}`}}},
+		{Calls: []llm.FunctionCall{{ID: "generated", Name: "g", Args: "{}"}}},
+		{Text: "done", ThoughtSignature: "sX"},
+		{FinishReason: llm.FinishToolCalls},
+		{Usage: &llm.Usage{InputTokens: 10, OutputTokens: 8, CachedTokens: 4, ReasoningTokens: 3, TotalTokens: 18}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("chunks\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+func TestGeneratedIDsAreDistinct(t *testing.T) {
+	call := `{"functionCall":{"name":"read","args":{}}}`
+	body := sseBody(`{"candidates":[{"content":{"parts":[` + call + `,` + call + `,` + call + `]},"finishReason":"STOP","index":0}]}`)
+	s := newServer(t, reply{body: body})
+	r := run(t, s.client(Config{}), simpleRequest())
+	if r.err != nil || len(r.calls) != 3 {
+		t.Fatalf("%+v", r)
+	}
+	seen := map[string]bool{}
+	for _, c := range r.calls {
+		if !generatedID.MatchString(c.ID) || !strings.HasPrefix(c.ID, "read-") || seen[c.ID] {
+			t.Fatalf("ids %+v", r.calls)
+		}
+		seen[c.ID] = true
+	}
+}
+
+func TestFinishReasons(t *testing.T) {
+	for wire, want := range map[string]llm.FinishReason{
+		"STOP":                    llm.FinishStop,
+		"MAX_TOKENS":              llm.FinishMaxTokens,
+		"SAFETY":                  llm.FinishContentFilter,
+		"RECITATION":              llm.FinishContentFilter,
+		"BLOCKLIST":               llm.FinishContentFilter,
+		"PROHIBITED_CONTENT":      llm.FinishContentFilter,
+		"SPII":                    llm.FinishContentFilter,
+		"MALFORMED_FUNCTION_CALL": llm.FinishOther,
+		"OTHER":                   llm.FinishOther,
+		"FINISH_REASON_NEW":       llm.FinishOther,
+	} {
+		s := newServer(t, reply{body: sseBody(textEvent("x"), finishEvent(wire))})
+		r := run(t, s.client(Config{}), simpleRequest())
+		if r.err != nil || !reflect.DeepEqual(r.finish, []llm.FinishReason{want}) {
+			t.Errorf("%s: finish %v err %v, want %v", wire, r.finish, r.err, want)
+		}
+	}
+}
+
+func TestPromptBlocked(t *testing.T) {
+	body := sseBody(`{"promptFeedback":{"blockReason":"PROHIBITED_CONTENT"},"usageMetadata":{"promptTokenCount":7,"totalTokenCount":7}}`)
+	s := newServer(t, reply{body: body})
+	r := run(t, s.client(Config{}), simpleRequest())
+	if r.err != nil || !reflect.DeepEqual(r.finish, []llm.FinishReason{llm.FinishContentFilter}) || r.usage.InputTokens != 7 {
+		t.Fatalf("%+v", r)
+	}
+}
+
+func TestErrorMidStream(t *testing.T) {
+	tests := []struct {
+		name, ev string
+		want     llm.APIError
+	}{
+		{"overloaded", `{"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"}}`,
+			llm.APIError{Kind: llm.ErrOverloaded, Code: "UNAVAILABLE", Message: "The model is overloaded. Please try again later."}},
+		{"quota", `{"error":{"code":429,"message":"Resource has been exhausted","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"2.5s"}]}}`,
+			llm.APIError{Kind: llm.ErrRateLimit, Code: "RESOURCE_EXHAUSTED", Message: "Resource has been exhausted", RetryAfter: 2500 * time.Millisecond}},
+		{"internal", `{"error":{"code":500,"message":"An internal error has occurred.","status":"INTERNAL"}}`,
+			llm.APIError{Kind: llm.ErrServer, Code: "INTERNAL", Message: "An internal error has occurred."}},
+		{"not an object", `{"error":"boom"}`, llm.APIError{Message: `"boom"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newServer(t, reply{body: sseBody(textEvent("par"), tt.ev)})
+			r := run(t, s.client(Config{}), simpleRequest())
+			var ae *llm.APIError
+			if !errors.As(r.err, &ae) {
+				t.Fatalf("err = %v, want APIError", r.err)
+			}
+			tt.want.Provider = "gemini"
+			if *ae != tt.want {
+				t.Fatalf("got  %+v\nwant %+v", *ae, tt.want)
+			}
+			if r.text != "par" {
+				t.Fatalf("text before the error = %q", r.text)
+			}
+		})
+	}
+}
+
+func TestInvalidStreams(t *testing.T) {
+	tests := []struct {
+		name, body, reason, text string
+	}{
+		{"empty body", "", "no candidates", ""},
+		{"only usage", sseBody(`{"usageMetadata":{"promptTokenCount":1}}`), "no candidates", ""},
+		{"no finish reason", sseBody(textEvent("a"), textEvent("b")), "without a finish reason", "ab"},
+		{"malformed JSON", sseBody(textEvent("a")) + "data: {\"candidates\": [\r\n\r\n", "not JSON", "a"},
+		{"unterminated last event", sseBody(textEvent("a")) + "data: " + finishEvent("STOP"), "without a finish reason", "a"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newServer(t, reply{body: tt.body})
+			r := run(t, s.client(Config{}), simpleRequest())
+			wantInvalid(t, r.err, tt.reason)
+			if r.text != tt.text {
+				t.Fatalf("yielded text %q", r.text)
+			}
+		})
+	}
+}
+
+// cutHandler sends the start of a stream with chunked encoding, then
+// closes the connection without the terminating chunk.
+func cutHandler(prefix string, reset bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		if prefix != "" {
+			_, _ = io.WriteString(w, prefix)
+			w.(http.Flusher).Flush()
+		}
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			panic(err)
+		}
+		if tc, ok := conn.(*net.TCPConn); ok && reset {
+			_ = tc.SetLinger(0) // close with RST
+		}
+		_ = conn.Close()
+	}
+}
+
+func TestBodyCutMidStream(t *testing.T) {
+	prefix := sseBody(textEvent("a")) + "data: {\"candi"
+	s := newServer(t, reply{handler: cutHandler(prefix, false)})
+	r := run(t, s.client(Config{}), simpleRequest())
+	if !errors.Is(r.err, io.ErrUnexpectedEOF) {
+		t.Fatalf("err = %v, want io.ErrUnexpectedEOF", r.err)
+	}
+	if r.text != "a" {
+		t.Fatalf("text before the cut = %q", r.text)
+	}
+	var ise *llm.InvalidStreamError
+	if errors.As(r.err, &ise) {
+		t.Fatalf("a transport error is reported as invalid content: %v", r.err)
+	}
+}
+
+func TestResetBeforeFirstByte(t *testing.T) {
+	s := newServer(t, reply{handler: cutHandler("", true)})
+	r := run(t, s.client(Config{}), simpleRequest())
+	if r.err == nil || r.chunks != 0 {
+		t.Fatalf("err = %v after %d chunks", r.err, r.chunks)
+	}
+	// Depending on timing the client sees the reset or a closed
+	// connection; both must be recognisable as transport errors.
+	if !errors.Is(r.err, syscall.ECONNRESET) && !errors.Is(r.err, io.EOF) && !errors.Is(r.err, io.ErrUnexpectedEOF) {
+		t.Fatalf("err = %v (%T), want a connection reset or EOF", r.err, errors.Unwrap(r.err))
+	}
+}
+
+func TestConnectionRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	r := run(t, New(Config{BaseURL: "http://" + addr, Model: "m"}), simpleRequest())
+	if !errors.Is(r.err, syscall.ECONNREFUSED) {
+		t.Fatalf("err = %v, want ECONNREFUSED", r.err)
+	}
+}
+
+// stallHandler sends the start of a reply and then waits until the client
+// goes away.
+func stallHandler(gone chan<- struct{}) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, sseBody(textEvent("a")))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+		close(gone)
+	}
+}
+
+func TestCancelMidStream(t *testing.T) {
+	gone := make(chan struct{})
+	s := newServer(t, reply{handler: stallHandler(gone)})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var gotErr error
+	var start time.Time
+	for ch, err := range s.client(Config{}).Stream(ctx, simpleRequest()) {
+		if err != nil {
+			gotErr = err
+			break
+		}
+		if ch.Text == "a" {
+			start = time.Now()
+			cancel()
+		}
+	}
+	if !errors.Is(gotErr, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", gotErr)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("cancel took %v", d)
+	}
+	select {
+	case <-gone:
+	case <-time.After(5 * time.Second):
+		t.Fatal("server never saw the client go away")
+	}
+}
+
+func TestBreakClosesBody(t *testing.T) {
+	gone := make(chan struct{})
+	s := newServer(t, reply{handler: stallHandler(gone)})
+	for range s.client(Config{}).Stream(context.Background(), simpleRequest()) {
+		break
+	}
+	select {
+	case <-gone:
+	case <-time.After(5 * time.Second):
+		t.Fatal("body not closed after the consumer stopped")
+	}
+}
+
+func TestIdleTimeout(t *testing.T) {
+	gone := make(chan struct{})
+	s := newServer(t, reply{handler: stallHandler(gone)})
+	r := run(t, s.client(Config{StreamIdleTimeout: 100 * time.Millisecond}), simpleRequest())
+	var ne net.Error
+	if !errors.As(r.err, &ne) || !ne.Timeout() {
+		t.Fatalf("err = %v, want a net.Error timeout", r.err)
+	}
+	if r.text != "a" {
+		t.Fatalf("text = %q", r.text)
+	}
+	<-gone
+}
+
+func TestSlowButSteadyStreamIsNotIdle(t *testing.T) {
+	s := newServer(t, reply{handler: func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for range 5 {
+			time.Sleep(30 * time.Millisecond)
+			_, _ = io.WriteString(w, sseBody(textEvent("a")))
+			w.(http.Flusher).Flush()
+		}
+		_, _ = io.WriteString(w, sseBody(finishEvent("STOP")))
+	}})
+	r := run(t, s.client(Config{StreamIdleTimeout: 100 * time.Millisecond}), simpleRequest())
+	if r.err != nil || r.text != strings.Repeat("a", 5) {
+		t.Fatalf("text %q err %v", r.text, r.err)
+	}
+}
