@@ -1,0 +1,66 @@
+// Package permission decides which tool calls may run without asking. It
+// implements scheduler.Policy for ply's approval modes (plan, default,
+// auto-edit, yolo) and for permission rules written the way users of Qwen
+// Code and Claude Code write them, from settings (permissions.allow, ask and
+// deny) and from the --allowed-tools, --exclude-tools and --core-tools flags.
+//
+// What it owns: the approval modes and switching between them at run time;
+// the rule syntax, its parser and its error messages; which tools are
+// offered to the model at all; the precedence deny > ask > allow > the
+// mode's default; confinement of writes (never inside .git, auto-approved
+// only inside the workspace); the "allow always" rules of a session; and the
+// reason sent to the model with every verdict.
+//
+// What it must not touch: it never runs anything — shell commands are only
+// parsed, by internal/shell, and files are only looked at with Lstat and
+// Readlink to follow symbolic links. It never asks the user (the
+// scheduler's Approver does), has no UI and no HTTP, reads no settings file
+// (the caller passes the rule lists in) and persists nothing: session rules
+// die with the Policy.
+//
+// # Rules
+//
+// A rule is a tool name, optionally followed by a specifier in parentheses.
+// Tool names may be ply's (read_file, run_shell_command) or the aliases
+// users of other agents know (Read, Bash, ShellTool, LS, ...); aliases are
+// matched without regard to case. Tool(*) is the same as Tool.
+//
+//	Bash(git status)        exactly the command "git status"
+//	Bash(git *)             git with any arguments, or none
+//	Bash(npm run test:*)    "npm run test" followed by anything (Claude's :*)
+//	Read(.env)              a file named .env at any depth of the workspace
+//	Read(**/*.key)          *.key files anywhere in the workspace
+//	Edit(/src/**)           everything under src/ of the workspace root
+//	Edit(//etc/**)          an absolute path
+//	Read(~/.ssh/**)         a path under the home directory
+//	WebFetch(domain:x.com)  fetches from x.com (*.x.com: its subdomains)
+//	mcp__github             every tool of the MCP server "github"
+//	mcp__github__get_issue  one tool of that server
+//
+// Shell patterns are matched word by word against every simple command of a
+// parsed command line, after quote removal: a lone * stands for any number
+// of words, a * inside a word for any characters within that word (a word
+// ending in * at the end of the pattern also accepts further words, so
+// Bash(ls*) covers both lsof and ls -la). A rule cannot contain shell
+// operators, redirections or substitutions. In --exclude-tools and
+// --core-tools a shell pattern without a * is a prefix, as in Qwen Code.
+//
+// An allow rule covers a command only when every simple command of it is
+// covered (by some allow rule, or by being read-only on its own), every word
+// is literal and nothing is redirected to a file: "git status && rm -rf x"
+// is not covered by Bash(git *). Deny and ask rules are the opposite: they
+// catch a command when any part of it matches, and they also look through
+// sudo, env, xargs, find -exec, sh -c and the like, and split a command that
+// does not parse as well as they can.
+//
+// Path patterns are gitignore-style and use doublestar globs: a pattern
+// without a slash matches at any depth, a pattern matches everything below a
+// directory it matches, and a trailing slash changes nothing. Rules with a
+// path on any file-reading tool (read_file, read_many_files, grep_search,
+// glob, list_directory) apply to all of them, and rules with a path on edit
+// or write_file apply to both: a path rule protects files, whatever tool
+// touches them. A bare tool name, on the other hand, is about that tool
+// only: Edit allows edit, not write_file. Deny and ask rules match the path as written or the file it
+// resolves to after following symbolic links; allow rules must match the
+// resolved file.
+package permission

@@ -1,0 +1,271 @@
+package permission
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/plyhq/ply/internal/scheduler"
+	"github.com/plyhq/ply/internal/tools"
+)
+
+// Sources named in reasons and errors.
+const (
+	SourceSettings     = "settings"
+	SourceAllowedTools = "--allowed-tools"
+	SourceExcludeTools = "--exclude-tools"
+	SourceCoreTools    = "--core-tools"
+	SourceSession      = "this session"
+)
+
+// RuleSet is the permissions block of one settings file.
+type RuleSet struct {
+	// Source names where the rules come from in reasons and errors, such
+	// as "settings" or a file's path; "" means SourceSettings.
+	Source string
+	// Allow, Ask and Deny are lists of rules (permissions.allow, .ask,
+	// .deny). Their order does not matter: deny beats ask beats allow.
+	Allow, Ask, Deny []string
+}
+
+// Config is what a Policy is built from.
+type Config struct {
+	// Mode is the initial approval mode.
+	Mode Mode
+	// Workspace holds the roots that relative paths and path rules are
+	// relative to, and inside which auto-edit allows writes. Required.
+	Workspace *tools.Workspace
+	// Settings holds the rule lists of every settings file in effect.
+	Settings []RuleSet
+	// AllowedTools are allow rules (--allowed-tools).
+	AllowedTools []string
+	// ExcludeTools are deny rules (--exclude-tools). A bare tool name
+	// also keeps the tool from being offered to the model.
+	ExcludeTools []string
+	// CoreTools, when not empty, are the only tools offered (--core-tools).
+	// An entry with a specifier, such as run_shell_command(git), offers
+	// the tool but limits its calls to what the entries describe.
+	CoreTools []string
+	// HomeDir is what ~/ in path rules means; "" means os.UserHomeDir.
+	HomeDir string
+}
+
+// sourced is a rule and where it came from.
+type sourced struct {
+	rule   Rule
+	source string
+}
+
+func (s sourced) String() string { return s.rule.String() + " from " + s.source }
+
+// Policy is a scheduler.Policy and scheduler.AlwaysAllower for ply's
+// approval modes and permission rules. It is safe for concurrent use: the
+// mode and the session rules may change while calls are checked.
+type Policy struct {
+	ws    *tools.Workspace
+	homes []string // the home directory as given and with links followed
+
+	deny   []sourced
+	ask    []sourced
+	allow  []sourced
+	hidden []sourced // bare deny rules: their tools are not offered
+	core   []sourced // --core-tools; nil when not given
+	coreOn bool
+
+	mode atomic.Int32
+
+	mu      sync.RWMutex
+	session []sourced
+}
+
+var (
+	_ scheduler.Policy        = (*Policy)(nil)
+	_ scheduler.AlwaysAllower = (*Policy)(nil)
+)
+
+// New builds a Policy from cfg. Every rule that does not parse is reported,
+// as a *RuleError in the returned error (errors.Join of them all); the
+// Policy is still returned, built from the rules that did parse, so that
+// the caller may warn and go on. A deny rule that does not parse denies
+// nothing, so a caller that goes on should say so loudly. An invalid mode
+// or a missing workspace is an error with a nil Policy.
+func New(cfg Config) (*Policy, error) {
+	if cfg.Workspace == nil {
+		return nil, errors.New("permission: no workspace given")
+	}
+	if !cfg.Mode.valid() {
+		return nil, fmt.Errorf("permission: %w: %d", ErrUnknownMode, int32(cfg.Mode))
+	}
+	p := &Policy{ws: cfg.Workspace, coreOn: len(cfg.CoreTools) > 0}
+	p.mode.Store(int32(cfg.Mode))
+	p.homes = homeDirs(cfg.HomeDir)
+
+	var errs []error
+	add := func(dst *[]sourced, texts []string, source string, legacy bool) {
+		for _, t := range texts {
+			r, err := parseRule(t, legacy)
+			if err != nil {
+				var re *RuleError
+				if errors.As(err, &re) {
+					re.Source = source
+				}
+				errs = append(errs, err)
+				continue
+			}
+			*dst = append(*dst, sourced{r, source})
+		}
+	}
+	for _, rs := range cfg.Settings {
+		src := rs.Source
+		if src == "" {
+			src = SourceSettings
+		}
+		add(&p.deny, rs.Deny, src, false)
+		add(&p.ask, rs.Ask, src, false)
+		add(&p.allow, rs.Allow, src, false)
+	}
+	add(&p.allow, cfg.AllowedTools, SourceAllowedTools, false)
+	add(&p.deny, cfg.ExcludeTools, SourceExcludeTools, true)
+	add(&p.core, cfg.CoreTools, SourceCoreTools, true)
+	for _, d := range p.deny {
+		if d.rule.kind == specNone {
+			p.hidden = append(p.hidden, d)
+		}
+	}
+	return p, errors.Join(errs...)
+}
+
+// homeDirs returns the directories ~/ stands for: as given and with links
+// followed, since a path argument may be either.
+func homeDirs(home string) []string {
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return nil // ~/ rules then match nothing
+		}
+		home = h
+	}
+	home, err := filepath.Abs(home)
+	if err != nil {
+		return nil
+	}
+	out := []string{filepath.Clean(home)}
+	if real, err := filepath.EvalSymlinks(home); err == nil && real != out[0] {
+		out = append(out, real)
+	}
+	return out
+}
+
+// Mode returns the current approval mode.
+func (p *Policy) Mode() Mode { return Mode(p.mode.Load()) }
+
+// SetMode changes the approval mode for every later Check (Shift+Tab in the
+// TUI, set_permission_mode from an SDK). It fails only for an invalid Mode.
+func (p *Policy) SetMode(m Mode) error {
+	if !m.valid() {
+		return fmt.Errorf("permission: %w: %d", ErrUnknownMode, int32(m))
+	}
+	p.mode.Store(int32(m))
+	return nil
+}
+
+// Enabled implements scheduler.Policy: false for a tool excluded by
+// --exclude-tools or a bare deny rule, or left out of --core-tools.
+func (p *Policy) Enabled(name string) (bool, string) {
+	for _, h := range p.hidden {
+		if h.rule.appliesTo(name) {
+			if h.source == SourceExcludeTools {
+				return false, fmt.Sprintf("%s is excluded by %s", name, SourceExcludeTools)
+			}
+			return false, fmt.Sprintf("%s is denied by rule %s", name, h)
+		}
+	}
+	if p.coreOn && !slices.ContainsFunc(p.core, func(c sourced) bool { return c.rule.appliesTo(name) }) {
+		return false, fmt.Sprintf("%s is not among the tools enabled by %s", name, SourceCoreTools)
+	}
+	return true, ""
+}
+
+// Offered reports whether the tool named name should be offered to the
+// model at all; the registry is filtered with it.
+func (p *Policy) Offered(name string) bool {
+	ok, _ := p.Enabled(name)
+	return ok
+}
+
+// SessionRules returns the rules added by AllowAlways, in the order added.
+func (p *Policy) SessionRules() []string {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	out := make([]string, len(p.session))
+	for i, s := range p.session {
+		out[i] = s.rule.String()
+	}
+	return out
+}
+
+// AllowAlways implements scheduler.AlwaysAllower: after the user answered
+// "allow always" for c, later calls like it are allowed for the rest of the
+// session. For a shell command that is a prefix rule per simple command
+// not yet covered ("git status -s" gives Bash(git status:*)); a command
+// with words known only at run time gives none, since no allow rule could
+// cover it. For any other tool it is the tool's name.
+func (p *Policy) AllowAlways(c *scheduler.Call) {
+	var texts []string
+	if c.Name == ToolShell {
+		texts = p.sessionShellRules(newCallInfo(c))
+	} else {
+		texts = []string{c.Name}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, t := range texts {
+		r, err := ParseRule(t)
+		if err != nil {
+			continue // only for names no rule can spell; nothing to remember
+		}
+		if !slices.ContainsFunc(p.session, func(s sourced) bool { return s.rule.text == r.text }) {
+			p.session = append(p.session, sourced{r, SourceSession})
+		}
+	}
+}
+
+// sessionShellRules returns the prefix rules that cover ci's command.
+func (p *Policy) sessionShellRules(ci *callInfo) []string {
+	cmds, err := shellCommands(ci.args.Command)
+	if err != nil {
+		return nil
+	}
+	allow := p.allowRules()
+	var out []string
+	for _, sc := range cmds {
+		if len(sc.Args) == 0 || readOnlyAlone(sc) || coveredByRule(allow, sc) {
+			continue
+		}
+		words := sessionPrefix(sc)
+		quoted := make([]string, len(words))
+		for i, w := range words {
+			quoted[i] = quoteWord(w)
+		}
+		t := "Bash(" + strings.Join(quoted, " ") + ":*)"
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// allowRules returns the allow rules with the session's, as one list.
+func (p *Policy) allowRules() []sourced {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if len(p.session) == 0 {
+		return p.allow
+	}
+	return append(slices.Clip(p.allow), p.session...)
+}
