@@ -61,10 +61,12 @@ type Call struct {
 	// Tool is the registered tool, nil when the name is unknown.
 	Tool tools.Tool
 	// Params is the argument object handed to the tool: the model's text,
-	// or {} when it was empty. Nil until validation parsed it.
+	// or {} when it was empty, or what a PreToolUse hook rewrote it to.
+	// Nil until validation parsed it.
 	Params json.RawMessage
 
 	notify func(*Call)
+	pre    PreDecision // set with Params, before the call is published
 
 	mu        sync.Mutex
 	state     State
@@ -75,6 +77,11 @@ type Call struct {
 	execStart time.Time
 	end       time.Time
 }
+
+// HookDecision returns what the PreToolUse hooks decided for this call
+// (zero without hooks). An Approver reads it to show a hook's reason for
+// asking.
+func (c *Call) HookDecision() PreDecision { return c.pre }
 
 // State returns the current state; "" before the call is first published.
 func (c *Call) State() State {
@@ -190,6 +197,13 @@ func (c *Call) cancel(msg string) bool {
 func (c *Call) replaceOutput(out string) {
 	c.mu.Lock()
 	c.response.Output = out
+	c.mu.Unlock()
+}
+
+// appendOutput adds text to the output of a terminal call (hook context).
+func (c *Call) appendOutput(text string) {
+	c.mu.Lock()
+	c.response.Output += text
 	c.mu.Unlock()
 }
 

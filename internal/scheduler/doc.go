@@ -11,6 +11,11 @@
 // approval flow, batching and concurrency, the conversion of tool results
 // (never an empty output), and the batch output budget.
 //
+// It also offers three hook points (WithHooks, ToolHooks): PreToolUse after
+// validation and before the policy, PostToolUse after each executed call,
+// PostToolBatch once the batch is terminal. How hooks are configured and
+// run (as processes) belongs to the hooks package, not here.
+//
 // What it must not touch: HTTP and providers, the UI, and the conversation
 // history. It neither reads nor appends messages; the caller sends the
 // responses back. A UI observes progress through the OnUpdate hook and

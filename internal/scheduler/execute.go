@@ -111,9 +111,11 @@ func (s *Scheduler) runCall(ctx context.Context, c *Call) {
 		c.finishResult(res)
 	case errors.Is(err, context.Canceled) || (ctx.Err() != nil && errors.Is(err, ctx.Err())):
 		c.cancel("")
+		return
 	default:
 		c.fail(ErrorTypeExecution, fmt.Sprintf("Tool %q failed: %v", c.Name, err))
 	}
+	s.postToolUse(ctx, c)
 }
 
 // invoke calls the tool, turning a panic into an error result so that a

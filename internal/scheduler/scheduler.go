@@ -97,6 +97,7 @@ type Scheduler struct {
 	spillDir       string
 	onUpdate       func(*Call)
 	liveOutput     func(*Call) tools.Output
+	hooks          ToolHooks
 
 	schemas schemaCache
 	retries retryCounter
@@ -135,8 +136,9 @@ func New(reg *tools.Registry, opts ...Option) *Scheduler {
 // first served). If ctx ends while waiting, Run returns at once with every
 // call cancelled. If ctx ends while running, calls not yet started are
 // cancelled, and running tools see ctx done. In both cases the error wraps
-// ctx's error; it is nil otherwise: a failing tool is an error result, not
-// an error of Run.
+// ctx's error. When a PostToolBatch hook (WithHooks) stops the batch, the
+// error is a *BatchStoppedError. It is nil otherwise: a failing tool is an
+// error result, not an error of Run.
 func (s *Scheduler) Run(ctx context.Context, reqs []Request) ([]*Call, error) {
 	calls := make([]*Call, len(reqs))
 	for i, r := range reqs {
@@ -153,11 +155,13 @@ func (s *Scheduler) Run(ctx context.Context, reqs []Request) ([]*Call, error) {
 	s.prepare(ctx, calls)
 	s.approve(ctx, calls)
 	s.execute(ctx, calls)
+	// The hook runs before the budget so that its note is counted in it.
+	stopped := s.postToolBatch(ctx, calls)
 	s.applyBudget(calls)
 	if err := ctx.Err(); err != nil && slices.ContainsFunc(calls, func(c *Call) bool { return c.State() == StateCancelled }) {
 		return calls, fmt.Errorf("scheduler: batch interrupted: %w", err)
 	}
-	return calls, nil
+	return calls, stopped
 }
 
 // acquire waits for this Run's turn. It reports false, having left the
@@ -224,11 +228,18 @@ func (s *Scheduler) approve(ctx context.Context, calls []*Call) {
 			continue
 		}
 		v, reason := s.policy.Check(ctx, c)
+		hook := c.pre.Verdict
 		switch {
-		case v == VerdictAllow || (v == VerdictAsk && s.alwaysAllowed(c.Name)):
-			c.setState(StateScheduled)
 		case v == VerdictDeny:
+			// A hook's allow never bypasses a policy deny.
 			c.fail(ErrorTypeExecutionDenied, withReason(fmt.Sprintf("Execution of tool %q was denied by the permission policy.", c.Name), reason))
+		case hook != HookAsk && (v == VerdictAllow || hook == HookAllow || s.alwaysAllowed(c.Name)):
+			// A hook's ask holds even in yolo and over an allow-always.
+			c.setState(StateScheduled)
+		case s.approver == nil && hook == HookAsk:
+			// The approval hint (more permissive modes) would not help.
+			c.fail(ErrorTypeExecutionDenied, withReason(fmt.Sprintf(
+				"A PreToolUse hook requires the user's approval for tool %q, and no one can approve it in this mode, so it was not run.", c.Name), c.pre.Reason))
 		case s.approver == nil:
 			c.fail(ErrorTypeExecutionDenied, withReason(fmt.Sprintf(
 				"Tool %q needs the user's approval, and no one can approve it in this mode, so it was not run.", c.Name), reason)+" "+s.approvalHint)

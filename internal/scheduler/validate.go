@@ -23,7 +23,11 @@ import (
 // prepare takes every call either to validating (known tool, valid
 // arguments) or straight to error, in the order of §4: disabled, not
 // registered, truncated edit, invalid arguments.
+//
+// With hooks, the PreToolUse hooks then run for every valid call (see
+// preToolUse): after validation, before the policy.
 func (s *Scheduler) prepare(ctx context.Context, calls []*Call) {
+	var valid []*Call
 	for _, c := range calls {
 		if ctx.Err() != nil {
 			c.cancel("")
@@ -54,6 +58,18 @@ func (s *Scheduler) prepare(ctx context.Context, calls []*Call) {
 		}
 		s.retries.reset(c.Name)
 		c.Params = params
+		if s.hooks == nil {
+			c.setState(StateValidating)
+			continue
+		}
+		valid = append(valid, c)
+	}
+	if len(valid) == 0 {
+		return
+	}
+	// The hooks see each call before it is published: they may rewrite
+	// Params, which must not change once an observer can see the call.
+	for _, c := range s.preToolUse(ctx, valid) {
 		c.setState(StateValidating)
 	}
 }

@@ -1,0 +1,20 @@
+// Package hooks runs the user's hooks: shell commands configured in the
+// settings under "hooks" that ply starts at fixed points of a session
+// (SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PostToolBatch,
+// Stop, SessionEnd). Each hook gets the event as one JSON object on stdin
+// and answers with its exit code and, optionally, a JSON decision on
+// stdout, in the shapes Claude Code defines, so hooks written for Claude
+// Code work unchanged.
+//
+// What it owns: the configuration format (both the nested and the flat
+// form), matching hooks to an event, running the processes (in parallel,
+// each in its own process group, killed as a group at its timeout),
+// reading their answers, combining several answers into one Decision, and
+// the adapter that gives the scheduler its ToolHooks.
+//
+// What it must not touch: the conversation, the model, the UI and the
+// scheduler's state. It reports; the caller acts. A hook that fails in any
+// way (a timeout, a crash, a non-zero exit other than 2, unreadable
+// output) yields a Warning, delivered to Options.OnWarning, and counts as
+// no decision: a broken hook must never crash ply or block its work.
+package hooks
