@@ -48,8 +48,8 @@ func (e *env) script(name, body string) string {
 	return fmt.Sprintf("%q", p)
 }
 
-// runner builds a Runner for the given event → commands, each command a
-// group of its own matching everything, with the given timeout.
+// runner builds a Runner for cfg in the workspace, recording its warnings
+// and messages.
 func (e *env) runner(cfg Config) *Runner {
 	e.t.Helper()
 	r, err := NewRunner(cfg, Options{
