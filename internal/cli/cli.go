@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/plyhq/ply/internal/headless"
+	"github.com/plyhq/ply/internal/tools"
 )
 
 // Version is set at build time with -ldflags "-X ...cli.Version=...".
@@ -38,6 +39,9 @@ const maxStdin = 8 << 20
 func Main(ctx context.Context, args []string, sio IO) int {
 	if sio.Getenv == nil {
 		sio.Getenv = os.Getenv
+	}
+	if len(args) > 0 && args[0] == "sessions" {
+		return sessionsCommand(args[1:], sio)
 	}
 	opts, err := Parse(args)
 	if err != nil {
@@ -114,8 +118,11 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 		// UNFINISHED: stream_event deltas are not emitted yet.
 		fmt.Fprintln(sio.Stderr, "ply: warning: --include-partial-messages is not supported yet; whole messages only")
 	}
-	if o.Continue || o.Resume != "" {
-		return nil, headless.ExitInput, errors.New("--continue and --resume are not supported yet (unfinished: see the sessions issue)")
+	if o.Continue && o.Resume != "" {
+		return nil, headless.ExitInput, errors.New("--continue and --resume exclude each other")
+	}
+	if (o.Continue || o.Resume != "") && o.SessionID != "" {
+		return nil, headless.ExitInput, errors.New("--session-id names a new session; it cannot be used with --continue or --resume")
 	}
 	c.mode = o.ApprovalMode
 	if o.Yolo {
@@ -158,7 +165,7 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 	}
 	if c.streamInput {
 		// The prompt comes as user messages on stdin; read nothing here.
-	} else if strings.TrimSpace(prompt) == "" {
+	} else if strings.TrimSpace(prompt) == "" && !o.Continue && o.Resume == "" {
 		return nil, headless.ExitInput, errors.New("no prompt given: pass one with -p \"...\" or as arguments (the interactive UI is not built yet)")
 	}
 	c.prompt = prompt
@@ -221,4 +228,34 @@ func openLog(home string, debug bool) (*slog.Logger, func()) {
 		level = slog.LevelDebug
 	}
 	return slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: level})), func() { _ = f.Close() }
+}
+
+// sessionsCommand lists the project's saved sessions.
+func sessionsCommand(args []string, sio IO) int {
+	if len(args) > 0 {
+		return fail(sio, headless.ExitInput, "ply sessions takes no arguments")
+	}
+	c := &config{home: sio.Getenv("PLY_HOME"), workspace: sio.Cwd}
+	if c.home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return fail(sio, headless.ExitConfig, "no home directory: set PLY_HOME")
+		}
+		c.home = filepath.Join(h, ".ply")
+	}
+	if c.workspace == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return fail(sio, headless.ExitError, err.Error())
+		}
+		c.workspace = wd
+	}
+	ws, err := tools.NewWorkspace(c.workspace)
+	if err != nil {
+		return fail(sio, headless.ExitInput, err.Error())
+	}
+	if err := listSessions(c, ws.Root(), sio.Stdout); err != nil {
+		return fail(sio, headless.ExitError, err.Error())
+	}
+	return 0
 }

@@ -28,6 +28,9 @@ type Options struct {
 	SystemPrompt       string
 	AppendSystemPrompt string
 	IncludeDirs        []string
+	AllowedTools       []string
+	ExcludeTools       []string
+	CoreTools          []string
 	Channel            string
 	JSONSchema         string
 	PartialMessages    bool
@@ -72,6 +75,9 @@ func (o *Options) specs() []flagSpec {
 		{long: "system-prompt", str: &o.SystemPrompt, help: "replace the system prompt"},
 		{long: "append-system-prompt", str: &o.AppendSystemPrompt, help: "append to the system prompt"},
 		{long: "include-directories", list: &o.IncludeDirs, help: "extra workspace roots (comma-separated, repeatable)"},
+		{long: "allowed-tools", list: &o.AllowedTools, help: "allow rules, e.g. 'Bash(git *)',Edit (comma-separated)"},
+		{long: "exclude-tools", list: &o.ExcludeTools, help: "tools (or rules) never offered to the model"},
+		{long: "core-tools", list: &o.CoreTools, help: "offer only these tools"},
 		{long: "channel", str: &o.Channel, help: "caller channel (SDK)"},
 		{long: "json-schema", str: &o.JSONSchema, help: "end the run with an object matching this JSON Schema ('{...}' or @file.json)"},
 		{long: "include-partial-messages", boolean: &o.PartialMessages, help: "stream-json: also emit partial message deltas"},

@@ -7,17 +7,17 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
-	"sync"
-
-	"github.com/google/uuid"
+	"time"
 
 	"github.com/plyhq/ply/internal/chat"
 	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/loopdetect"
+	"github.com/plyhq/ply/internal/permission"
 	"github.com/plyhq/ply/internal/repair"
 	"github.com/plyhq/ply/internal/scheduler"
+	"github.com/plyhq/ply/internal/session"
 	"github.com/plyhq/ply/internal/sysprompt"
 	"github.com/plyhq/ply/internal/tools"
 	"github.com/plyhq/ply/internal/turn"
@@ -48,12 +48,46 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 			" whose arguments are the final answer, matching its schema. Do the work first, then make that call once."
 	}
 
-	sessionID := cfg.opts.SessionID
-	if sessionID == "" {
-		sessionID = uuid.NewString()
-	} else if _, err := uuid.Parse(sessionID); err != nil {
-		return fail(sio, headless.ExitInput, fmt.Sprintf("--session-id %q is not a UUID", sessionID))
+	mode, err := permission.ParseMode(cfg.mode)
+	if err != nil {
+		return fail(sio, headless.ExitInput, err.Error())
 	}
+	policy, err := permission.New(permission.Config{
+		Mode: mode, Workspace: ws,
+		AllowedTools: cfg.opts.AllowedTools, ExcludeTools: cfg.opts.ExcludeTools, CoreTools: cfg.opts.CoreTools,
+	})
+	if err != nil {
+		// A rule that does not parse could be a deny rule that would
+		// then deny nothing: refuse to start.
+		return fail(sio, headless.ExitInput, "bad permission rule: "+strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
+	for _, n := range reg.Names() {
+		if !policy.Offered(n) {
+			reg.Remove(n)
+		}
+	}
+	opts := []scheduler.Option{
+		scheduler.WithPolicy(policy),
+		scheduler.WithApprovalHint("This run has no one to approve it: run ply with --yolo (or --approval-mode yolo) to allow edits and shell commands."),
+		scheduler.MaxConcurrencyFromEnv(),
+	}
+
+	sess, code, err := openSession(cfg, ws.Root(), log, sio.Stderr)
+	if err != nil {
+		return fail(sio, code, err.Error())
+	}
+	defer func() {
+		if err := sess.w.Close(); err != nil {
+			fmt.Fprintf(sio.Stderr, "ply: saving the session: %v\n", err)
+		}
+	}()
+	sessionID := sess.id
+	opts = append(opts, scheduler.WithOnUpdate(func(c *scheduler.Call) {
+		if st := c.State(); st.Terminal() {
+			sess.w.AppendToolState(session.ToolState{Time: time.Now(), CallID: c.CallID, Name: c.Name,
+				State: string(st), ErrorType: c.ErrorType()})
+		}
+	}))
 
 	provider := cfg.wire.newProvider(cfg.baseURL, cfg.apiKey, cfg.model)
 	system := sysprompt.Build(sysprompt.Env{
@@ -86,29 +120,35 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 			return out
 		},
 		Logger: log,
-	}, nil)
+	}, sess.history)
+	ch.OnAppend(sess.w.Append)
 	cl := client.New(ch, client.Options{Loop: guard{loopdetect.New(loopdetect.Options{})}, NextSpeaker: true})
 
-	policy := &modePolicy{}
-	policy.set(cfg.mode)
-	opts := []scheduler.Option{
-		scheduler.WithPolicy(policy),
-		scheduler.WithApprovalHint("This run has no one to approve it: run ply with --yolo (or --approval-mode yolo) to allow edits and shell commands."),
-		scheduler.MaxConcurrencyFromEnv(),
-	}
 	hcfg := headless.Config{
 		Format: cfg.format, SessionID: sessionID, Model: cfg.model, CWD: ws.Root(),
 		Tools: reg.Names(), PermissionMode: cfg.mode, Version: Version,
 		MaxSessionTurns: cfg.opts.MaxSessionTurns, MaxToolCalls: cfg.opts.MaxToolCalls,
 		MaxWallTime: cfg.opts.MaxWallTime, Stdout: sio.Stdout, Stderr: sio.Stderr,
 		StructuredOutput: structuredName(cfg),
+		Checkpoint: func() {
+			if err := sess.w.Sync(); err != nil {
+				log.Error("saving the session", "err", err)
+			}
+		},
+		OnCancel: func(reason string) { sess.w.AppendCancelled(reason) },
 	}
 	log.Info("headless run", "session", sessionID, "model", cfg.model, "mode", cfg.mode, "stream_input", cfg.streamInput)
 	if cfg.streamInput {
 		sdk := headless.NewSDK(hcfg)
 		sched := scheduler.New(reg, append(opts, scheduler.WithApprover(sdk))...)
 		return sdk.Serve(ctx, cl, &runner{sched: sched, chat: ch}, sio.Stdin, headless.Controls{
-			SetPermissionMode: policy.setChecked,
+			SetPermissionMode: func(m string) error {
+				pm, err := permission.ParseMode(m)
+				if err != nil {
+					return err
+				}
+				return policy.SetMode(pm)
+			},
 			SetModel: func(m string) error {
 				if strings.TrimSpace(m) == "" {
 					return errors.New("empty model name")
@@ -119,53 +159,10 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 		})
 	}
 	sched := scheduler.New(reg, opts...)
-	return headless.Run(ctx, hcfg, cl, &runner{sched: sched, chat: ch}, []llm.Part{{Text: cfg.prompt}})
+	return headless.RunFrom(ctx, hcfg, cl, &runner{sched: sched, chat: ch}, sess.first, sess.firstType)
 }
 
 const defaultContextWindow = 128_000
-
-// modePolicy is the approval mode as a scheduler policy: yolo allows
-// everything; the other modes allow read-only kinds and ask for the rest.
-// UNFINISHED: plan and auto-edit behave as default until the permissions
-// layer (rules, plan refusals, workspace edits) is wired in.
-type modePolicy struct {
-	mu   sync.RWMutex
-	mode string
-}
-
-func (p *modePolicy) set(mode string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.mode = mode
-}
-
-// setChecked accepts the SDK's names too (acceptEdits, bypassPermissions).
-func (p *modePolicy) setChecked(mode string) error {
-	switch mode {
-	case "acceptEdits":
-		mode = "auto-edit"
-	case "bypassPermissions":
-		mode = "yolo"
-	}
-	switch mode {
-	case "plan", "default", "auto-edit", "yolo":
-		p.set(mode)
-		return nil
-	}
-	return fmt.Errorf("unknown permission mode %q: use plan, default, auto-edit or yolo", mode)
-}
-
-func (p *modePolicy) Enabled(string) (bool, string) { return true, "" }
-
-func (p *modePolicy) Check(ctx context.Context, c *scheduler.Call) (scheduler.Verdict, string) {
-	p.mu.RLock()
-	mode := p.mode
-	p.mu.RUnlock()
-	if mode == "yolo" {
-		return scheduler.VerdictAllow, ""
-	}
-	return scheduler.ReadOnlyPolicy{}.Check(ctx, c)
-}
 
 // guard adapts the loop detector to the client's interface.
 type guard struct{ d *loopdetect.Detector }

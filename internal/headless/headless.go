@@ -77,6 +77,12 @@ type Config struct {
 	// when not used.
 	StructuredOutput string
 
+	// Checkpoint, when set, is called at each round boundary so the
+	// session is durable before the next step depends on it.
+	Checkpoint func()
+	// OnCancel, when set, records a cancellation.
+	OnCancel func(reason string)
+
 	// Caps; zero means none.
 	MaxSessionTurns int
 	MaxToolCalls    int
@@ -88,9 +94,15 @@ type Config struct {
 // Run drives the loop for prompt and returns the process exit code. The
 // first round is a user query; every later one carries tool results.
 func Run(ctx context.Context, cfg Config, rounds Rounds, tools ToolRunner, prompt []llm.Part) int {
-	r := &run{cfg: cfg, start: time.Now(), out: newPrinter(cfg)}
+	return RunFrom(ctx, cfg, rounds, tools, prompt, client.UserQuery)
+}
+
+// RunFrom is Run with the first round's type given: a resumed session may
+// start with tool results or a Retry resend.
+func RunFrom(ctx context.Context, cfg Config, rounds Rounds, tools ToolRunner, first []llm.Part, typ client.SendType) int {
+	r := &run{cfg: cfg, start: time.Now(), out: newPrinter(cfg), firstType: typ}
 	r.out.init()
-	return r.loopWithCaps(ctx, rounds, tools, prompt)
+	return r.loopWithCaps(ctx, rounds, tools, first)
 }
 
 // loopWithCaps runs the loop under the wall-time cap.
@@ -115,6 +127,7 @@ type run struct {
 	usage     llm.Usage
 	denials   []Denial
 	lastText  string
+	firstType client.SendType
 	// structuredOut is the accepted structured output, when any.
 	structuredOut json.RawMessage
 }
@@ -134,7 +147,7 @@ func (r *run) structured(outs []Outcome) (json.RawMessage, bool) {
 }
 
 func (r *run) loop(ctx context.Context, rounds Rounds, tools ToolRunner, parts []llm.Part) int {
-	typ := client.UserQuery
+	typ := r.firstType
 	for {
 		if r.cfg.MaxSessionTurns > 0 && r.turns >= r.cfg.MaxSessionTurns {
 			return r.fail(SubtypeMaxTurns, ExitTurnLimit,
@@ -144,6 +157,11 @@ func (r *run) loop(ctx context.Context, rounds Rounds, tools ToolRunner, parts [
 		res := r.round(ctx, rounds, parts, typ)
 		if res.exit >= 0 {
 			return res.exit
+		}
+		if r.cfg.Checkpoint != nil {
+			// The reply, and any calls it asks for, are on disk before
+			// a tool runs: a crash in a tool leaves a resumable session.
+			r.cfg.Checkpoint()
 		}
 		calls := res.calls
 		if len(calls) == 0 {
@@ -271,6 +289,9 @@ func (r *run) ctxDone(ctx context.Context) (int, bool) {
 	if errors.Is(context.Cause(ctx), errWallTime) {
 		return r.fail(SubtypeMaxWallTime, ExitBudget,
 			fmt.Sprintf("reached the wall-time limit (--max-wall-time %s)", r.cfg.MaxWallTime)), true
+	}
+	if r.cfg.OnCancel != nil {
+		r.cfg.OnCancel("cancelled by the user")
 	}
 	return r.fail(SubtypeCancelled, ExitCancelled, "cancelled"), true
 }

@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"text/tabwriter"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/plyhq/ply/internal/client"
+	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/repair"
+	"github.com/plyhq/ply/internal/resume"
+	"github.com/plyhq/ply/internal/session"
+)
+
+// opened is a session ready to run: its transcript writer, the history
+// to start from, and how the first round goes out.
+type opened struct {
+	id      string
+	w       *session.Writer
+	history []llm.Message
+	// first is the first round's content and type.
+	first     []llm.Part
+	firstType client.SendType
+}
+
+// openSession creates a new session, or loads the one --continue or
+// --resume names and decides how to resume it (design §6.1).
+func openSession(cfg *config, root string, log *slog.Logger, stderr io.Writer) (*opened, int, error) {
+	o := cfg.opts
+	prompt := []llm.Part(nil)
+	if cfg.prompt != "" {
+		prompt = []llm.Part{{Text: cfg.prompt}}
+	}
+	if !o.Continue && o.Resume == "" {
+		id := o.SessionID
+		if id == "" {
+			id = uuid.NewString()
+		} else if _, err := uuid.Parse(id); err != nil {
+			return nil, 42, fmt.Errorf("--session-id %q is not a UUID", id)
+		}
+		w, err := session.Create(cfg.home, root, id, cfg.model)
+		if err != nil {
+			return nil, 1, fmt.Errorf("creating the session transcript: %w", err)
+		}
+		return &opened{id: id, w: w, first: prompt, firstType: client.UserQuery}, 0, nil
+	}
+	var sum session.Summary
+	var err error
+	if o.Continue {
+		sum, err = session.Latest(cfg.home, root)
+	} else {
+		sum, err = session.Find(cfg.home, root, o.Resume)
+	}
+	if err != nil {
+		return nil, 42, fmt.Errorf("finding the session to resume: %w", err)
+	}
+	w, tr, err := session.Open(sum.Path)
+	if err != nil {
+		return nil, 1, fmt.Errorf("opening session %s: %w", sum.ID, err)
+	}
+	for _, warn := range tr.Warnings {
+		fmt.Fprintf(stderr, "ply: warning: %s\n", warn)
+		log.Warn("transcript", "warning", warn.String())
+	}
+	h, rep := repair.RepairWith(tr.History, repair.Options{SkipTrailing: true})
+	if rep.Changed() {
+		log.Warn("repaired the loaded history", "report", rep.String())
+	}
+	op := &opened{id: tr.Meta.ID, w: w, history: h}
+	in := resume.Classify(h)
+	log.Info("resuming", "session", op.id, "class", in.Kind.String(), "entries", len(h))
+	switch in.Kind {
+	case resume.InterruptedTurn:
+		// Answer the calls that never finished, then the new prompt, in
+		// one user entry: results before text.
+		var parts []llm.Part
+		for _, c := range in.Dangling {
+			parts = append(parts, repair.InterruptedResponse(c))
+		}
+		op.first = append(parts, prompt...)
+		op.firstType = client.ToolResult
+		if len(prompt) > 0 {
+			op.firstType = client.UserQuery
+		}
+		if len(op.first) == 0 {
+			// Every call was answered but no reply came: resend.
+			op.firstType = client.Retry
+		}
+	case resume.InterruptedPrompt:
+		if len(prompt) == 0 {
+			// The saved prompt is resent as it stands: no duplicate.
+			op.firstType = client.Retry
+		} else {
+			op.first, op.firstType = prompt, client.UserQuery
+		}
+	case resume.InterruptedReply:
+		if len(prompt) == 0 {
+			prompt = []llm.Part{{Text: "Please continue."}}
+		}
+		op.first, op.firstType = prompt, client.UserQuery
+	default:
+		if len(prompt) == 0 {
+			w.Close()
+			return nil, 42, errors.New("the session ended cleanly: give a prompt to go on with it")
+		}
+		op.first, op.firstType = prompt, client.UserQuery
+	}
+	return op, 0, nil
+}
+
+// listSessions prints the sessions of the workspace (`ply sessions`).
+func listSessions(cfg *config, root string, out io.Writer) error {
+	list, err := session.List(cfg.home, root)
+	if err != nil {
+		return fmt.Errorf("listing sessions: %w", err)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(out, "No sessions for this project yet.")
+		return nil
+	}
+	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tLAST ACTIVE\tTURNS\tFIRST PROMPT")
+	for _, s := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", s.ID, s.Modified.Local().Format(time.DateTime), s.Turns, s.FirstPrompt)
+	}
+	return tw.Flush()
+}
