@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/plyhq/ply/internal/headless"
+	"github.com/plyhq/ply/internal/settings"
 	"github.com/plyhq/ply/internal/tools"
 )
 
@@ -82,8 +83,11 @@ type config struct {
 	prompt      string
 	streamInput bool
 	schema      json.RawMessage
-	workspace   string
-	home        string
+	// settings are the merged settings files.
+	settings      settings.Settings
+	settingsFiles []settings.File
+	workspace     string
+	home          string
 }
 
 func resolve(o *Options, sio IO) (*config, int, error) {
@@ -170,10 +174,6 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 	}
 	c.prompt = prompt
 
-	if code, err := resolveProvider(c, o, env); err != nil {
-		return nil, code, err
-	}
-
 	c.workspace = sio.Cwd
 	if c.workspace == "" {
 		wd, err := os.Getwd()
@@ -182,18 +182,38 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 		}
 		c.workspace = wd
 	}
+	c.home = env("PLY_HOME")
+	if c.home == "" {
+		if h, err := os.UserHomeDir(); err == nil {
+			c.home = filepath.Join(h, ".ply")
+		}
+	}
+	// Settings: the user's, then the project's; flags and the
+	// environment override both. UNFINISHED: named model providers
+	// (base URL, key variable, window) in settings; only model,
+	// authType, approvalMode, permissions and hooks are read so far.
+	st, files, err := settings.Load(c.home, c.workspace)
+	if err != nil {
+		return nil, headless.ExitConfig, fmt.Errorf("bad settings file: %w", err)
+	}
+	c.settings, c.settingsFiles = st, files
+	if o.ApprovalMode == "" && !o.Yolo && st.ApprovalMode != "" {
+		c.mode = st.ApprovalMode
+		switch c.mode {
+		case "yolo", "default", "auto-edit", "plan":
+		default:
+			return nil, headless.ExitConfig, fmt.Errorf("settings: unknown approvalMode %q: use plan, default, auto-edit or yolo", c.mode)
+		}
+	}
+	if code, err := resolveProvider(c, o, env); err != nil {
+		return nil, code, err
+	}
 	if o.JSONSchema != "" {
 		sch, err := loadSchema(o.JSONSchema, c.workspace)
 		if err != nil {
 			return nil, headless.ExitInput, err
 		}
 		c.schema = sch
-	}
-	c.home = env("PLY_HOME")
-	if c.home == "" {
-		if h, err := os.UserHomeDir(); err == nil {
-			c.home = filepath.Join(h, ".ply")
-		}
 	}
 	return c, 0, nil
 }

@@ -47,10 +47,7 @@ func formatNames() string {
 // resolveProvider picks the wire format and reads its key, base URL and
 // model from flags, then the environment.
 func resolveProvider(c *config, o *Options, env func(string) string) (int, error) {
-	name := o.AuthType
-	if name == "" {
-		name = "openai"
-	}
+	name := firstNonEmpty(o.AuthType, c.settings.AuthType, "openai")
 	var wf *wireFormat
 	for i := range wireFormats {
 		if wireFormats[i].name == name {
@@ -73,6 +70,7 @@ func resolveProvider(c *config, o *Options, env func(string) string) (int, error
 	for _, e := range wf.modelEnvs {
 		c.model = firstNonEmpty(c.model, env(e))
 	}
+	c.model = firstNonEmpty(c.model, c.settings.Model)
 	if c.apiKey == "" && !wf.keyOptional {
 		hint := ""
 		if wf.keyFlag != nil {
@@ -81,7 +79,7 @@ func resolveProvider(c *config, o *Options, env func(string) string) (int, error
 		return 41, fmt.Errorf("no API key: set %s%s", wf.keyEnv, hint)
 	}
 	if c.model == "" {
-		return 42, errors.New("no model: set " + strings.Join(wf.modelEnvs, " or ") + " or pass -m/--model")
+		return 42, errors.New("no model: set " + strings.Join(wf.modelEnvs, " or ") + ", pass -m/--model, or set \"model\" in settings")
 	}
 	return 0, nil
 }

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"github.com/plyhq/ply/internal/chat"
 	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/headless"
+	"github.com/plyhq/ply/internal/hooks"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/loopdetect"
 	"github.com/plyhq/ply/internal/permission"
@@ -52,8 +55,13 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 	if err != nil {
 		return fail(sio, headless.ExitInput, err.Error())
 	}
+	var ruleSets []permission.RuleSet
+	for _, f := range cfg.settingsFiles {
+		p := f.Settings.Permissions
+		ruleSets = append(ruleSets, permission.RuleSet{Source: f.Path, Allow: p.Allow, Ask: p.Ask, Deny: p.Deny})
+	}
 	policy, err := permission.New(permission.Config{
-		Mode: mode, Workspace: ws,
+		Mode: mode, Workspace: ws, Settings: ruleSets,
 		AllowedTools: cfg.opts.AllowedTools, ExcludeTools: cfg.opts.ExcludeTools, CoreTools: cfg.opts.CoreTools,
 	})
 	if err != nil {
@@ -122,7 +130,29 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 		Logger: log,
 	}, sess.history)
 	ch.OnAppend(sess.w.Append)
-	cl := client.New(ch, client.Options{Loop: guard{loopdetect.New(loopdetect.Options{})}, NextSpeaker: true})
+	hookRunner, err := newHooks(cfg, ws.Root(), sess, sio.Stderr)
+	if err != nil {
+		return fail(sio, headless.ExitConfig, err.Error())
+	}
+	opts = append(opts, scheduler.WithHooks(hooks.ForScheduler(hookRunner)))
+	defer func() {
+		// SessionEnd runs even after Ctrl+C, with its own deadline.
+		ectx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		hookRunner.SessionEnd(ectx, "other")
+	}()
+	cl := client.New(ch, client.Options{
+		Loop:        guard{loopdetect.New(loopdetect.Options{})},
+		NextSpeaker: true,
+		Stop:        hookRunner.Stop,
+	})
+	if len(sess.first) > 0 && sess.firstType == client.UserQuery {
+		first, blocked, reason := promptHooks(ctx, hookRunner, sess.first, sess.history == nil)
+		if blocked {
+			return fail(sio, headless.ExitError, "the prompt was blocked by a UserPromptSubmit hook: "+reason)
+		}
+		sess.first = first
+	}
 
 	hcfg := headless.Config{
 		Format: cfg.format, SessionID: sessionID, Model: cfg.model, CWD: ws.Root(),
@@ -231,4 +261,55 @@ func structuredName(cfg *config) string {
 		return ""
 	}
 	return tools.StructuredOutputName
+}
+
+// newHooks builds the hook runner from the merged settings; nil (no
+// hooks) when none are configured.
+func newHooks(cfg *config, root string, sess *opened, stderr io.Writer) (*hooks.Runner, error) {
+	if len(cfg.settings.Hooks) == 0 {
+		return nil, nil
+	}
+	raw, err := json.Marshal(map[string]any{"hooks": cfg.settings.Hooks})
+	if err != nil {
+		return nil, fmt.Errorf("settings hooks: %w", err)
+	}
+	hc, err := hooks.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("settings hooks: %w", err)
+	}
+	return hooks.NewRunner(hc, hooks.Options{
+		Dir: root, SessionID: sess.id, TranscriptPath: sess.w.Path(), PermissionMode: cfg.mode,
+		OnWarning: func(w hooks.Warning) { fmt.Fprintf(stderr, "ply: warning: %v\n", w) },
+		OnMessage: func(event, text string) { fmt.Fprintf(stderr, "ply: %s hook: %s\n", event, text) },
+	})
+}
+
+// promptHooks runs SessionStart (for a new session) and UserPromptSubmit
+// on the first prompt; their context is added as text after the prompt.
+func promptHooks(ctx context.Context, r *hooks.Runner, parts []llm.Part, fresh bool) ([]llm.Part, bool, string) {
+	var text strings.Builder
+	for _, p := range parts {
+		if p.Response == nil {
+			text.WriteString(p.Text)
+		}
+	}
+	var extra []string
+	source := "resume"
+	if fresh {
+		source = "startup"
+	}
+	if c := r.SessionStart(ctx, source); c != "" {
+		extra = append(extra, c)
+	}
+	block, reason, c := r.UserPromptSubmit(ctx, text.String())
+	if block {
+		return nil, true, reason
+	}
+	if c != "" {
+		extra = append(extra, c)
+	}
+	for _, e := range extra {
+		parts = append(parts, llm.Part{Text: e})
+	}
+	return parts, false, ""
 }

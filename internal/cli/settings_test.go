@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	fp "github.com/plyhq/ply/internal/fakeprovider"
+)
+
+func writeFile(t *testing.T, path, s string, mode os.FileMode) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(s), mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBrokenSettingsStopPly(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, ".ply", "settings.json"), "{\n  // comments are fine\n  \"model\" \"m\"\n}", 0o644)
+	r := runPly(t, dir, nil, "", "-y", "-p", "x")
+	if r.code != 52 || !strings.Contains(r.stderr, "settings.json:3:") || strings.Count(r.stderr, "\n") != 1 {
+		t.Fatalf("exit %d stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestSettingsRulesAndHooks(t *testing.T) {
+	dir := t.TempDir()
+	hook := filepath.Join(dir, "deny-rm.sh")
+	// A PreToolUse hook that denies any command mentioning rm, and a Stop
+	// hook that asks for one more round, once.
+	writeFile(t, hook, `#!/bin/bash
+input=$(cat)
+case "$input" in *'"rm '*) echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no rm here"}}';; esac
+exit 0
+`, 0o755)
+	stop := filepath.Join(dir, "stop.sh")
+	writeFile(t, stop, `#!/bin/bash
+input=$(cat)
+case "$input" in *'"stop_hook_active":true'*) exit 0;; esac
+echo "also write the summary" >&2
+exit 2
+`, 0o755)
+	writeFile(t, filepath.Join(dir, ".ply", "settings.json"), `{
+		"approvalMode": "yolo",
+		"permissions": {"deny": ["Read(secret.txt)"]},
+		"hooks": {
+			"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "`+hook+`"}]}],
+			"Stop": [{"hooks": [{"type": "command", "command": "`+stop+`"}]}],
+		},
+	}`, 0o644)
+	writeFile(t, filepath.Join(dir, "secret.txt"), "hunter2\n", 0o644)
+	srv := fp.New(t,
+		fp.Turn{
+			fp.ToolCall("r1", "read_file", `{"file_path":"secret.txt"}`),
+			fp.ToolCall("s1", "run_shell_command", `{"command":"rm -rf build"}`),
+		},
+		fp.Turn{fp.Text("first answer")},
+		fp.Turn{fp.Text("summary written")},
+	)
+	r := runPly(t, dir, srv, "", "-p", "clean up")
+	if r.code != 0 || r.stdout != "summary written\n" {
+		t.Fatalf("exit %d stdout %q stderr %s", r.code, r.stdout, r.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3 (the Stop hook continues once)", len(reqs))
+	}
+	var readOut, shellOut string
+	for _, m := range reqs[1].Messages {
+		switch m.ToolCallID {
+		case "r1":
+			readOut = m.Text()
+		case "s1":
+			shellOut = m.Text()
+		}
+	}
+	if strings.Contains(readOut, "hunter2") || !strings.Contains(readOut, "Read(secret.txt)") {
+		t.Errorf("the deny rule should refuse the read: %q", readOut)
+	}
+	if !strings.Contains(shellOut, "no rm here") {
+		t.Errorf("the hook should deny the command: %q", shellOut)
+	}
+	last := reqs[2].Messages[len(reqs[2].Messages)-1]
+	if last.Role != "user" || !strings.Contains(last.Text(), "also write the summary") {
+		t.Errorf("the Stop hook's reason should be the next prompt: %+v", last)
+	}
+}

@@ -1,0 +1,237 @@
+// Package settings loads ply's settings files: the user's
+// (~/.ply/settings.json) and the project's (.ply/settings.json), JSON
+// with comments and trailing commas allowed, the project's values
+// overriding the user's. A file that does not parse is reported with its
+// name, line and column, and nothing is loaded from it.
+//
+// It only reads and merges; what a setting means is up to its consumer.
+package settings
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Settings is the merged view. Raw keeps each file's full object for
+// consumers that decode their own section (hooks).
+type Settings struct {
+	Model        string      `json:"model"`
+	AuthType     string      `json:"authType"`
+	ApprovalMode string      `json:"approvalMode"`
+	Permissions  Permissions `json:"permissions"`
+	// Hooks is the merged "hooks" object, event by event.
+	Hooks map[string]json.RawMessage `json:"hooks"`
+	// Sources lists the files read, user first.
+	Sources []string `json:"-"`
+}
+
+// Permissions are rule lists.
+type Permissions struct {
+	Allow []string `json:"allow"`
+	Ask   []string `json:"ask"`
+	Deny  []string `json:"deny"`
+}
+
+// RuleSources returns each file's rules separately, for messages that say
+// where a rule came from.
+type RuleSource struct {
+	Path string
+	Permissions
+}
+
+// File is one parsed settings file.
+type File struct {
+	Path     string
+	Settings Settings
+}
+
+// SyntaxError is a settings file that does not parse.
+type SyntaxError struct {
+	Path         string
+	Line, Column int
+	Msg          string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", e.Path, e.Line, e.Column, e.Msg)
+}
+
+// Load reads the user file under home and the project file under
+// workspace. Missing files are fine; a broken one is an error.
+func Load(home, workspace string) (Settings, []File, error) {
+	var files []File
+	for _, p := range []string{filepath.Join(home, "settings.json"), filepath.Join(workspace, ".ply", "settings.json")} {
+		if home == "" && p == filepath.Join(home, "settings.json") {
+			continue
+		}
+		f, err := loadFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return Settings{}, nil, err
+		}
+		files = append(files, f)
+	}
+	return merge(files), files, nil
+}
+
+func loadFile(path string) (File, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return File{}, err
+		}
+		return File{}, fmt.Errorf("reading settings: %w", err)
+	}
+	clean := StripJSONC(src)
+	var s Settings
+	if len(bytes.TrimSpace(clean)) == 0 {
+		return File{Path: path}, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(clean))
+	if err := dec.Decode(&s); err != nil {
+		return File{}, syntaxError(path, src, clean, err)
+	}
+	if dec.More() {
+		return File{}, syntaxError(path, src, clean, fmt.Errorf("unexpected content after the settings object at offset %d", dec.InputOffset()))
+	}
+	s.Sources = []string{path}
+	return File{Path: path, Settings: s}, nil
+}
+
+// syntaxError locates err in the original file. StripJSONC keeps every
+// byte's offset (comments become spaces), so offsets map one to one.
+func syntaxError(path string, src, clean []byte, err error) error {
+	off := int64(-1)
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	if off < 0 {
+		return &SyntaxError{Path: path, Line: 1, Column: 1, Msg: err.Error()}
+	}
+	line, col := 1, 1
+	for i := int64(0); i < off-1 && i < int64(len(src)); i++ {
+		if src[i] == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	msg := err.Error()
+	if te != nil {
+		msg = fmt.Sprintf("%q should be %s, not %s", te.Field, te.Type, te.Value)
+	}
+	return &SyntaxError{Path: path, Line: line, Column: col, Msg: msg}
+}
+
+// merge lays later files over earlier ones: scalars replace, rule lists
+// add up (a project deny adds to the user's), hooks replace per event.
+func merge(files []File) Settings {
+	var out Settings
+	for _, f := range files {
+		s := f.Settings
+		if s.Model != "" {
+			out.Model = s.Model
+		}
+		if s.AuthType != "" {
+			out.AuthType = s.AuthType
+		}
+		if s.ApprovalMode != "" {
+			out.ApprovalMode = s.ApprovalMode
+		}
+		out.Permissions.Allow = append(out.Permissions.Allow, s.Permissions.Allow...)
+		out.Permissions.Ask = append(out.Permissions.Ask, s.Permissions.Ask...)
+		out.Permissions.Deny = append(out.Permissions.Deny, s.Permissions.Deny...)
+		for ev, h := range s.Hooks {
+			if out.Hooks == nil {
+				out.Hooks = map[string]json.RawMessage{}
+			}
+			out.Hooks[ev] = h
+		}
+		out.Sources = append(out.Sources, f.Path)
+	}
+	return out
+}
+
+// StripJSONC returns src with // and /* */ comments replaced by spaces and
+// trailing commas before } or ] replaced by a space, so the result is JSON
+// with every byte at its original offset (errors keep their line and
+// column).
+func StripJSONC(src []byte) []byte {
+	out := bytes.Clone(src)
+	// Pass 1: comments.
+	scan(out, func(i int) int {
+		switch {
+		case out[i] == '/' && i+1 < len(out) && out[i+1] == '/':
+			for ; i < len(out) && out[i] != '\n'; i++ {
+				out[i] = ' '
+			}
+			return i
+		case out[i] == '/' && i+1 < len(out) && out[i+1] == '*':
+			end := bytes.Index(out[i+2:], []byte("*/"))
+			stop := len(out)
+			if end >= 0 {
+				stop = i + 2 + end + 2
+			}
+			for j := i; j < stop; j++ {
+				if out[j] != '\n' {
+					out[j] = ' '
+				}
+			}
+			return stop - 1
+		}
+		return i
+	})
+	// Pass 2: trailing commas, now that comments are blanks.
+	scan(out, func(i int) int {
+		if out[i] != ',' {
+			return i
+		}
+		j := i + 1
+		for j < len(out) && (out[j] == ' ' || out[j] == '\t' || out[j] == '\n' || out[j] == '\r') {
+			j++
+		}
+		if j < len(out) && (out[j] == '}' || out[j] == ']') {
+			out[i] = ' '
+		}
+		return i
+	})
+	return out
+}
+
+// scan calls f at every byte outside string literals; f returns the index
+// of the last byte it consumed.
+func scan(b []byte, f func(i int) int) {
+	inStr, esc := false, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inStr {
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			continue
+		}
+		if c == '"' {
+			inStr = true
+			continue
+		}
+		i = f(i)
+	}
+}
