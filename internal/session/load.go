@@ -1,0 +1,305 @@
+package session
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/plyhq/ply/internal/llm"
+)
+
+// maxLine bounds the memory one line may take. Entries holding images or
+// large tool output run to megabytes, so the bound is far above anything
+// ply writes; it exists so that a corrupt file (gigabytes without a
+// newline) cannot exhaust memory.
+const maxLine = 256 << 20
+
+// Transcript is a session as loaded: the history to resume from and what
+// the file said about how it ended.
+type Transcript struct {
+	Path string
+	Meta Meta
+
+	// History is the saved history after replaying compactions: the
+	// latest compaction's replacement followed by the entries after it.
+	// It is not repaired: run repair.RepairWith(History,
+	// repair.Options{SkipTrailing: true}) and then resume.Classify.
+	History []llm.Message
+	// ToolStates and Cancels are those recorded since the last
+	// compaction, in file order.
+	ToolStates []ToolState
+	Cancels    []Cancel
+	// Compactions is how many compaction lines were replayed.
+	Compactions int
+
+	// Warnings lists the lines that were skipped (torn, garbled, of an
+	// unknown type) and anything else odd that was tolerated.
+	Warnings []Warning
+
+	lastSeq int64 // highest entry seq seen: the Writer continues after it
+}
+
+// tailState is what load learned about the end of the file, for Open.
+type tailState struct {
+	goodEnd   int64 // offset just past the last line that ended in a newline
+	torn      bool  // the bytes after goodEnd are a torn line
+	noNewline bool  // the last line is complete and valid but lacks its newline
+}
+
+// record is the union of every record type, so that a line is decoded in
+// one pass whatever its type. Fields a type does not use stay zero.
+type record struct {
+	Type string `json:"type"`
+
+	// session
+	Version int       `json:"version"`
+	ID      string    `json:"id"`
+	Cwd     string    `json:"cwd"`
+	Created time.Time `json:"created"`
+	Model   string    `json:"model"`
+
+	// entry, tool_state, compaction, cancelled
+	Time time.Time `json:"time"`
+
+	// entry
+	Seq     int64        `json:"seq"`
+	Message *llm.Message `json:"message"`
+
+	// tool_state
+	CallID    string `json:"call_id"`
+	Name      string `json:"name"`
+	State     string `json:"state"`
+	ErrorType string `json:"error_type"`
+	Detail    string `json:"detail"`
+
+	// compaction; a pointer, to tell an empty replacement from none
+	History *[]llm.Message `json:"history"`
+
+	// cancelled
+	Reason string `json:"reason"`
+}
+
+// Load reads the session at path, streaming it line by line. A torn or
+// garbled line, at the end or in the middle, and a line of an unknown type
+// are skipped with a warning; nothing around them is lost. Only a missing
+// or invalid metadata line, or failing to read the file, is an error.
+//
+// Load does not change the file. To append to it, use Open, which also
+// cuts a torn last line away.
+func Load(path string) (*Transcript, error) {
+	t, _, err := load(path)
+	return t, err
+}
+
+func load(path string) (*Transcript, tailState, error) {
+	var tail tailState
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, tail, fmt.Errorf("session: load: %w", err)
+	}
+	defer f.Close()
+
+	lr := newLineReader(f)
+	t := &Transcript{Path: path}
+	if err := t.readMeta(lr); err != nil {
+		return nil, tail, err
+	}
+	tail.goodEnd = lr.off
+	if !lr.complete {
+		tail.noNewline = true
+	}
+	for {
+		line, size, err := lr.next(maxLine)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, tail, fmt.Errorf("session: load %s: read line %d: %w", path, lr.line+1, err)
+		}
+		if lr.complete {
+			// Whatever this line holds, it ends at a line boundary, and
+			// a line appended after it starts cleanly.
+			tail.goodEnd = lr.off
+		}
+		if len(line) < size {
+			t.warn(lr.line, fmt.Sprintf("line of %d bytes exceeds the %d-byte limit: skipped", size, maxLine))
+			tail.torn = !lr.complete
+			continue
+		}
+		var rec record
+		if err := json.Unmarshal(line, &rec); err != nil {
+			if !lr.complete {
+				// Only the last line can lack its newline. Every line
+				// is written whole with one write call, so this is a
+				// write a crash cut short, and nothing before it is
+				// affected.
+				t.warn(lr.line, fmt.Sprintf("torn last line (%d bytes, no newline) skipped: the session ended while it was being written", size))
+				tail.torn = true
+				continue
+			}
+			t.warn(lr.line, fmt.Sprintf("garbled line skipped: %v", err))
+			continue
+		}
+		if !lr.complete {
+			// A complete record whose newline did not make it: keep it.
+			tail.noNewline = true
+		}
+		t.apply(&rec, lr.line)
+	}
+	return t, tail, nil
+}
+
+// readMeta reads and checks the first line. A session without valid
+// metadata is not a session: there is no id, workspace or version to go
+// by, so it is an error rather than a warning.
+func (t *Transcript) readMeta(lr *lineReader) error {
+	line, size, err := lr.next(maxLine)
+	if err == io.EOF {
+		return fmt.Errorf("session: load %s: empty file, no metadata line", t.Path)
+	}
+	if err != nil {
+		return fmt.Errorf("session: load %s: read metadata line: %w", t.Path, err)
+	}
+	if len(line) < size {
+		return fmt.Errorf("session: load %s:1: metadata line of %d bytes is too long", t.Path, size)
+	}
+	m, err := parseMeta(line)
+	if err != nil {
+		return fmt.Errorf("session: load %s:1: %w", t.Path, err)
+	}
+	t.Meta = m
+	if m.Version > Version {
+		t.warn(1, fmt.Sprintf("format version %d is newer than %d: records of unknown types are skipped", m.Version, Version))
+	}
+	return nil
+}
+
+func parseMeta(line []byte) (Meta, error) {
+	var rec record
+	if err := json.Unmarshal(line, &rec); err != nil {
+		return Meta{}, fmt.Errorf("invalid metadata line: %w", err)
+	}
+	switch {
+	case rec.Type != typeSession:
+		return Meta{}, fmt.Errorf("invalid metadata line: type %q, want %q", rec.Type, typeSession)
+	case rec.Version < 1:
+		return Meta{}, errors.New("invalid metadata line: no format version")
+	case rec.ID == "":
+		return Meta{}, errors.New("invalid metadata line: no session id")
+	}
+	return Meta{Version: rec.Version, ID: rec.ID, Cwd: rec.Cwd, Created: rec.Created, Model: rec.Model}, nil
+}
+
+// apply replays one record onto the transcript.
+func (t *Transcript) apply(rec *record, line int) {
+	switch rec.Type {
+	case typeEntry:
+		m := rec.Message
+		switch {
+		case m == nil:
+			t.warn(line, "entry without a message skipped")
+			return
+		case m.Role != llm.RoleUser && m.Role != llm.RoleModel:
+			// A provider would reject the whole request over one
+			// entry of no known role; losing the entry is the lesser
+			// harm.
+			t.warn(line, fmt.Sprintf("entry of unknown role %q skipped", m.Role))
+			return
+		}
+		t.History = append(t.History, *m)
+		t.lastSeq = max(t.lastSeq, rec.Seq)
+	case typeToolState:
+		t.ToolStates = append(t.ToolStates, ToolState{
+			Time: rec.Time, CallID: rec.CallID, Name: rec.Name, State: rec.State,
+			ErrorType: rec.ErrorType, Detail: rec.Detail, Seq: t.lastSeq,
+		})
+	case typeCompaction:
+		if rec.History == nil {
+			t.warn(line, "compaction without a history skipped")
+			return
+		}
+		// Replay: the replacement is the history from here on, and
+		// what was recorded about the replaced entries goes with them.
+		t.History = *rec.History
+		t.ToolStates = nil
+		t.Cancels = nil
+		t.Compactions++
+	case typeCancelled:
+		t.Cancels = append(t.Cancels, Cancel{Time: rec.Time, Reason: rec.Reason, Seq: t.lastSeq})
+	case typeSession:
+		t.warn(line, "second metadata line skipped")
+	default:
+		// Forward compatibility: a newer ply may record more.
+		t.warn(line, fmt.Sprintf("record of unknown type %q skipped", rec.Type))
+	}
+}
+
+func (t *Transcript) warn(line int, msg string) {
+	t.Warnings = append(t.Warnings, Warning{Path: t.Path, Line: line, Msg: msg})
+}
+
+// lineReader yields the lines of a file of any line length, keeping track
+// of line numbers and offsets, reusing one buffer.
+type lineReader struct {
+	r   *bufio.Reader
+	buf []byte
+
+	// Of the line last returned:
+	line     int   // its number, from 1
+	off      int64 // the offset just past it (and its newline)
+	complete bool  // it ended in a newline
+}
+
+func newLineReader(r io.Reader) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// next returns the next line without its newline, keeping at most keep
+// bytes of it (the rest is read and dropped), and the line's full size.
+// The slice is valid until the next call. It returns io.EOF when the file
+// has no more bytes.
+func (lr *lineReader) next(keep int) (line []byte, size int, err error) {
+	lr.buf = lr.buf[:0]
+	n := 0
+	for {
+		chunk, err := lr.r.ReadSlice('\n')
+		n += len(chunk)
+		if room := keep - len(lr.buf); room > 0 {
+			lr.buf = append(lr.buf, chunk[:min(room, len(chunk))]...)
+		}
+		switch err {
+		case bufio.ErrBufferFull:
+			continue
+		case nil:
+			lr.line++
+			lr.off += int64(n)
+			lr.complete = true
+			if len(lr.buf) == n {
+				lr.buf = lr.buf[:n-1]
+			}
+			return lr.buf, n - 1, nil
+		case io.EOF:
+			if n == 0 {
+				return nil, 0, io.EOF
+			}
+			lr.line++
+			lr.off += int64(n)
+			lr.complete = false
+			return lr.buf, n, nil
+		default:
+			return nil, 0, err
+		}
+	}
+}
+
+// peek returns up to n bytes at the start of the next line without
+// consuming them (fewer at the end of the file, and they may run past a
+// short line's end).
+func (lr *lineReader) peek(n int) []byte {
+	b, _ := lr.r.Peek(n)
+	return b
+}

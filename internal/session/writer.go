@@ -1,0 +1,313 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/plyhq/ply/internal/llm"
+)
+
+// Writer appends records to one session file. Its methods are safe for
+// concurrent use; lines appear in the file in the order the calls took
+// the writer's lock.
+//
+// Why a goroutine and an unbounded queue: the callers are the chat's
+// stream loop (through Chat.OnAppend) and the tool scheduler, and neither
+// may wait on a write(2) to a slow disk, let alone an fsync, while text is
+// streaming to the terminal. Each Append encodes its record in the
+// caller's goroutine, so the caller may change the message right after,
+// and queues the bytes under a short lock; one goroutine writes them in
+// order. A bounded channel would block the caller exactly when the disk
+// stalls, the case this design exists for, and every queued line is a
+// copy of something the history holds in memory anyway. Only Sync and
+// Close wait for the disk.
+//
+// Errors are sticky: the first one is kept and returned by Sync, Close and
+// Err. After a failed write nothing more is written, because the failed
+// write may have left part of a line that a further line would glue onto.
+type Writer struct {
+	path string
+	meta Meta
+	f    *os.File
+	// fsync is f.Sync; tests count and stall it.
+	fsync func() error
+	// dirSync: the file is new and its directory entry is not yet
+	// durable. Only the writer goroutine touches it.
+	dirSync bool
+
+	mu     sync.Mutex
+	queue  []item
+	seq    int64 // last entry seq handed out
+	closed bool
+	err    error
+
+	wake chan struct{} // capacity 1: "the queue is not empty"
+	done chan struct{} // closed when the goroutine has returned
+}
+
+// item is one unit of work for the writer goroutine: a line to write, a
+// Sync barrier to answer once everything before it is on disk, or the
+// order to stop.
+type item struct {
+	line   []byte
+	synced chan error
+	stop   bool
+}
+
+func newWriter(f *os.File, path string, meta Meta, seq int64, dirSync bool) *Writer {
+	w := &Writer{
+		path:    path,
+		meta:    meta,
+		f:       f,
+		fsync:   f.Sync,
+		dirSync: dirSync,
+		seq:     seq,
+		wake:    make(chan struct{}, 1),
+		done:    make(chan struct{}),
+	}
+	go w.run()
+	return w
+}
+
+// Path returns the file the writer appends to.
+func (w *Writer) Path() string { return w.path }
+
+// Meta returns the session's metadata.
+func (w *Writer) Meta() Meta { return w.meta }
+
+// Err returns the first error the writer met, if any.
+func (w *Writer) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// Append records a history entry that became final. It has the signature
+// of Chat.OnAppend's callback on purpose. It never waits for the disk;
+// a failure shows in the next Sync. After Close it does nothing.
+func (w *Writer) Append(m llm.Message) {
+	if w.isClosed() {
+		return
+	}
+	// The message goes first so that every entry line starts with the
+	// fixed bytes `{"type":"entry","message":{"role":"…"`: List counts
+	// turns by that prefix without decoding the line. seq and time are
+	// added under the lock, after the (possibly large) message is
+	// encoded, so the lock is held only for a few bytes.
+	var buf bytes.Buffer
+	buf.WriteString(`{"type":"entry","message":`)
+	if err := encodeTo(&buf, m); err != nil {
+		w.setErr(fmt.Errorf("session: %s: encode entry: %w", w.path, err))
+		return
+	}
+	buf.Truncate(buf.Len() - 1) // the encoder's newline
+	buf.Grow(64)                // so that appending the tail never copies the message under the lock
+
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return
+	}
+	w.seq++
+	b := buf.Bytes()
+	b = append(b, `,"seq":`...)
+	b = strconv.AppendInt(b, w.seq, 10)
+	b = append(b, `,"time":"`...)
+	b = time.Now().UTC().AppendFormat(b, time.RFC3339Nano)
+	b = append(b, "\"}\n"...)
+	w.enqueueLocked(item{line: b})
+}
+
+// AppendToolState records a state change of a tool call. A zero Time is
+// set to now.
+func (w *Writer) AppendToolState(s ToolState) {
+	if s.Time.IsZero() {
+		s.Time = time.Now().UTC()
+	}
+	w.appendRecord("tool state", struct {
+		Type string `json:"type"`
+		ToolState
+	}{typeToolState, s})
+}
+
+// AppendCompaction records that compression replaced the history with
+// history: on load, everything before this line is dropped and history
+// takes its place. Entries appended after it extend history. The caller
+// passes the complete history as it is right after compression.
+func (w *Writer) AppendCompaction(history []llm.Message) {
+	if history == nil {
+		// "[]", not null: an empty replacement is a valid compaction,
+		// and load tells it from a line that lost its history field.
+		history = []llm.Message{}
+	}
+	w.appendRecord("compaction", struct {
+		Type    string        `json:"type"`
+		Time    time.Time     `json:"time"`
+		History []llm.Message `json:"history"`
+	}{typeCompaction, time.Now().UTC(), history})
+}
+
+// AppendCancelled records that the user cancelled (Ctrl-C, Escape), so
+// that a later resume can tell a cancellation from a crash.
+func (w *Writer) AppendCancelled(reason string) {
+	w.appendRecord("cancellation", struct {
+		Type   string    `json:"type"`
+		Time   time.Time `json:"time"`
+		Reason string    `json:"reason"`
+	}{typeCancelled, time.Now().UTC(), reason})
+}
+
+func (w *Writer) appendRecord(what string, v any) {
+	if w.isClosed() {
+		return
+	}
+	line, err := encodeLine(v)
+	if err != nil {
+		w.setErr(fmt.Errorf("session: %s: encode %s: %w", w.path, what, err))
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.closed {
+		w.enqueueLocked(item{line: line})
+	}
+}
+
+// Sync waits until every line appended before it is written and the file
+// is fsynced, and returns the writer's first error. The caller calls it
+// at round boundaries, where waiting costs nothing visible.
+func (w *Writer) Sync() error {
+	ch := make(chan error, 1)
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return ErrClosed
+	}
+	w.enqueueLocked(item{synced: ch})
+	w.mu.Unlock()
+	<-ch
+	return w.Err()
+}
+
+// Close writes and fsyncs everything appended, stops the writer goroutine
+// and closes the file. It returns the writer's first error.
+func (w *Writer) Close() error {
+	ch := make(chan error, 1)
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return ErrClosed
+	}
+	w.closed = true
+	w.enqueueLocked(item{synced: ch})
+	w.enqueueLocked(item{stop: true})
+	w.mu.Unlock()
+	<-ch
+	<-w.done
+	if err := w.f.Close(); err != nil {
+		w.setErr(fmt.Errorf("session: close %s: %w", w.path, err))
+	}
+	return w.Err()
+}
+
+func (w *Writer) isClosed() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.closed
+}
+
+func (w *Writer) setErr(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil {
+		w.err = err
+	}
+}
+
+func (w *Writer) enqueueLocked(it item) {
+	w.queue = append(w.queue, it)
+	select {
+	case w.wake <- struct{}{}:
+	default: // already signalled; the goroutine will take this item too
+	}
+}
+
+// run is the writer goroutine. It swaps the queue for an empty one and
+// works through what it took, so callers are never blocked behind a
+// write in progress. It returns at the stop item Close enqueues last.
+func (w *Writer) run() {
+	defer close(w.done)
+	var batch []item
+	stopped := false // a write failed: write nothing more
+	for range w.wake {
+		w.mu.Lock()
+		batch, w.queue = w.queue, batch[:0]
+		w.mu.Unlock()
+		for i := range batch {
+			it := batch[i]
+			batch[i] = item{} // let the line be collected
+			switch {
+			case it.line != nil:
+				if stopped {
+					continue
+				}
+				// One write call for the whole line: a crash tears at
+				// most this line, never one before it.
+				if _, err := w.f.Write(it.line); err != nil {
+					stopped = true
+					w.setErr(fmt.Errorf("session: write %s: %w", w.path, err))
+				}
+			case it.synced != nil:
+				if !stopped {
+					w.flush()
+				}
+				it.synced <- nil
+			case it.stop:
+				return
+			}
+		}
+	}
+}
+
+// flush fsyncs the file and, once, its directory.
+func (w *Writer) flush() {
+	if err := w.fsync(); err != nil {
+		// Sticky: after a failed fsync the kernel may have dropped the
+		// dirty pages and a retry can report success for lost data.
+		w.setErr(fmt.Errorf("session: fsync %s: %w", w.path, err))
+		return
+	}
+	if w.dirSync {
+		w.dirSync = false
+		// Best effort: the file's directory entry must survive a crash
+		// too, but some platforms and file systems refuse to fsync a
+		// directory, and the data itself is already durable.
+		if d, err := os.Open(filepath.Dir(w.path)); err == nil {
+			_ = d.Sync()
+			d.Close()
+		}
+	}
+}
+
+// encodeTo writes v as JSON plus a newline. HTML escaping is off: code
+// is full of <, > and &, and \u003c would bloat every line for nothing.
+func encodeTo(buf *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// encodeLine returns v as one JSONL line, newline included.
+func encodeLine(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := encodeTo(&buf, v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
