@@ -166,6 +166,8 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 			}
 		},
 		OnCancel: func(reason string) { sess.w.AppendCancelled(reason) },
+		// The compacted history replaces what came before it on load.
+		OnCompressed: func() { sess.w.AppendCompaction(ch.History()) },
 	}
 	log.Info("headless run", "session", sessionID, "model", cfg.model, "mode", cfg.mode, "stream_input", cfg.streamInput)
 	if cfg.streamInput {

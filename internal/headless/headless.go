@@ -80,6 +80,8 @@ type Config struct {
 	// Checkpoint, when set, is called at each round boundary so the
 	// session is durable before the next step depends on it.
 	Checkpoint func()
+	// OnCompressed, when set, runs after the chat compressed its history.
+	OnCompressed func()
 	// OnCancel, when set, records a cancellation.
 	OnCancel func(reason string)
 
@@ -255,6 +257,9 @@ func (r *run) round(ctx context.Context, rounds Rounds, parts []llm.Part, typ cl
 			r.out.progress("retrying the model request (attempt %d failed: %s)", e.Attempt, abbreviate(e.Reason, 200))
 		case turn.ChatCompressed:
 			r.out.progress("compressed the conversation: ~%d → ~%d tokens", e.TokensBefore, e.TokensAfter)
+			if r.cfg.OnCompressed != nil {
+				r.cfg.OnCompressed()
+			}
 		case turn.Finished:
 			f := e
 			finished = &f
