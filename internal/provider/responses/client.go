@@ -1,0 +1,265 @@
+// Package responses is ply's client for the OpenAI Responses API
+// (POST {base}/responses with "stream": true), the API OpenAI's reasoning
+// models are best served by, and that some compatible servers now copy.
+//
+// It owns the wire format: converting a provider-neutral llm.Request into
+// a stateless Responses request (instructions, input items, function
+// tools, store: false) and decoding the typed event stream back into
+// llm.Chunks and *llm.APIError. It must not retry, log, keep state between
+// calls (no previous_response_id: history is resent every turn, so that a
+// session never depends on what OpenAI stored), or know about history
+// repair, tools or the chat loop.
+//
+// It is a thin client on net/http rather than the official SDK
+// (github.com/openai/openai-go), for the reasons given in the openai
+// package, which speaks Chat Completions:
+//
+//   - Retries belong to the chat layer alone, which honours Retry-After
+//     and never replays a stream whose first chunk was shown; the SDK
+//     retries by default.
+//   - ply needs the raw events as they come: a text delta is shown at
+//     once, a call is reported once, when its output item is done, and
+//     failures inside the stream (error, response.failed) keep the code
+//     the chat layer classifies by.
+//   - Transport errors must keep their identity (errors.Is with
+//     io.ErrUnexpectedEOF or syscall.ECONNRESET, net.Error.Timeout) for the
+//     chat layer's transport whitelist. HTTP errors become *llm.APIError.
+//   - The surface ply uses is one endpoint and a handful of event types;
+//     a dependency-free client starts fast.
+//
+// The command reads OPENAI_API_KEY into Config.APIKey and OPENAI_BASE_URL
+// into Config.BaseURL; this package reads no environment itself. The SSE
+// framing is parsed by internal/sse.
+package responses
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/plyhq/ply/internal/llm"
+)
+
+// DefaultBaseURL is OpenAI's own endpoint.
+const DefaultBaseURL = "https://api.openai.com/v1"
+
+// Config configures a Client.
+type Config struct {
+	// BaseURL is the API root, such as "https://api.openai.com/v1";
+	// "/responses" is appended. A trailing slash is tolerated. Empty means
+	// DefaultBaseURL.
+	BaseURL string
+	// APIKey is sent as a bearer token; empty sends no Authorization
+	// header (local servers).
+	APIKey string
+	// Model is used when a Request names none.
+	Model string
+	// HTTPClient is used for requests; nil means http.DefaultClient. Its
+	// Timeout, if any, bounds a whole stream, so leave it zero and use
+	// StreamIdleTimeout or the context instead.
+	HTTPClient *http.Client
+	// Headers are added to every request and may override the defaults.
+	Headers map[string]string
+	// Reasoning, when set, is sent for reasoning models, and the
+	// encrypted reasoning is requested back so that it can be resent with
+	// the next turn (store is false, so the server keeps none). Leave it
+	// nil for models without reasoning, which reject both.
+	Reasoning *Reasoning
+	// StreamIdleTimeout, if positive, aborts a request when no byte
+	// arrives for this long, including while waiting for the response
+	// headers. The error is a net.Error whose Timeout reports true. Keep
+	// it generous: reasoning models may think for minutes.
+	StreamIdleTimeout time.Duration
+}
+
+// Reasoning configures a reasoning model.
+type Reasoning struct {
+	// Effort is "minimal", "low", "medium" or "high"; empty leaves the
+	// model's default.
+	Effort string
+	// Summary is "auto", "concise" or "detailed" to stream reasoning
+	// summaries as Chunk.Thought; empty asks for none.
+	Summary string
+}
+
+// Client streams Responses API answers. It is safe for concurrent use.
+type Client struct {
+	cfg  Config
+	url  string
+	http *http.Client
+}
+
+// New returns a client for cfg.
+func New(cfg Config) *Client {
+	base := strings.TrimRight(cfg.BaseURL, "/")
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	return &Client{cfg: cfg, url: base + "/responses", http: hc}
+}
+
+// Stream sends req and returns the streamed response. The request is made
+// when the iteration starts. Text and reasoning deltas are yielded as they
+// arrive; a reasoning item's encrypted content, when asked for, is yielded
+// as a ThoughtSignature when the item is done; each function call is
+// yielded once, when its output item is done; the finish reason comes with
+// response.completed or response.incomplete, and usage last, in a chunk of
+// its own.
+//
+// An error is yielded at most once, with a zero Chunk, and ends the
+// stream. It is one of: *llm.APIError (an HTTP error, an error event or
+// response.failed), an error wrapping *llm.InvalidStreamError (unusable
+// content; what could be used was yielded first), the context's error, or
+// a transport error wrapped with %w. Stream never retries.
+//
+// Stopping the iteration early closes the response body.
+func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Chunk, error] {
+	return func(yield func(llm.Chunk, error) bool) {
+		wire, err := c.buildRequest(req)
+		if err != nil {
+			yield(llm.Chunk{}, err)
+			return
+		}
+		payload, err := json.Marshal(wire)
+		if err != nil {
+			yield(llm.Chunk{}, fmt.Errorf("responses: encoding request: %w", err))
+			return
+		}
+
+		reqCtx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		idle := newIdleTimer(c.cfg.StreamIdleTimeout, cancel)
+		defer idle.stop()
+
+		resp, err := c.send(reqCtx, payload)
+		if err != nil {
+			yield(llm.Chunk{}, failure(ctx, idle, err))
+			return
+		}
+		defer resp.Body.Close()
+
+		var body io.Reader = resp.Body
+		if idle != nil {
+			body = &idleReader{r: resp.Body, t: idle}
+		}
+		if err := decodeStream(body, yield); err != nil {
+			yield(llm.Chunk{}, failure(ctx, idle, err))
+		}
+	}
+}
+
+func (c *Client) send(ctx context.Context, payload []byte) (*http.Response, error) {
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(payload))
+	if err != nil {
+		return nil, fmt.Errorf("responses: %w", err)
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "text/event-stream")
+	hreq.Header.Set("User-Agent", "ply")
+	if c.cfg.APIKey != "" {
+		hreq.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
+	}
+	for k, v := range c.cfg.Headers {
+		hreq.Header.Set(k, v)
+	}
+	resp, err := c.http.Do(hreq)
+	if err != nil {
+		return nil, fmt.Errorf("responses: sending request: %w", err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		defer resp.Body.Close()
+		return nil, statusError(resp)
+	}
+	return resp, nil
+}
+
+// failure gives a failed send or read its final form. The caller's own
+// cancellation wins over whatever it caused and is reported as the
+// context's error; an idle abort becomes an *IdleTimeoutError; anything
+// else is returned as it is.
+func failure(ctx context.Context, idle *idleTimer, err error) error {
+	var ae *llm.APIError
+	var ise *llm.InvalidStreamError
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.As(err, &ae), errors.As(err, &ise):
+		return err
+	case idle != nil && idle.fired.Load():
+		return &IdleTimeoutError{After: idle.d}
+	}
+	return err
+}
+
+// IdleTimeoutError reports a stream that went silent for longer than
+// Config.StreamIdleTimeout. It is a net.Error with Timeout true, so the
+// chat layer's transport-retry whitelist treats it like a socket timeout.
+type IdleTimeoutError struct {
+	After time.Duration
+}
+
+func (e *IdleTimeoutError) Error() string {
+	return fmt.Sprintf("responses: no data received for %v", e.After)
+}
+func (e *IdleTimeoutError) Timeout() bool   { return true }
+func (e *IdleTimeoutError) Temporary() bool { return true }
+
+var errIdle = errors.New("responses: stream idle timeout")
+
+// idleTimer cancels the request when it is not reset in time. A nil
+// *idleTimer is a disabled one.
+type idleTimer struct {
+	d     time.Duration
+	t     *time.Timer
+	fired atomic.Bool
+}
+
+func newIdleTimer(d time.Duration, cancel context.CancelCauseFunc) *idleTimer {
+	if d <= 0 {
+		return nil
+	}
+	it := &idleTimer{d: d}
+	it.t = time.AfterFunc(d, func() {
+		it.fired.Store(true)
+		cancel(errIdle)
+	})
+	return it
+}
+
+func (it *idleTimer) reset() {
+	if it != nil && !it.fired.Load() {
+		it.t.Reset(it.d)
+	}
+}
+
+func (it *idleTimer) stop() {
+	if it != nil {
+		it.t.Stop()
+	}
+}
+
+// idleReader resets the idle timer whenever bytes arrive.
+type idleReader struct {
+	r io.Reader
+	t *idleTimer
+}
+
+func (r *idleReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if n > 0 {
+		r.t.reset()
+	}
+	return n, err
+}

@@ -1,0 +1,195 @@
+package responses
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/plyhq/ply/internal/llm"
+)
+
+// The openai package's error helpers are unexported, and the two packages
+// must not depend on each other's internals, so this is a small mapping of
+// its own, following the same rules.
+
+const (
+	provider = "openai-responses"
+	// maxErrorBody bounds how much of an error answer is read: a proxy
+	// may answer with a whole HTML page, and nothing past the first few
+	// KiB helps anyone.
+	maxErrorBody = 64 << 10
+	// maxMessage bounds the message kept from a body that is not JSON.
+	maxMessage = 1000
+)
+
+// errorObject is OpenAI's error shape, the value of "error" in an HTTP
+// body, of response.error in response.failed, and (flattened) of an error
+// event.
+type errorObject struct {
+	Message string          `json:"message"`
+	Type    string          `json:"type"`
+	Code    json.RawMessage `json:"code"` // string, number or null
+}
+
+// code returns the code, or the type when there is no code.
+func (e *errorObject) code() string {
+	if c := rawString(e.Code); c != "" {
+		return c
+	}
+	return e.Type
+}
+
+// rawString renders a JSON string or number as text; null gives "".
+func rawString(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}
+
+// statusError reads a non-2xx answer into an *llm.APIError.
+func statusError(resp *http.Response) *llm.APIError {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	var env struct {
+		Error *errorObject `json:"error"`
+	}
+	var msg, code string
+	if json.Unmarshal(bytes.TrimSpace(body), &env) == nil && env.Error != nil {
+		msg, code = env.Error.Message, env.Error.code()
+	} else {
+		msg = capText(string(bytes.TrimSpace(body)))
+	}
+	if msg == "" {
+		msg = http.StatusText(resp.StatusCode)
+	}
+	return &llm.APIError{
+		Provider:   provider,
+		Kind:       classify(resp.StatusCode, msg, code),
+		Status:     resp.StatusCode,
+		Code:       code,
+		Message:    msg,
+		RetryAfter: retryAfter(resp.Header, time.Now()),
+	}
+}
+
+// streamError converts an error reported inside the stream. Such errors
+// have no status; the code and message decide the kind.
+func streamError(eo *errorObject, raw []byte) *llm.APIError {
+	msg, code := "", ""
+	if eo != nil {
+		msg, code = eo.Message, eo.code()
+	}
+	if msg == "" && code == "" {
+		msg = capText(string(bytes.TrimSpace(raw)))
+	}
+	return &llm.APIError{Provider: provider, Kind: classify(0, msg, code), Code: code, Message: msg}
+}
+
+func capText(s string) string {
+	if len(s) <= maxMessage {
+		return s
+	}
+	s = s[:maxMessage]
+	for len(s) > 0 && !utf8.ValidString(s) {
+		s = s[:len(s)-1] // do not cut a character in half
+	}
+	return s + "…"
+}
+
+// contextPatterns are the ways servers say a request does not fit the
+// model's window, matched case-insensitively against code and message.
+var contextPatterns = []string{
+	"context_length_exceeded",
+	"maximum context length",
+	"context length",
+	"context window",
+	"too many tokens",
+	"input is too long",
+	"prompt is too long",
+}
+
+func isContextLength(msg, code string) bool {
+	s := strings.ToLower(code + " " + msg)
+	for _, p := range contextPatterns {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// classify maps a status (0 for an in-stream error) and the server's words
+// to an error kind.
+func classify(status int, msg, code string) llm.ErrorKind {
+	lower := strings.ToLower(code + " " + msg)
+	overloaded := strings.Contains(lower, "overloaded") || strings.Contains(lower, "slow_down")
+	switch {
+	case status == http.StatusTooManyRequests:
+		return llm.ErrRateLimit
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return llm.ErrAuth
+	case status == http.StatusNotFound:
+		return llm.ErrNotFound
+	case status == 529 || (status == http.StatusServiceUnavailable && overloaded):
+		return llm.ErrOverloaded
+	case status >= 500 && status < 600:
+		return llm.ErrServer
+	case status >= 400 && status < 500:
+		if isContextLength(msg, code) {
+			return llm.ErrContextLength
+		}
+		return llm.ErrBadRequest
+	case status != 0:
+		return llm.ErrUnknown
+	}
+	switch {
+	case isContextLength(msg, code):
+		return llm.ErrContextLength
+	case strings.Contains(lower, "rate_limit") || strings.Contains(lower, "rate limit") ||
+		strings.Contains(lower, "quota"):
+		return llm.ErrRateLimit
+	case overloaded:
+		return llm.ErrOverloaded
+	case strings.Contains(lower, "server_error") || strings.Contains(lower, "internal"):
+		return llm.ErrServer
+	case strings.Contains(lower, "invalid_prompt") || strings.Contains(lower, "invalid_request"):
+		return llm.ErrBadRequest
+	}
+	return llm.ErrUnknown
+}
+
+// retryAfter reads how long the server asks us to wait. OpenAI sends
+// retry-after-ms (milliseconds, possibly fractional) besides the standard
+// Retry-After (seconds or an HTTP date); the finer one wins.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil {
+		if s < 0 {
+			return 0
+		}
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return d
+		}
+	}
+	return 0
+}

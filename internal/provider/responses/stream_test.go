@@ -1,0 +1,334 @@
+package responses
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/plyhq/ply/internal/llm"
+)
+
+func TestTextAndReasoning(t *testing.T) {
+	body := sseBody(
+		`{"type":"response.created","response":{"id":"r","status":"in_progress","output":[],"usage":null}}`,
+		`{"type":"response.output_item.added","output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[]}}`,
+		`{"type":"response.reasoning_summary_part.added","item_id":"rs_1","summary_index":0,"part":{"type":"summary_text","text":""}}`,
+		`{"type":"response.reasoning_summary_text.delta","item_id":"rs_1","output_index":0,"summary_index":0,"delta":"Let me"}`,
+		`{"type":"response.reasoning_summary_text.delta","item_id":"rs_1","output_index":0,"summary_index":0,"delta":" think."}`,
+		`{"type":"response.reasoning_summary_text.delta","item_id":"rs_1","output_index":0,"summary_index":1,"delta":"Then act."}`,
+		`{"type":"response.output_item.done","output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[{"type":"summary_text","text":"Let me think."}],"encrypted_content":"gAAAAenc"}}`,
+		`{"type":"response.output_item.added","output_index":1,"item":{"id":"msg_1","type":"message","role":"assistant","content":[]}}`,
+		`{"type":"response.content_part.added","item_id":"msg_1","output_index":1,"content_index":0,"part":{"type":"output_text","text":"","annotations":[]}}`,
+		textDelta("Hi"),
+		`{"type":"response.output_text.annotation.added","item_id":"msg_1","annotation":{"type":"url_citation"}}`,
+		textDelta("!"),
+		`{"type":"response.output_item.done","output_index":1,"item":{"id":"msg_1","type":"message","content":[{"type":"output_text","text":"Hi!"}]}}`,
+		completed(`{"input_tokens":10,"input_tokens_details":{"cached_tokens":8},"output_tokens":20,"output_tokens_details":{"reasoning_tokens":12},"total_tokens":30}`))
+	for _, piece := range []int{0, 3} {
+		s := newServer(t, reply{body: body, piece: piece})
+		var got []llm.Chunk
+		for ch, err := range s.client(Config{}).Stream(t.Context(), simpleRequest()) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, ch)
+		}
+		want := []llm.Chunk{
+			{Thought: "Let me"},
+			{Thought: " think."},
+			{Thought: "\n\nThen act."},
+			{ThoughtSignature: "gAAAAenc"},
+			{Text: "Hi"},
+			{Text: "!"},
+			{FinishReason: llm.FinishStop},
+			{Usage: &llm.Usage{InputTokens: 10, OutputTokens: 20, CachedTokens: 8, ReasoningTokens: 12, TotalTokens: 30}},
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("piece %d: chunks\n%+v\nwant\n%+v", piece, got, want)
+		}
+	}
+}
+
+// Items that were never streamed as deltas still yield their text.
+func TestItemsWithoutDeltas(t *testing.T) {
+	body := sseBody(
+		`{"type":"response.output_item.done","item":{"id":"rs","type":"reasoning","summary":[{"text":"a"},{"text":"b"}]}}`,
+		`{"type":"response.output_item.done","item":{"id":"m","type":"message","content":[{"type":"output_text","text":"hello"},{"type":"unknown","text":"x"}]}}`,
+		`{"type":"response.output_item.done","item":{"id":"fc","type":"function_call","call_id":"c1","name":"f","arguments":"{\"a\":1}"}}`,
+		`{"type":"response.output_item.done","item":{"id":"ws","type":"web_search_call","content":"not a list"}}`,
+		completed(""))
+	s := newServer(t, reply{body: body})
+	r := run(t, s.client(Config{}), simpleRequest())
+	if r.err != nil || r.thought != "a\n\nb" || r.text != "hello" ||
+		!reflect.DeepEqual(r.calls, []llm.FunctionCall{{ID: "c1", Name: "f", Args: `{"a":1}`}}) ||
+		!reflect.DeepEqual(r.finish, []llm.FinishReason{llm.FinishToolCalls}) {
+		t.Fatalf("%+v", r)
+	}
+}
+
+func TestIncomplete(t *testing.T) {
+	for reason, want := range map[string]llm.FinishReason{
+		"max_output_tokens": llm.FinishMaxTokens,
+		"content_filter":    llm.FinishContentFilter,
+		"something_new":     llm.FinishOther,
+	} {
+		// A call cut by the limit goes out with the finish reason.
+		body := sseBody(
+			`{"type":"response.output_item.added","item":{"id":"fc","type":"function_call","call_id":"c1","name":"write","arguments":""}}`,
+			`{"type":"response.function_call_arguments.delta","item_id":"fc","delta":"{\"content\":\"abc"}`,
+			`{"type":"response.incomplete","response":{"status":"incomplete","incomplete_details":{"reason":"`+reason+`"},"usage":{"input_tokens":5,"output_tokens":100}}}`)
+		s := newServer(t, reply{body: body})
+		var last llm.Chunk
+		for ch, err := range s.client(Config{}).Stream(t.Context(), simpleRequest()) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ch.FinishReason != "" {
+				last = ch
+			}
+		}
+		wantCalls := []llm.FunctionCall{{ID: "c1", Name: "write", Args: `{"content":"abc`}}
+		if last.FinishReason != want || !reflect.DeepEqual(last.Calls, wantCalls) {
+			t.Errorf("%s: finish chunk %+v", reason, last)
+		}
+	}
+}
+
+func TestFailures(t *testing.T) {
+	tests := []struct {
+		name, ev string
+		want     llm.APIError
+	}{
+		{"response.failed", `{"type":"response.failed","response":{"status":"failed","error":{"code":"server_error","message":"The model failed to generate a response."}}}`,
+			llm.APIError{Kind: llm.ErrServer, Code: "server_error", Message: "The model failed to generate a response."}},
+		{"failed, context", `{"type":"response.failed","response":{"status":"failed","error":{"code":"context_length_exceeded","message":"Your input exceeds the context window of this model."}}}`,
+			llm.APIError{Kind: llm.ErrContextLength, Code: "context_length_exceeded", Message: "Your input exceeds the context window of this model."}},
+		{"failed without error", `{"type":"response.failed","response":{"status":"failed","error":null}}`,
+			llm.APIError{Message: `{"type":"response.failed","response":{"status":"failed","error":null}}`}},
+		{"error event", `{"type":"error","code":"rate_limit_exceeded","message":"Rate limit reached","param":null,"sequence_number":3}`,
+			llm.APIError{Kind: llm.ErrRateLimit, Code: "rate_limit_exceeded", Message: "Rate limit reached"}},
+		{"nested error event", `{"type":"error","error":{"type":"server_error","code":"server_is_overloaded","message":"Overloaded"}}`,
+			llm.APIError{Kind: llm.ErrOverloaded, Code: "server_is_overloaded", Message: "Overloaded"}},
+		{"string error", `{"type":"error","error":"upstream went away"}`,
+			llm.APIError{Message: "upstream went away"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newServer(t, reply{body: sseBody(textDelta("par"), tt.ev)})
+			r := run(t, s.client(Config{}), simpleRequest())
+			var ae *llm.APIError
+			if !errors.As(r.err, &ae) {
+				t.Fatalf("err = %v, want APIError", r.err)
+			}
+			tt.want.Provider = provider
+			if *ae != tt.want {
+				t.Fatalf("got  %+v\nwant %+v", *ae, tt.want)
+			}
+			if r.text != "par" {
+				t.Fatalf("text before the error = %q", r.text)
+			}
+		})
+	}
+	// An error event whose data is not JSON.
+	s := newServer(t, reply{body: sseBody(textDelta("par")) + "event: error\ndata: boom\n\n"})
+	var ae *llm.APIError
+	if r := run(t, s.client(Config{}), simpleRequest()); !errors.As(r.err, &ae) || ae.Message != "boom" {
+		t.Fatalf("err = %v", r.err)
+	}
+}
+
+func TestInvalidStreams(t *testing.T) {
+	tests := []struct {
+		name, body, reason, text string
+	}{
+		{"empty body", "", "without response.completed", ""},
+		{"no completion", sseBody(textDelta("a")), "without response.completed", "a"},
+		{"pending call not reported", sseBody(`{"type":"response.output_item.added","item":{"id":"fc","type":"function_call","call_id":"c","name":"f"}}`), "without response.completed", ""},
+		{"malformed JSON", sseBody(textDelta("a")) + "data: {\"type\":\n\n", "not JSON", "a"},
+		{"malformed handled event", sseBody(textDelta("a"), `{"type":"response.output_item.done","item":"x"}`), "malformed", "a"},
+		{"unterminated last event", sseBody(textDelta("a")) + "data: " + completed(""), "without response.completed", "a"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newServer(t, reply{body: tt.body})
+			r := run(t, s.client(Config{}), simpleRequest())
+			wantInvalid(t, r.err, tt.reason)
+			if r.text != tt.text || len(r.calls) != 0 {
+				t.Fatalf("yielded text %q calls %v", r.text, r.calls)
+			}
+		})
+	}
+}
+
+// cutHandler sends the start of a stream with chunked encoding, then
+// closes the connection without the terminating chunk.
+func cutHandler(prefix string, reset bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		if prefix != "" {
+			_, _ = io.WriteString(w, prefix)
+			w.(http.Flusher).Flush()
+		}
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			panic(err)
+		}
+		if tc, ok := conn.(*net.TCPConn); ok && reset {
+			_ = tc.SetLinger(0) // close with RST
+		}
+		_ = conn.Close()
+	}
+}
+
+func TestBodyCutMidStream(t *testing.T) {
+	prefix := sseBody(textDelta("a")) + "event: response.output_text.delta\ndata: {\"ty"
+	s := newServer(t, reply{handler: cutHandler(prefix, false)})
+	r := run(t, s.client(Config{}), simpleRequest())
+	if !errors.Is(r.err, io.ErrUnexpectedEOF) {
+		t.Fatalf("err = %v, want io.ErrUnexpectedEOF", r.err)
+	}
+	if r.text != "a" {
+		t.Fatalf("text before the cut = %q", r.text)
+	}
+	var ise *llm.InvalidStreamError
+	if errors.As(r.err, &ise) {
+		t.Fatalf("a transport error is reported as invalid content: %v", r.err)
+	}
+}
+
+func TestResetBeforeFirstByte(t *testing.T) {
+	s := newServer(t, reply{handler: cutHandler("", true)})
+	r := run(t, s.client(Config{}), simpleRequest())
+	if r.err == nil || r.chunks != 0 {
+		t.Fatalf("err = %v after %d chunks", r.err, r.chunks)
+	}
+	// Depending on timing the client sees the reset or a closed
+	// connection; both must be recognisable as transport errors.
+	if !errors.Is(r.err, syscall.ECONNRESET) && !errors.Is(r.err, io.EOF) && !errors.Is(r.err, io.ErrUnexpectedEOF) {
+		t.Fatalf("err = %v (%T), want a connection reset or EOF", r.err, errors.Unwrap(r.err))
+	}
+}
+
+func TestConnectionRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	r := run(t, New(Config{BaseURL: "http://" + addr, Model: "m"}), simpleRequest())
+	if !errors.Is(r.err, syscall.ECONNREFUSED) {
+		t.Fatalf("err = %v, want ECONNREFUSED", r.err)
+	}
+}
+
+// stallHandler sends the start of a reply and then waits until the client
+// goes away.
+func stallHandler(gone chan<- struct{}) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, sseBody(textDelta("a")))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+		close(gone)
+	}
+}
+
+func TestCancelMidStream(t *testing.T) {
+	gone := make(chan struct{})
+	s := newServer(t, reply{handler: stallHandler(gone)})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var gotErr error
+	var start time.Time
+	for ch, err := range s.client(Config{}).Stream(ctx, simpleRequest()) {
+		if err != nil {
+			gotErr = err
+			break
+		}
+		if ch.Text == "a" {
+			start = time.Now()
+			cancel()
+		}
+	}
+	if !errors.Is(gotErr, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", gotErr)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("cancel took %v", d)
+	}
+	select {
+	case <-gone:
+	case <-time.After(5 * time.Second):
+		t.Fatal("server never saw the client go away")
+	}
+}
+
+func TestBreakClosesBody(t *testing.T) {
+	gone := make(chan struct{})
+	s := newServer(t, reply{handler: stallHandler(gone)})
+	for range s.client(Config{}).Stream(context.Background(), simpleRequest()) {
+		break
+	}
+	select {
+	case <-gone:
+	case <-time.After(5 * time.Second):
+		t.Fatal("body not closed after the consumer stopped")
+	}
+}
+
+func TestIdleTimeout(t *testing.T) {
+	gone := make(chan struct{})
+	s := newServer(t, reply{handler: stallHandler(gone)})
+	r := run(t, s.client(Config{StreamIdleTimeout: 100 * time.Millisecond}), simpleRequest())
+	var ne net.Error
+	if !errors.As(r.err, &ne) || !ne.Timeout() {
+		t.Fatalf("err = %v, want a net.Error timeout", r.err)
+	}
+	if r.text != "a" {
+		t.Fatalf("text = %q", r.text)
+	}
+	<-gone
+}
+
+func TestSlowButSteadyStreamIsNotIdle(t *testing.T) {
+	s := newServer(t, reply{handler: func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for range 5 {
+			time.Sleep(30 * time.Millisecond)
+			_, _ = io.WriteString(w, sseBody(textDelta("a")))
+			w.(http.Flusher).Flush()
+		}
+		_, _ = io.WriteString(w, sseBody(completed("")))
+	}})
+	r := run(t, s.client(Config{StreamIdleTimeout: 100 * time.Millisecond}), simpleRequest())
+	if r.err != nil || r.text != strings.Repeat("a", 5) {
+		t.Fatalf("text %q err %v", r.text, r.err)
+	}
+}
+
+// Two reasoning items: with encrypted content each closes its own
+// thought; without, the second is set apart by a blank line, since the
+// chat layer would join them into one thought.
+func TestReasoningItemsApart(t *testing.T) {
+	item := func(id, enc string) []string {
+		return []string{
+			`{"type":"response.reasoning_summary_text.delta","item_id":"` + id + `","summary_index":0,"delta":"` + id + `"}`,
+			`{"type":"response.output_item.done","item":{"id":"` + id + `","type":"reasoning","encrypted_content":"` + enc + `"}}`,
+		}
+	}
+	for enc, want := range map[string]string{"": "a\n\nb", "e": "ab"} {
+		events := append(append(item("a", enc), item("b", enc)...), completed(""))
+		s := newServer(t, reply{body: sseBody(events...)})
+		if r := run(t, s.client(Config{}), simpleRequest()); r.err != nil || r.thought != want {
+			t.Errorf("encrypted %q: thought %q err %v, want %q", enc, r.thought, r.err, want)
+		}
+	}
+}
