@@ -272,11 +272,15 @@ func (s *Scheduler) ask(ctx context.Context, c *Call) Outcome {
 	}
 	switch d.Outcome {
 	case OutcomeAllowAlways:
-		s.mu.Lock()
-		s.always[c.Name] = true
-		s.mu.Unlock()
+		// A policy that keeps its own rule (a shell prefix, say) decides
+		// later calls itself; remembering the whole tool here would widen
+		// "always allow git status" to every shell command.
 		if a, ok := s.policy.(AlwaysAllower); ok {
 			a.AllowAlways(c)
+		} else {
+			s.mu.Lock()
+			s.always[c.Name] = true
+			s.mu.Unlock()
 		}
 		c.setState(StateScheduled)
 	case OutcomeAllowOnce:
