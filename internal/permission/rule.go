@@ -222,7 +222,7 @@ func parseDomain(spec string) (string, error) {
 	host = strings.ToLower(strings.TrimSpace(host))
 	bare := strings.TrimPrefix(host, "*.")
 	if bare == "" {
-		return "", errors.New("no host after domain:")
+		return "", errors.New(`no host given after "domain:"`)
 	}
 	for _, c := range bare {
 		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == ':' || c > 127) {
