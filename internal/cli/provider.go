@@ -7,7 +7,9 @@ import (
 
 	"github.com/plyhq/ply/internal/chat"
 	"github.com/plyhq/ply/internal/provider/anthropic"
+	"github.com/plyhq/ply/internal/provider/gemini"
 	"github.com/plyhq/ply/internal/provider/openai"
+	"github.com/plyhq/ply/internal/provider/responses"
 )
 
 // wireFormat describes one --auth-type: its environment and client.
@@ -26,6 +28,19 @@ var wireFormats = []wireFormat{
 		keyFlag: func(o *Options) string { return o.OpenAIKey }, baseFlag: func(o *Options) string { return o.OpenAIBaseURL },
 		newProvider: func(base, key, model string) chat.Provider {
 			return openai.New(openai.Config{BaseURL: base, APIKey: key, Model: model})
+		},
+	},
+	{
+		name: "openai-responses", keyEnv: "OPENAI_API_KEY", baseEnv: "OPENAI_BASE_URL", modelEnvs: []string{"OPENAI_MODEL"},
+		keyFlag: func(o *Options) string { return o.OpenAIKey }, baseFlag: func(o *Options) string { return o.OpenAIBaseURL },
+		newProvider: func(base, key, model string) chat.Provider {
+			return responses.New(responses.Config{BaseURL: base, APIKey: key, Model: model})
+		},
+	},
+	{
+		name: "gemini", keyEnv: "GEMINI_API_KEY", baseEnv: "GOOGLE_GEMINI_BASE_URL", modelEnvs: []string{"GEMINI_MODEL"},
+		newProvider: func(base, key, model string) chat.Provider {
+			return gemini.New(gemini.Config{BaseURL: base, APIKey: key, Model: model})
 		},
 	},
 	{
