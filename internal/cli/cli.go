@@ -118,9 +118,8 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 		}
 		fmt.Fprintf(sio.Stderr, "ply: warning: ignoring unknown flags %s\n", strings.Join(o.Unknown, " "))
 	}
-	if o.PartialMessages {
-		// UNFINISHED: stream_event deltas are not emitted yet.
-		fmt.Fprintln(sio.Stderr, "ply: warning: --include-partial-messages is not supported yet; whole messages only")
+	if o.PartialMessages && c.format != headless.FormatStreamJSON {
+		return nil, headless.ExitInput, errors.New("--include-partial-messages needs --output-format stream-json")
 	}
 	if o.Continue && o.Resume != "" {
 		return nil, headless.ExitInput, errors.New("--continue and --resume exclude each other")

@@ -360,3 +360,33 @@ func TestCapsEndTheRunAtTheLimit(t *testing.T) {
 		}
 	})
 }
+
+func TestPartialMessages(t *testing.T) {
+	srv := fp.New(t, fp.Turn{fp.Thought("thinking it over"), fp.Text("Hello, "), fp.Text("world.")})
+	r := runPly(t, t.TempDir(), srv, "", "-y", "-o", "stream-json", "--include-partial-messages", "-p", "hi")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var events, text []string
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatal(err)
+		}
+		if m["type"] != "stream_event" {
+			continue
+		}
+		ev := m["event"].(map[string]any)
+		events = append(events, ev["type"].(string))
+		if d, ok := ev["delta"].(map[string]any); ok && d["type"] == "text_delta" {
+			text = append(text, d["text"].(string))
+		}
+	}
+	if events[0] != "message_start" || events[len(events)-1] != "message_stop" || strings.Join(text, "") != "Hello, world." {
+		t.Fatalf("stream events %v, text %q", events, text)
+	}
+	// Whole messages still follow.
+	if !strings.Contains(r.stdout, `"type":"assistant"`) || !strings.Contains(r.stdout, `"type":"result"`) {
+		t.Fatal("whole messages missing")
+	}
+}

@@ -160,6 +160,7 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 		MaxSessionTurns: cfg.opts.MaxSessionTurns, MaxToolCalls: cfg.opts.MaxToolCalls,
 		MaxWallTime: cfg.opts.MaxWallTime, Stdout: sio.Stdout, Stderr: sio.Stderr,
 		StructuredOutput: structuredName(cfg),
+		PartialMessages:  cfg.opts.PartialMessages,
 		Checkpoint: func() {
 			if err := sess.w.Sync(); err != nil {
 				log.Error("saving the session", "err", err)

@@ -80,6 +80,9 @@ type Config struct {
 	// Checkpoint, when set, is called at each round boundary so the
 	// session is durable before the next step depends on it.
 	Checkpoint func()
+	// PartialMessages emits stream_event messages with the deltas
+	// (stream-json only).
+	PartialMessages bool
 	// OnCompressed, when set, runs after the chat compressed its history.
 	OnCompressed func()
 	// OnCancel, when set, records a cancellation.
@@ -233,7 +236,9 @@ func (r *run) round(ctx context.Context, rounds Rounds, parts []llm.Part, typ cl
 		}
 		r.usage.Add(finished.Usage)
 	}
+	part := &partials{p: r.out, on: r.cfg.PartialMessages && r.cfg.Format == FormatStreamJSON}
 	for ev := range rounds.SendMessageStream(ctx, parts, typ) {
+		part.event(ev)
 		switch e := ev.(type) {
 		case turn.Content:
 			if finished != nil {
