@@ -101,6 +101,7 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 	system := sysprompt.Build(sysprompt.Env{
 		Workspace: ws.Root(), Tools: reg.Names(),
 		Override: cfg.opts.SystemPrompt, Append: strings.TrimSpace(appendPrompt),
+		Instructions: sysprompt.LoadInstructions(cfg.home, cfg.workspace),
 	})
 	retry := chat.DefaultRetryPolicy
 	if s := sio.Getenv("PLY_RETRY_DELAY_SCALE"); s != "" {

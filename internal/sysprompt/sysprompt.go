@@ -1,7 +1,8 @@
 // Package sysprompt builds the system prompt of a coding agent: how to
-// work, the tools on offer, and the environment (workspace, OS, date, git
-// branch). It reads a few small files and runs no processes, so it costs
-// microseconds at startup.
+// work, the tools on offer, the environment (workspace, OS, date, git
+// branch) and the instruction files of the user and the project. It reads
+// a few small files and runs no processes, so it costs microseconds at
+// startup.
 package sysprompt
 
 import (
@@ -22,6 +23,8 @@ type Env struct {
 	// Override replaces the built-in instructions (--system-prompt); the
 	// environment section is still added.
 	Override string
+	// Instructions are the user's and the project's instruction files.
+	Instructions []Instruction
 }
 
 const instructions = `You are ply, a coding agent working in the user's repository from their terminal. You help with software engineering tasks: reading and changing code, running commands, finding and fixing bugs, explaining code.
@@ -57,6 +60,7 @@ func Build(env Env) string {
 	if len(env.Tools) > 0 {
 		b.WriteString("- Tools available: " + strings.Join(env.Tools, ", ") + "\n")
 	}
+	b.WriteString(renderInstructions(env.Instructions))
 	if env.Append != "" {
 		b.WriteString("\n")
 		b.WriteString(env.Append)
