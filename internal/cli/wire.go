@@ -80,6 +80,9 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 		scheduler.MaxConcurrencyFromEnv(),
 	}
 
+	if cfg.prompt != "" {
+		cfg.prompt = expandAtPaths(cfg.prompt, ws)
+	}
 	sess, code, err := openSession(cfg, ws.Root(), log, sio.Stderr)
 	if err != nil {
 		return fail(sio, code, err.Error())
