@@ -37,11 +37,12 @@ func (l *dialLog) all() []string {
 	return append([]string(nil), l.dials...)
 }
 
-// recordDials makes http.DefaultTransport, which ply's provider client
-// uses (openai.Config.HTTPClient is nil in the command), dial through a
+// recordDials makes http.DefaultTransport, which ply's provider clients
+// use (their Config.HTTPClient is nil in the command), dial through a
 // recorder, and turns every DNS lookup of the Go resolver into a recorded
-// failure. Both are restored when the test ends, so the test must not run
-// in parallel with others.
+// failure: the fake server is on 127.0.0.1, so nothing needs one. Both
+// are restored when the test ends, so the test must not run in parallel
+// with others.
 func recordDials(t *testing.T) *dialLog {
 	t.Helper()
 	tr, ok := http.DefaultTransport.(*http.Transport)

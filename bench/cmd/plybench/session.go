@@ -1,0 +1,286 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	fp "github.com/plyhq/ply/internal/fakeprovider"
+	"github.com/plyhq/ply/internal/tools"
+)
+
+// call is one scripted tool call.
+type call struct {
+	name string
+	args map[string]any
+}
+
+// round is one scripted model reply: tool calls, or the final text when
+// calls is empty.
+type round struct {
+	calls []call
+	text  string
+}
+
+// toolSession is the 10-round scenario: nine rounds of tool calls that
+// touch every kind of tool (two of them run as one parallel batch), then
+// the answer. Paths are relative to the workspace root.
+func toolSession() []round {
+	return []round{
+		{calls: []call{{"read_file", map[string]any{"file_path": "main.go"}}}},
+		{calls: []call{{"grep_search", map[string]any{"pattern": `func \w+`}}}},
+		{calls: []call{{"glob", map[string]any{"pattern": "**/*.go"}}}},
+		{calls: []call{{"edit", map[string]any{"file_path": "main.go",
+			"old_string": `fmt.Println("hello")`, "new_string": `fmt.Println("hello, world")`}}}},
+		{calls: []call{{"run_shell_command", map[string]any{"command": "echo ok"}}}},
+		{calls: []call{
+			{"read_file", map[string]any{"file_path": "pkg/util/util.go", "offset": 10, "limit": 40}},
+			{"grep_search", map[string]any{"pattern": "TODO", "glob": "*.go"}},
+		}},
+		{calls: []call{{"list_directory", map[string]any{"path": "pkg"}}}},
+		{calls: []call{{"edit", map[string]any{"file_path": "pkg/util/util.go",
+			"old_string": "// TODO: handle the error", "new_string": "// The error is handled by the caller."}}}},
+		{calls: []call{{"run_shell_command", map[string]any{"command": "ls pkg"}}}},
+		{text: "Done."},
+	}
+}
+
+// turns renders the rounds as the fake provider's script.
+func turns(rounds []round) []fp.Turn {
+	var out []fp.Turn
+	for i, r := range rounds {
+		var t fp.Turn
+		if r.text != "" {
+			t = append(t, fp.Text(r.text))
+		}
+		for j, c := range r.calls {
+			b, err := json.Marshal(c.args)
+			if err != nil {
+				panic(err)
+			}
+			t = append(t, fp.ToolCall(fmt.Sprintf("call_%d_%d", i, j), c.name, string(b)))
+		}
+		out = append(out, append(t, fp.Usage(1000+100*i, 20)))
+	}
+	return out
+}
+
+// makeWorkspace writes the small project the tool session works on: a
+// module of a few dozen Go files, so that grep and glob have something to
+// walk without the walk dominating the round.
+func makeWorkspace(dir string) error {
+	files := map[string]string{
+		"go.mod":     "module example.com/demo\n\ngo 1.22\n",
+		".gitignore": "build/\n*.log\n",
+		"main.go":    "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hello\")\n}\n",
+		"build/x.go": "package build // ignored\n",
+		"debug.log":  "ignored\n",
+	}
+	var util strings.Builder
+	util.WriteString("package util\n\n")
+	for i := range 60 {
+		fmt.Fprintf(&util, "// F%d does step %d.\nfunc F%d(x int) int {\n\treturn x + %d\n}\n\n", i, i, i, i)
+		if i == 5 {
+			util.WriteString("// TODO: handle the error\n")
+		}
+	}
+	files["pkg/util/util.go"] = util.String()
+	for i := range 40 {
+		files[fmt.Sprintf("pkg/p%02d/p.go", i)] = fmt.Sprintf("package p%02d\n\n// TODO: document\nfunc Do%d() int { return %d }\n", i, i, i)
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runResult is what one ply process did.
+type runResult struct {
+	wall      time.Duration   // process start to exit
+	startup   time.Duration   // process start to the first byte of the first request
+	server    []time.Duration // per request: first byte to response sent
+	maxRSS    float64         // bytes
+	exchanges int
+	stderr    string
+}
+
+func (r runResult) serverTotal() time.Duration {
+	var s time.Duration
+	for _, d := range r.server {
+		s += d
+	}
+	return s
+}
+
+// plyRun is one invocation of the binary.
+type plyRun struct {
+	bin    string
+	dir    string   // working directory, the workspace
+	args   []string // after the binary
+	env    []string // added to the minimal environment
+	rounds []round  // nil: no server (--version)
+	// check validates the run beyond the exit code and the script.
+	check func(stdout string, reqs []fp.Request) error
+}
+
+// run starts ply as a child process against a fresh fake server and
+// waits for it. An error means the scenario failed, not that it was slow.
+func (p plyRun) run(ctx context.Context) (runResult, error) {
+	home, err := os.MkdirTemp("", "plybench-home-")
+	if err != nil {
+		return runResult{}, err
+	}
+	defer os.RemoveAll(home)
+
+	rec := newRecorder()
+	var srv *fp.Server
+	if p.rounds != nil {
+		srv = rec.server(turns(p.rounds))
+		defer srv.Close()
+	}
+	cmd := exec.CommandContext(ctx, p.bin, p.args...)
+	cmd.Dir = p.dir
+	// A minimal environment: nothing of the caller's (proxies, keys, a
+	// real PLY_HOME) leaks into the measurement.
+	cmd.Env = []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + home,
+		"PLY_HOME=" + filepath.Join(home, "ply"),
+		"OPENAI_API_KEY=bench-key",
+		"OPENAI_MODEL=bench-model",
+		"LANG=C.UTF-8",
+	}
+	if srv != nil {
+		cmd.Env = append(cmd.Env, "OPENAI_BASE_URL="+srv.URL+"/v1")
+	}
+	cmd.Env = append(cmd.Env, p.env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err = cmd.Run()
+	wall := time.Since(start)
+
+	res := runResult{wall: wall, stderr: stderr.String()}
+	if ps := cmd.ProcessState; ps != nil {
+		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+			res.maxRSS = float64(ru.Maxrss) * 1024 // kilobytes on Linux
+		}
+	}
+	if err != nil {
+		return res, fmt.Errorf("%s %s: %v\nstderr:\n%s", filepath.Base(p.bin), strings.Join(p.args, " "), err, tail(stderr.String()))
+	}
+	var reqs []fp.Request
+	if srv != nil {
+		if f := srv.Failures(); len(f) > 0 {
+			return res, fmt.Errorf("fake server: %s", strings.Join(f, "; "))
+		}
+		if n := srv.Pending(); n != 0 {
+			return res, fmt.Errorf("%d scripted turns were never requested; stdout:\n%s", n, tail(stdout.String()))
+		}
+		reqs = srv.Requests()
+		exs := rec.wait(len(reqs), 5*time.Second)
+		if len(exs) != len(p.rounds) || len(reqs) != len(p.rounds) {
+			return res, fmt.Errorf("%d requests (%d timed), want %d", len(reqs), len(exs), len(p.rounds))
+		}
+		res.exchanges = len(exs)
+		res.startup = exs[0].firstByte.Sub(start)
+		for _, e := range exs {
+			res.server = append(res.server, e.done.Sub(e.firstByte))
+		}
+		if err := toolErrors(reqs[len(reqs)-1]); err != nil {
+			return res, err
+		}
+	}
+	if p.check != nil {
+		if err := p.check(stdout.String(), reqs); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// toolErrors fails the run when any tool result in the final history is
+// an error: a benchmark of failing tools measures the wrong thing.
+func toolErrors(last fp.Request) error {
+	var errs []error
+	for _, m := range last.Messages {
+		if m.Role == "tool" && strings.HasPrefix(m.Text(), "Error:") {
+			errs = append(errs, fmt.Errorf("tool result %s: %.300s", m.ToolCallID, m.Text()))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func tail(s string) string {
+	if len(s) > 2000 {
+		return "…" + s[len(s)-2000:]
+	}
+	return s
+}
+
+// toolTime runs the session's tool calls in this process, on a fresh copy
+// of the workspace, the way the scheduler runs them (a batch of several
+// read-only calls in parallel), and returns the time spent inside the
+// tools. The 10-round figure subtracts it, so that what remains is ply's
+// own overhead.
+func toolTime(ctx context.Context, rounds []round) (time.Duration, error) {
+	dir, err := os.MkdirTemp("", "plybench-tools-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	if err := makeWorkspace(dir); err != nil {
+		return 0, err
+	}
+	ws, err := tools.NewWorkspace(dir)
+	if err != nil {
+		return 0, err
+	}
+	sh := tools.NewShell(ws)
+	defer sh.Close()
+	reg := tools.NewRegistry(tools.NewListDirectory(ws), tools.NewReadFile(ws), tools.NewGrep(ws),
+		tools.NewGlob(ws), tools.NewEdit(ws), tools.NewWriteFile(ws), sh)
+
+	var total time.Duration
+	for _, r := range rounds {
+		start := time.Now()
+		errs := make([]error, len(r.calls))
+		var wg sync.WaitGroup
+		for i, c := range r.calls {
+			wg.Go(func() {
+				t, ok := reg.Lookup(c.name)
+				if !ok {
+					errs[i] = fmt.Errorf("no tool %s", c.name)
+					return
+				}
+				b, _ := json.Marshal(c.args)
+				res, err := t.Execute(ctx, b, nil)
+				if err == nil && res.IsError {
+					err = fmt.Errorf("%s: %s", c.name, res.Output)
+				}
+				errs[i] = err
+			})
+		}
+		wg.Wait()
+		total += time.Since(start)
+		if err := errors.Join(errs...); err != nil {
+			return 0, err
+		}
+	}
+	return total, nil
+}
