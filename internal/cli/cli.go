@@ -73,16 +73,19 @@ func fail(sio IO, code int, msg string) int {
 
 // config is the resolved run configuration.
 type config struct {
-	opts        *Options
-	wire        *wireFormat
-	apiKey      string
-	baseURL     string
-	model       string
-	format      string
-	mode        string
-	prompt      string
-	streamInput bool
-	schema      json.RawMessage
+	opts          *Options
+	wire          *wireFormat
+	contextWindow int
+	maxOutput     int
+	headers       map[string]string
+	apiKey        string
+	baseURL       string
+	model         string
+	format        string
+	mode          string
+	prompt        string
+	streamInput   bool
+	schema        json.RawMessage
 	// settings are the merged settings files.
 	settings      settings.Settings
 	settingsFiles []settings.File

@@ -15,6 +15,7 @@ type Options struct {
 	OpenAIKey          string
 	OpenAIBaseURL      string
 	AuthType           string
+	Provider           string
 	OutputFormat       string
 	InputFormat        string
 	ApprovalMode       string
@@ -61,6 +62,7 @@ func (o *Options) specs() []flagSpec {
 		{long: "model", short: "m", str: &o.Model, help: "model name (env OPENAI_MODEL)"},
 		{long: "openai-api-key", str: &o.OpenAIKey, help: "API key (env OPENAI_API_KEY)"},
 		{long: "openai-base-url", str: &o.OpenAIBaseURL, help: "base URL of an OpenAI-compatible API (env OPENAI_BASE_URL)"},
+		{long: "provider", str: &o.Provider, help: "a named provider from settings \"modelProviders\""},
 		{long: "auth-type", str: &o.AuthType, help: "provider wire format: openai | openai-responses | anthropic | gemini"},
 		{long: "output-format", short: "o", str: &o.OutputFormat, help: "text | json | stream-json"},
 		{long: "input-format", str: &o.InputFormat, help: "text | stream-json"},

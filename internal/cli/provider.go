@@ -10,6 +10,7 @@ import (
 	"github.com/plyhq/ply/internal/provider/gemini"
 	"github.com/plyhq/ply/internal/provider/openai"
 	"github.com/plyhq/ply/internal/provider/responses"
+	"github.com/plyhq/ply/internal/settings"
 )
 
 // wireFormat describes one --auth-type: its environment and client.
@@ -18,7 +19,7 @@ type wireFormat struct {
 	keyEnv, baseEnv   string
 	modelEnvs         []string
 	keyOptional       bool
-	newProvider       func(base, key, model string) chat.Provider
+	newProvider       func(base, key, model string, headers map[string]string) chat.Provider
 	keyFlag, baseFlag func(o *Options) string
 }
 
@@ -26,27 +27,27 @@ var wireFormats = []wireFormat{
 	{
 		name: "openai", keyEnv: "OPENAI_API_KEY", baseEnv: "OPENAI_BASE_URL", modelEnvs: []string{"OPENAI_MODEL"},
 		keyFlag: func(o *Options) string { return o.OpenAIKey }, baseFlag: func(o *Options) string { return o.OpenAIBaseURL },
-		newProvider: func(base, key, model string) chat.Provider {
-			return openai.New(openai.Config{BaseURL: base, APIKey: key, Model: model})
+		newProvider: func(base, key, model string, h map[string]string) chat.Provider {
+			return openai.New(openai.Config{BaseURL: base, APIKey: key, Model: model, Headers: h})
 		},
 	},
 	{
 		name: "openai-responses", keyEnv: "OPENAI_API_KEY", baseEnv: "OPENAI_BASE_URL", modelEnvs: []string{"OPENAI_MODEL"},
 		keyFlag: func(o *Options) string { return o.OpenAIKey }, baseFlag: func(o *Options) string { return o.OpenAIBaseURL },
-		newProvider: func(base, key, model string) chat.Provider {
-			return responses.New(responses.Config{BaseURL: base, APIKey: key, Model: model})
+		newProvider: func(base, key, model string, h map[string]string) chat.Provider {
+			return responses.New(responses.Config{BaseURL: base, APIKey: key, Model: model, Headers: h})
 		},
 	},
 	{
 		name: "gemini", keyEnv: "GEMINI_API_KEY", baseEnv: "GOOGLE_GEMINI_BASE_URL", modelEnvs: []string{"GEMINI_MODEL"},
-		newProvider: func(base, key, model string) chat.Provider {
-			return gemini.New(gemini.Config{BaseURL: base, APIKey: key, Model: model})
+		newProvider: func(base, key, model string, h map[string]string) chat.Provider {
+			return gemini.New(gemini.Config{BaseURL: base, APIKey: key, Model: model, Headers: h})
 		},
 	},
 	{
 		name: "anthropic", keyEnv: "ANTHROPIC_API_KEY", baseEnv: "ANTHROPIC_BASE_URL", modelEnvs: []string{"ANTHROPIC_MODEL"},
-		newProvider: func(base, key, model string) chat.Provider {
-			return anthropic.New(anthropic.Config{BaseURL: base, APIKey: key, Model: model})
+		newProvider: func(base, key, model string, h map[string]string) chat.Provider {
+			return anthropic.New(anthropic.Config{BaseURL: base, APIKey: key, Model: model, Headers: h})
 		},
 	},
 }
@@ -62,7 +63,17 @@ func formatNames() string {
 // resolveProvider picks the wire format and reads its key, base URL and
 // model from flags, then the environment.
 func resolveProvider(c *config, o *Options, env func(string) string) (int, error) {
-	name := firstNonEmpty(o.AuthType, c.settings.AuthType, "openai")
+	// A named provider from settings supplies defaults for everything.
+	var named settings.ModelProvider
+	if pn := firstNonEmpty(o.Provider, c.settings.Provider); pn != "" {
+		mp, ok := c.settings.ModelProviders[pn]
+		if !ok {
+			return 42, fmt.Errorf("unknown provider %q: define it under \"modelProviders\" in settings", pn)
+		}
+		named = mp
+		c.contextWindow, c.maxOutput, c.headers = mp.ContextWindow, mp.MaxOutputTokens, mp.Headers
+	}
+	name := firstNonEmpty(o.AuthType, named.AuthType, c.settings.AuthType, "openai")
 	var wf *wireFormat
 	for i := range wireFormats {
 		if wireFormats[i].name == name {
@@ -79,9 +90,13 @@ func resolveProvider(c *config, o *Options, env func(string) string) (int, error
 		return f(o)
 	}
 	c.wire = wf
-	c.apiKey = firstNonEmpty(flag(wf.keyFlag), env(wf.keyEnv))
-	c.baseURL = firstNonEmpty(flag(wf.baseFlag), env(wf.baseEnv))
-	c.model = o.Model
+	keyEnv := wf.keyEnv
+	if named.APIKeyEnv != "" {
+		keyEnv = named.APIKeyEnv
+	}
+	c.apiKey = firstNonEmpty(flag(wf.keyFlag), env(keyEnv))
+	c.baseURL = firstNonEmpty(flag(wf.baseFlag), named.BaseURL, env(wf.baseEnv))
+	c.model = firstNonEmpty(o.Model, named.Model)
 	for _, e := range wf.modelEnvs {
 		c.model = firstNonEmpty(c.model, env(e))
 	}
@@ -91,7 +106,7 @@ func resolveProvider(c *config, o *Options, env func(string) string) (int, error
 		if wf.keyFlag != nil {
 			hint = " or pass --" + wf.name + "-api-key"
 		}
-		return 41, fmt.Errorf("no API key: set %s%s", wf.keyEnv, hint)
+		return 41, fmt.Errorf("no API key: set %s%s", keyEnv, hint)
 	}
 	if c.model == "" {
 		return 42, errors.New("no model: set " + strings.Join(wf.modelEnvs, " or ") + ", pass -m/--model, or set \"model\" in settings")

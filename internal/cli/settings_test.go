@@ -90,3 +90,33 @@ exit 2
 		t.Errorf("the Stop hook's reason should be the next prompt: %+v", last)
 	}
 }
+
+func TestNamedProviderFromSettings(t *testing.T) {
+	dir := t.TempDir()
+	srv := fp.New(t, fp.Turn{fp.Text("from dashscope")})
+	writeFile(t, filepath.Join(dir, ".ply", "settings.json"), `{
+		"provider": "dashscope",
+		"modelProviders": {
+			"dashscope": {"authType": "openai", "baseUrl": "`+srv.URL+`", "apiKeyEnv": "DASHSCOPE_API_KEY",
+				"model": "qwen3-coder-plus", "maxOutputTokens": 4096, "headers": {"X-DashScope-SSE": "enable"}},
+		},
+	}`, 0o644)
+	env := map[string]string{"DASHSCOPE_API_KEY": "ds-key", "PLY_HOME": t.TempDir()}
+	var out, errb strings.Builder
+	code := Main(t.Context(), []string{"-y", "-p", "hi"}, IO{StdinIsTTY: true, Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string { return env[k] }, Cwd: dir})
+	if code != 0 || out.String() != "from dashscope\n" {
+		t.Fatalf("exit %d stdout %q stderr %s", code, out.String(), errb.String())
+	}
+	req := srv.Requests()[0]
+	if req.Model != "qwen3-coder-plus" || req.Header.Get("Authorization") != "Bearer ds-key" ||
+		req.Header.Get("X-DashScope-SSE") != "enable" || req.Body["max_tokens"] != float64(4096) {
+		t.Fatalf("request model %q auth %q headers %v body max_tokens %v", req.Model, req.Header.Get("Authorization"), req.Header, req.Body["max_tokens"])
+	}
+	// An unknown name is a one-line error.
+	code = Main(t.Context(), []string{"--provider", "nope", "-y", "-p", "hi"}, IO{StdinIsTTY: true, Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string { return env[k] }, Cwd: dir})
+	if code != 42 || !strings.Contains(errb.String(), `unknown provider "nope"`) {
+		t.Fatalf("exit %d stderr %q", code, errb.String())
+	}
+}

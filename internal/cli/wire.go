@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -100,7 +101,7 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 		}
 	}))
 
-	provider := cfg.wire.newProvider(cfg.baseURL, cfg.apiKey, cfg.model)
+	provider := cfg.wire.newProvider(cfg.baseURL, cfg.apiKey, cfg.model, cfg.headers)
 	system := sysprompt.Build(sysprompt.Env{
 		Workspace: ws.Root(), Tools: reg.Names(),
 		Override: cfg.opts.SystemPrompt, Append: strings.TrimSpace(appendPrompt),
@@ -120,10 +121,10 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 		System: system,
 		Tools:  reg.Decls(),
 		Retry:  retry,
-		// Most current models have at least this window; compressing at
-		// 70% of it keeps long sessions alive. UNFINISHED: per-model
-		// windows come with provider settings.
-		ContextWindow: defaultContextWindow,
+		// Without a configured window, assume one most current models
+		// have; compressing at 70% of it keeps long sessions alive.
+		ContextWindow:   cmp.Or(cfg.contextWindow, defaultContextWindow),
+		MaxOutputTokens: cfg.maxOutput,
 		Repair: func(h []llm.Message) []llm.Message {
 			out, rep := repair.Repair(h)
 			if rep.Changed() {

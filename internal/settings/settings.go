@@ -24,10 +24,25 @@ type Settings struct {
 	AuthType     string      `json:"authType"`
 	ApprovalMode string      `json:"approvalMode"`
 	Permissions  Permissions `json:"permissions"`
+	// Provider names the entry of ModelProviders to use.
+	Provider       string                   `json:"provider"`
+	ModelProviders map[string]ModelProvider `json:"modelProviders"`
 	// Hooks is the merged "hooks" object, event by event.
 	Hooks map[string]json.RawMessage `json:"hooks"`
 	// Sources lists the files read, user first.
 	Sources []string `json:"-"`
+}
+
+// ModelProvider is a named endpoint: switching provider is one setting or
+// one flag (--provider NAME).
+type ModelProvider struct {
+	AuthType        string            `json:"authType"` // openai, openai-responses, anthropic, gemini
+	BaseURL         string            `json:"baseUrl"`
+	APIKeyEnv       string            `json:"apiKeyEnv"` // the variable holding the key
+	Model           string            `json:"model"`
+	ContextWindow   int               `json:"contextWindow"`
+	MaxOutputTokens int               `json:"maxOutputTokens"`
+	Headers         map[string]string `json:"headers"`
 }
 
 // Permissions are rule lists.
@@ -150,6 +165,15 @@ func merge(files []File) Settings {
 		}
 		if s.ApprovalMode != "" {
 			out.ApprovalMode = s.ApprovalMode
+		}
+		if s.Provider != "" {
+			out.Provider = s.Provider
+		}
+		for name, mp := range s.ModelProviders {
+			if out.ModelProviders == nil {
+				out.ModelProviders = map[string]ModelProvider{}
+			}
+			out.ModelProviders[name] = mp
 		}
 		out.Permissions.Allow = append(out.Permissions.Allow, s.Permissions.Allow...)
 		out.Permissions.Ask = append(out.Permissions.Ask, s.Permissions.Ask...)

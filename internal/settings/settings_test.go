@@ -20,10 +20,10 @@ func write(t *testing.T, path, s string) {
 
 func TestStripJSONC(t *testing.T) {
 	cases := map[string]string{
-		`{"a": 1, // note, with comma }` + "\n}":         `{"a":1}`,
+		`{"a": 1, // note, with comma }` + "\n}":          `{"a":1}`,
 		`{"a": "// not a comment", /* b */ "b": [1,2,],}`: `{"a":"// not a comment","b":[1,2]}`,
-		`{"s": "quote \" /* x */ inside"}`:               `{"s":"quote \" /* x */ inside"}`,
-		"/* unterminated":                                ``,
+		`{"s": "quote \" /* x */ inside"}`:                `{"s":"quote \" /* x */ inside"}`,
+		"/* unterminated":                                 ``,
 	}
 	for in, want := range cases {
 		got := StripJSONC([]byte(in))
