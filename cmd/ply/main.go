@@ -28,8 +28,12 @@ func main() {
 	if fi, err := os.Stdin.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
 		stdinTTY = true
 	}
+	stdoutTTY := false
+	if fi, err := os.Stdout.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+		stdoutTTY = true
+	}
 	code := cli.Main(ctx, os.Args[1:], cli.IO{
-		Stdin: os.Stdin, StdinIsTTY: stdinTTY, Stdout: os.Stdout, Stderr: os.Stderr,
+		Stdin: os.Stdin, StdinIsTTY: stdinTTY, StdoutIsTTY: stdoutTTY, Stdout: os.Stdout, Stderr: os.Stderr,
 	})
 	cancel()
 	os.Exit(code)

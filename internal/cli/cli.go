@@ -26,8 +26,11 @@ var Version = "0.1.0-dev"
 
 // IO is the process's standard streams and environment.
 type IO struct {
-	Stdin          io.Reader
-	StdinIsTTY     bool
+	Stdin      io.Reader
+	StdinIsTTY bool
+	// StdoutIsTTY, with StdinIsTTY, lets ply with no prompt open the
+	// interactive UI.
+	StdoutIsTTY    bool
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
 	Cwd            string
@@ -63,6 +66,9 @@ func Main(ctx context.Context, args []string, sio IO) int {
 	logger, closeLog := openLog(cfg.home, opts.Debug)
 	defer closeLog()
 	slog.SetDefault(logger)
+	if cfg.interactive {
+		return runTUI(ctx, cfg, sio, logger)
+	}
 	return runHeadless(ctx, cfg, sio, logger)
 }
 
@@ -91,6 +97,8 @@ type config struct {
 	settingsFiles []settings.File
 	workspace     string
 	home          string
+	// interactive: no prompt, on a terminal; the UI asks for one.
+	interactive bool
 }
 
 func resolve(o *Options, sio IO) (*config, int, error) {
@@ -172,7 +180,10 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 	if c.streamInput {
 		// The prompt comes as user messages on stdin; read nothing here.
 	} else if strings.TrimSpace(prompt) == "" && !o.Continue && o.Resume == "" {
-		return nil, headless.ExitInput, errors.New("no prompt given: pass one with -p \"...\" or as arguments (the interactive UI is not built yet)")
+		if !sio.StdinIsTTY || !sio.StdoutIsTTY {
+			return nil, headless.ExitInput, errors.New("no prompt given: pass one with -p \"...\" or as arguments, or run ply in a terminal for the interactive UI")
+		}
+		c.interactive = true
 	}
 	c.prompt = prompt
 

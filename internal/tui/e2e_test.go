@@ -1,0 +1,135 @@
+package tui_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	fp "github.com/plyhq/ply/internal/fakeprovider"
+)
+
+// tmux drives the real binary in a real pseudo-terminal on a private
+// tmux server, so the test touches no tmux session of the user's.
+type tmux struct {
+	t      *testing.T
+	socket string
+}
+
+func (x *tmux) run(args ...string) string {
+	x.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", x.socket, "-f", "/dev/null"}, args...)...).CombinedOutput()
+	if err != nil {
+		x.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func (x *tmux) screen() string { return x.run("capture-pane", "-p", "-t", "ply", "-S", "-100") }
+
+// waitFor polls the screen until it contains want.
+func (x *tmux) waitFor(want string) string {
+	x.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s := x.screen()
+		if strings.Contains(s, want) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			x.t.Fatalf("timed out waiting for %q; screen:\n%s", want, s)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func TestTmuxApproveEdit(t *testing.T) {
+	t.Run("100x30", func(t *testing.T) { testTmuxApproveEdit(t, 100, 30, false) })
+	t.Run("80x24 NO_COLOR", func(t *testing.T) { testTmuxApproveEdit(t, 80, 24, true) })
+}
+
+// colour matches an SGR sequence that sets a foreground colour (39, the
+// default colour, is a reset and allowed).
+var colour = regexp.MustCompile(`\x1b\[(?:[0-9;]*;)?(?:3[0-8]|9[0-7])[;m]`)
+
+func testTmuxApproveEdit(t *testing.T, w, h int, noColor bool) {
+	if testing.Short() {
+		t.Skip("builds the binary and drives a terminal")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed: the pseudo-terminal test needs it")
+	}
+	bin := filepath.Join(t.TempDir(), "ply")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/plyhq/ply/cmd/ply").CombinedOutput(); err != nil {
+		t.Fatalf("building ply: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "hello.py")
+	if err := os.WriteFile(file, []byte("def greet(name):\n    return \"Hello, \" + name + \"!\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := func(v any) string {
+		b, _ := json.Marshal(v)
+		return string(b)
+	}
+	srv := fp.New(t,
+		fp.Turn{fp.ToolCall("call_1", "read_file", args(map[string]any{"file_path": file})), fp.Usage(100, 10)},
+		fp.Turn{fp.ToolCall("call_2", "edit", args(map[string]any{
+			"file_path": file, "old_string": `    return "Hello, " + name + "!"`, "new_string": `    return f"Hello, {name}!"`})), fp.Usage(120, 20)},
+		fp.Turn{fp.Text("Done: **greet** now uses an f-string."), fp.Usage(130, 9)},
+	)
+
+	x := &tmux{t: t, socket: fmt.Sprintf("ply-test-%d-%d", os.Getpid(), w)}
+	env := []string{
+		"OPENAI_API_KEY=test-key", "OPENAI_MODEL=test-model", "OPENAI_BASE_URL=" + srv.URL,
+		"PLY_HOME=" + filepath.Join(t.TempDir(), "home"), "PLY_RETRY_DELAY_SCALE=0.001", "TERM=xterm-256color",
+	}
+	if noColor {
+		env = append(env, "NO_COLOR=1")
+	}
+	cmd := "cd " + dir + " && exec env " + strings.Join(env, " ") + " " + bin + " --approval-mode default"
+	x.run("new-session", "-d", "-s", "ply", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), cmd)
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
+
+	x.waitFor("test-model · default mode")
+	x.run("send-keys", "-t", "ply", "-l", "use an f-string")
+	x.run("send-keys", "-t", "ply", "Enter")
+	if d := x.waitFor("Allow edit?"); testing.Verbose() {
+		t.Logf("dialog:\n%s", d)
+	}
+	x.run("send-keys", "-t", "ply", "-l", "y")
+	s := x.waitFor("now uses an f-string")
+	if testing.Verbose() {
+		t.Logf("final:\n%s", s)
+	}
+	if noColor && colour.MatchString(x.run("capture-pane", "-p", "-e", "-t", "ply")) {
+		t.Errorf("NO_COLOR screen has colour escapes:\n%q", x.run("capture-pane", "-p", "-e", "-t", "ply"))
+	}
+	for _, want := range []string{"> use an f-string", "read_file", "edit", "success", "350 in / 39 out"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("screen lacks %q:\n%s", want, s)
+		}
+	}
+	got, _ := os.ReadFile(file)
+	if !strings.Contains(string(got), `return f"Hello, {name}!"`) {
+		t.Fatalf("file not edited:\n%s", got)
+	}
+	if err := srv.CheckPairing(); err != nil {
+		t.Fatal(err)
+	}
+	// Ctrl+C twice on the idle prompt leaves.
+	x.run("send-keys", "-t", "ply", "C-c")
+	x.run("send-keys", "-t", "ply", "C-c")
+	deadline := time.Now().Add(10 * time.Second)
+	for exec.Command("tmux", "-L", x.socket, "has-session", "-t", "ply").Run() == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("ply did not exit on Ctrl+C twice; screen:\n%s", x.screen())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

@@ -1,0 +1,131 @@
+// Package tui is ply's interactive entry layer: it owns the agent loop for
+// a person at a terminal — send the prompt, collect the tool calls, run
+// them, send their results back, stop when the model asks for no tool —
+// and renders it with Bubble Tea while it runs.
+//
+// Like the headless entry, it does not speak HTTP and never touches the
+// conversation history: the command builds the layers and hands them in,
+// and every change to history goes through the client it was given.
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"sync"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/plyhq/ply/internal/client"
+	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/turn"
+)
+
+// Rounds is the client as the loop drives it: one round per call.
+type Rounds interface {
+	SendMessageStream(ctx context.Context, parts []llm.Part, typ client.SendType) iter.Seq[turn.Event]
+}
+
+// ToolRunner runs one batch of calls and returns one response per call, in
+// call order. The scheduler behind it reports progress through OnUpdate
+// and asks through the UI's Approver.
+type ToolRunner interface {
+	RunTools(ctx context.Context, calls []*turn.ToolCallRequest) ([]llm.FunctionResponse, error)
+}
+
+// Config describes the session the UI shows.
+type Config struct {
+	Model          string
+	PermissionMode string
+	Version        string
+	// NoColor renders without colour or other styling (NO_COLOR).
+	NoColor bool
+	// Clear, when set, starts a fresh conversation for /clear.
+	Clear func()
+	// Checkpoint, when set, is called at each round boundary so the
+	// session is durable before the next step depends on it.
+	Checkpoint func()
+	// OnCancel, when set, records a cancellation.
+	OnCancel func(reason string)
+
+	// In and Out are the terminal; nil means the process's own.
+	In  io.Reader
+	Out io.Writer
+	// Stderr gets the one line printed when the UI itself fails, after
+	// the terminal is restored; nil means discard.
+	Stderr io.Writer
+	// Size, when non-zero, is the initial window size; tests without a
+	// terminal use it.
+	Width, Height int
+}
+
+// UI is one interactive session. Build it first so that the scheduler can
+// be given its OnUpdate and Approver, then call Run.
+type UI struct {
+	cfg Config
+
+	mu   sync.Mutex
+	prog *tea.Program
+}
+
+// New returns the UI for cfg.
+func New(cfg Config) *UI { return &UI{cfg: cfg} }
+
+// send delivers msg to the running program; before Run and after it
+// returns, it is dropped, so a late callback from a tool cannot block.
+func (u *UI) send(msg tea.Msg) {
+	u.mu.Lock()
+	p := u.prog
+	u.mu.Unlock()
+	if p != nil {
+		p.Send(msg)
+	}
+}
+
+// Notice shows a line of information (a hook's message, say) in the
+// conversation; it is how other layers speak without writing to the
+// screen behind Bubble Tea's back.
+func (u *UI) Notice(text string) { u.send(noticeMsg{text: text}) }
+
+// Run shows the UI until the user quits or ctx ends, and returns the
+// process exit code.
+func (u *UI) Run(ctx context.Context, rounds Rounds, tools ToolRunner) int {
+	m := newModel(u.cfg, &driver{rounds: rounds, tools: tools, send: u.send, cfg: u.cfg})
+	opts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if u.cfg.In != nil {
+		opts = append(opts, tea.WithInput(u.cfg.In))
+	}
+	if u.cfg.Out != nil {
+		opts = append(opts, tea.WithOutput(u.cfg.Out))
+	}
+	if u.cfg.Width > 0 && u.cfg.Height > 0 {
+		opts = append(opts, tea.WithWindowSize(u.cfg.Width, u.cfg.Height))
+	}
+	p := tea.NewProgram(m, opts...)
+	u.mu.Lock()
+	u.prog = p
+	u.mu.Unlock()
+	final, err := p.Run()
+	u.mu.Lock()
+	u.prog = nil
+	u.mu.Unlock()
+	// Bubble Tea has restored the terminal by now, also after a panic in
+	// Update or View, so stderr is safe to write to again.
+	if fm, ok := final.(*model); ok {
+		fm.cancelRunning()
+		fm.drv.wait()
+	}
+	switch {
+	case err == nil, errors.Is(err, tea.ErrInterrupted):
+		return 0
+	case errors.Is(err, context.Canceled), errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil:
+		return 130
+	default:
+		if u.cfg.Stderr != nil {
+			fmt.Fprintf(u.cfg.Stderr, "ply: the interactive UI failed: %v\n", err)
+		}
+		return 1
+	}
+}
