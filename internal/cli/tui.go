@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -93,7 +94,8 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	}
 	ch := chat.New(provider, chat.Config{
 		Model: cfg.model, System: system, Tools: reg.Decls(), Retry: retry,
-		ContextWindow: defaultContextWindow,
+		ContextWindow:   cmp.Or(cfg.contextWindow, defaultContextWindow),
+		MaxOutputTokens: cfg.maxOutput,
 		Repair: func(h []llm.Message) []llm.Message {
 			out, rep := repair.Repair(h)
 			if rep.Changed() {
