@@ -1,0 +1,149 @@
+// Package sandbox confines shell commands on Linux with Landlock: a
+// command may write only below the directories a Policy names and, unless
+// the policy allows it, may not open TCP connections.
+//
+// The package owns the mechanism only. Which directories are writable,
+// whether the network is allowed and what to do when the kernel cannot
+// confine anything are the caller's decisions.
+//
+// Landlock restricts the calling thread and everything it later starts,
+// and a Go program is multithreaded, so ply cannot confine a command from
+// inside its own process without confining itself. Instead Wrap rewrites
+// a command to start the current executable as a small helper, which
+// restricts its only relevant thread and then replaces itself with the
+// real command. Programs using this package must call MaybeRunHelper at
+// the very start of main (tests: of TestMain).
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Policy says what a confined command may do beyond reading and executing
+// files, which it may do anywhere.
+type Policy struct {
+	// WritableDirs are absolute directories under which the command may
+	// create, modify, rename and delete files. Directories that do not
+	// exist when the command starts are ignored.
+	WritableDirs []string `json:"writable_dirs"`
+	// AllowNetwork lets the command bind and connect sockets. When false
+	// and the kernel's Landlock ABI is at least NetworkABI, TCP bind and
+	// connect are denied; older kernels cannot restrict the network.
+	AllowNetwork bool `json:"allow_network"`
+}
+
+// NetworkABI is the first Landlock ABI version that can restrict TCP.
+const NetworkABI = 4
+
+const (
+	// helperArg is the first argument that turns the executable into the
+	// helper. It is not a flag any real command line would carry.
+	helperArg = "__ply-sandbox-exec"
+	// helperEnv must also be set, so that typing helperArg by hand or
+	// passing it by accident does nothing surprising. The helper removes
+	// it before starting the command.
+	helperEnv = "PLY_SANDBOX_HELPER=1"
+	// helperFailed is the helper's exit code when it cannot confine or
+	// start the command; like a shell's 126, it means nothing ran.
+	helperFailed = 126
+)
+
+// Wrap rewrites cmd, which exec.Command prepared but which has not
+// started, so that it runs confined by p: the current executable starts
+// first, applies p and then executes the original program with the
+// original arguments. Everything else about cmd (directory, environment,
+// files, SysProcAttr) is kept, and the process ID stays the command's, as
+// the helper replaces itself.
+//
+// Wrap fails when p is invalid or the executable cannot be found; it does
+// not probe the kernel (see Available).
+func Wrap(cmd *exec.Cmd, p Policy) error {
+	if cmd.Process != nil {
+		return errors.New("sandbox: the command has already started")
+	}
+	if cmd.Err != nil {
+		return fmt.Errorf("sandbox: %w", cmd.Err)
+	}
+	for _, d := range p.WritableDirs {
+		if !filepath.IsAbs(d) {
+			return fmt.Errorf("sandbox: writable directory %q is not absolute", d)
+		}
+	}
+	spec, err := json.Marshal(p)
+	if err != nil {
+		return fmt.Errorf("sandbox: encode the policy: %w", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("sandbox: find the helper executable: %w", err)
+	}
+	path := cmd.Path
+	if !filepath.IsAbs(path) {
+		// The helper runs in cmd.Dir; a relative path found by LookPath
+		// must not be resolved against it.
+		if path, err = filepath.Abs(path); err != nil {
+			return fmt.Errorf("sandbox: %w", err)
+		}
+	}
+	argv := cmd.Args
+	if len(argv) == 0 {
+		argv = []string{cmd.Path}
+	}
+	args := append([]string{self, helperArg, string(spec), "--", path}, argv...)
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd.Path, cmd.Args = self, args
+	cmd.Env = append(env[:len(env):len(env)], helperEnv)
+	return nil
+}
+
+// MaybeRunHelper runs the helper and does not return when the process was
+// started by Wrap; otherwise it returns at once. Call it first in main,
+// before anything else starts threads that could act unconfined.
+func MaybeRunHelper() {
+	if len(os.Args) < 2 || os.Args[1] != helperArg || !markerSet() {
+		return
+	}
+	err := runHelper(os.Args[2:])
+	// runHelper returns only when it failed: nothing ran.
+	fmt.Fprintf(os.Stderr, "ply sandbox: %v\n", err)
+	os.Exit(helperFailed)
+}
+
+func markerSet() bool {
+	k, v, _ := strings.Cut(helperEnv, "=")
+	return os.Getenv(k) == v
+}
+
+// parseHelperArgs splits the helper's arguments, "<policy> -- path argv0
+// args...", into the policy, the program's path and its argv.
+func parseHelperArgs(args []string) (p Policy, path string, argv []string, err error) {
+	if len(args) < 4 || args[1] != "--" {
+		return p, "", nil, errors.New("usage: " + helperArg + " <policy-json> -- <path> <argv0> [args...]")
+	}
+	if err := json.Unmarshal([]byte(args[0]), &p); err != nil {
+		return p, "", nil, fmt.Errorf("decode the policy: %w", err)
+	}
+	return p, args[2], args[3:], nil
+}
+
+// helperEnviron is the command's environment: the helper's without the
+// marker, so that a ply the command starts behaves normally.
+func helperEnviron() []string {
+	env := os.Environ()
+	out := env[:0]
+	for _, e := range env {
+		if e != helperEnv {
+			out = append(out, e)
+		}
+	}
+	return out
+}

@@ -1,0 +1,114 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// Available reports the kernel's Landlock ABI version, or why Landlock
+// cannot be used: not built into the kernel, or disabled at boot.
+func Available() (abi int, err error) {
+	v, err := ll.LandlockGetABIVersion()
+	switch {
+	case errors.Is(err, syscall.ENOSYS):
+		return 0, fmt.Errorf("the kernel was built without Landlock: %w", err)
+	case errors.Is(err, syscall.EOPNOTSUPP):
+		return 0, fmt.Errorf("the kernel has Landlock disabled (add landlock to the lsm= boot parameter): %w", err)
+	case err != nil:
+		return 0, fmt.Errorf("probe Landlock: %w", err)
+	case v < 1:
+		return 0, fmt.Errorf("the kernel reports Landlock ABI %d", v)
+	}
+	return v, nil
+}
+
+// devFiles are device files that ordinary commands open for writing
+// (redirections to /dev/null, reading randomness with O_RDWR, terminals);
+// the device's own permissions still apply.
+var devFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"}
+
+// devDirs are device directories commands create files in: shared memory
+// for semaphores and multiprocessing, pseudo-terminals.
+var devDirs = []string{"/dev/shm", "/dev/pts"}
+
+// runHelper confines the current thread by the policy in args and
+// executes the command there; it returns only on failure.
+func runHelper(args []string) error {
+	p, path, argv, err := parseHelperArgs(args)
+	if err != nil {
+		return err
+	}
+	abi, err := Available()
+	if err != nil {
+		// Never run the command unconfined: the caller asked for a
+		// sandbox and must decide, not the helper.
+		return err
+	}
+	cfg, rules := ruleset(p, abi)
+	fd, flags, err := cfg.NewRulesetFD(rules...)
+	if err != nil {
+		return fmt.Errorf("build the Landlock ruleset: %w", err)
+	}
+	if fd < 0 {
+		return errors.New("the Landlock ruleset is empty; refusing to run unconfined")
+	}
+	// The restriction belongs to this thread only; execve from the same
+	// thread carries it into the command, and the other Go threads die
+	// with the exec. The thread is never unlocked.
+	runtime.LockOSThread()
+	// no_new_privs is required to restrict oneself without CAP_SYS_ADMIN;
+	// it also keeps setuid programs from shedding the sandbox.
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
+	}
+	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
+		return fmt.Errorf("landlock_restrict_self: %w", err)
+	}
+	_ = unix.Close(fd)
+	if err := syscall.Exec(path, argv, helperEnviron()); err != nil {
+		return fmt.Errorf("exec %s: %w", path, err)
+	}
+	return nil // not reached
+}
+
+// ruleset turns p into a Landlock configuration for a kernel with the
+// given ABI and the rules that grant what p allows.
+func ruleset(p Policy, abi int) (landlock.Config, []landlock.Rule) {
+	// BestEffort drops the rights the running kernel does not know;
+	// runHelper has already refused a kernel with no Landlock at all,
+	// where best effort would enforce nothing.
+	cfg := landlock.V11.BestEffort()
+	if p.AllowNetwork {
+		cfg.HandledAccessNet = 0
+		// Pathname UNIX sockets (ABI 9) reach local daemons much as TCP
+		// does: allowed together with the network.
+		cfg.HandledAccessFS &^= ll.AccessFSResolveUnix
+		cfg.Scoped = 0
+	} else {
+		// Abstract UNIX sockets are a way to talk to daemons outside
+		// the sandbox. Signals stay unscoped: a command must be able to
+		// stop a background job an earlier command started, which runs
+		// in a sibling domain.
+		cfg.Scoped = ll.ScopeAbstractUnixSocket
+	}
+	writable := landlock.RWDirs(p.WritableDirs...).IgnoreIfMissing()
+	if abi >= 2 {
+		// Without refer, moving a file between two directories of the
+		// workspace fails with EXDEV. ABI 1 cannot grant it, and asking
+		// would make best effort enforce nothing.
+		writable = writable.WithRefer()
+	}
+	rules := []landlock.Rule{
+		landlock.RODirs("/"),
+		writable,
+		landlock.RWFiles(devFiles...).WithIoctlDev().IgnoreIfMissing(),
+		landlock.RWDirs(devDirs...).IgnoreIfMissing(),
+	}
+	return cfg, rules
+}

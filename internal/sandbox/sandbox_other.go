@@ -1,0 +1,15 @@
+//go:build !linux
+
+package sandbox
+
+import "errors"
+
+var errLinuxOnly = errors.New("sandbox: Landlock is Linux-only")
+
+// Available reports that no sandbox exists on this system.
+func Available() (abi int, err error) { return 0, errLinuxOnly }
+
+// runHelper refuses: Wrap succeeds on every system, so that the caller's
+// Available check, not the helper, decides, but nothing can be confined
+// here.
+func runHelper([]string) error { return errLinuxOnly }
