@@ -171,3 +171,38 @@ func TestSDKProtocol(t *testing.T) {
 		t.Fatal("ply did not exit when stdin closed")
 	}
 }
+
+func TestPlanModeThenExitPlanMode(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "out.txt")
+	write := fp.ToolCall("w1", "write_file", mustJSON(map[string]any{"file_path": target, "content": "x"}))
+	srv := fp.New(t,
+		fp.Turn{write},
+		fp.Turn{fp.ToolCall("p1", "exit_plan_mode", `{"plan":"1. write out.txt"}`)},
+		fp.Turn{fp.ToolCall("w2", "write_file", mustJSON(map[string]any{"file_path": target, "content": "x"}))},
+		fp.Turn{fp.Text("written")},
+	)
+	p, code := startSDK(t, dir, srv, "--approval-mode", "plan")
+	p.send(userMsg("write the file"))
+	var asked []string
+	for i := 0; i < 2; i++ {
+		req := p.next("control_request", nil)
+		r := req["request"].(map[string]any)
+		asked = append(asked, r["tool_name"].(string))
+		p.send(map[string]any{"type": "control_response", "response": map[string]any{
+			"subtype": "success", "request_id": req["request_id"], "response": map[string]any{"behavior": "allow"}}})
+	}
+	res := p.next("result", nil)
+	if res["subtype"] != "success" || strings.Join(asked, ",") != "exit_plan_mode,write_file" {
+		t.Fatalf("result %v, asked about %v", res, asked)
+	}
+	msgs := srv.Requests()[1].Messages
+	if out := msgs[len(msgs)-1].Text(); !strings.Contains(out, "plan mode") {
+		t.Fatalf("the write in plan mode should be refused with a plan-mode message: %q", out)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "x" {
+		t.Fatal("after the plan was approved the write should run")
+	}
+	p.in.Close()
+	<-code
+}

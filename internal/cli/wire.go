@@ -70,6 +70,15 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 		// then deny nothing: refuse to start.
 		return fail(sio, headless.ExitInput, "bad permission rule: "+strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
+	if mode == permission.ModePlan {
+		// Offered only in plan mode: approving the plan is what ends it.
+		reg.Register(tools.NewExitPlanMode(func() error {
+			if policy.Mode() != permission.ModePlan {
+				return nil
+			}
+			return policy.SetMode(permission.ModeDefault)
+		}))
+	}
 	for _, n := range reg.Names() {
 		if !policy.Offered(n) {
 			reg.Remove(n)
