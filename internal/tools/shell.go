@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/plyhq/ply/internal/sandbox"
 	"github.com/plyhq/ply/internal/shell"
 )
 
@@ -39,7 +40,21 @@ type Shell struct {
 	ws    *Workspace
 	shell string // bash, or sh when there is no bash
 	jobs  shellJobs
+	// sandbox, when set, confines every command; refusal, when set, is
+	// why no command may run at all. Both are set before the first call.
+	sandbox *sandbox.Policy
+	refusal string
 }
+
+// SetSandbox makes every later command, foreground or background, run
+// confined by p; nil runs them unconfined. Call it before the first
+// Execute.
+func (t *Shell) SetSandbox(p *sandbox.Policy) { t.sandbox = p }
+
+// SetRefusal makes every later command fail with reason instead of
+// running, for when the sandbox that was asked for cannot be had; ""
+// lets them run again. Call it before the first Execute.
+func (t *Shell) SetRefusal(reason string) { t.refusal = reason }
 
 // NewShell returns the run_shell_command tool over ws.
 func NewShell(ws *Workspace) *Shell {
@@ -55,8 +70,19 @@ func NewShell(ws *Workspace) *Shell {
 func (*Shell) Name() string { return "run_shell_command" }
 func (*Shell) Kind() Kind   { return KindExecute }
 
-func (*Shell) Description() string {
-	return `This tool executes a given shell command as ` + "`bash -c <command>`" + `, in its own process group, with standard input closed.
+func (t *Shell) Description() string {
+	d := shellDescription
+	if t.sandbox != nil {
+		d += "\n\nCommands run in a sandbox: they may read anywhere but write only below " + strings.Join(t.sandbox.WritableDirs, ", ")
+		if !t.sandbox.AllowNetwork {
+			d += ", and they have no network access"
+		}
+		d += "; a write elsewhere fails with \"Permission denied\"."
+	}
+	return d
+}
+
+const shellDescription = `This tool executes a given shell command as ` + "`bash -c <command>`" + `, in its own process group, with standard input closed.
 
 The command runs in the workspace root unless directory is given. Standard output and standard error are combined; the answer holds the command, the output (at most 30000 characters: the beginning and the end are kept), the exit code, the signal if it was killed, and any error.
 
@@ -65,7 +91,6 @@ A non-zero exit code is not a failure of the tool: read it. The command is kille
 Use is_background: true for long-running processes that do not finish on their own (development servers, watchers, daemons such as "npm run dev" or "python -m http.server"); the call returns at once with the process ID and a job ID. Use the foreground (the default) for commands that finish (builds, tests, git, installs).
 
 Prefer the dedicated tools for reading (read_file), searching file contents (grep_search), finding files (glob) and editing files over cat, grep, find and sed.`
-}
 
 var shellSchema = json.RawMessage(`{
   "type": "object",
@@ -142,6 +167,9 @@ func (t *Shell) Execute(ctx context.Context, args json.RawMessage, out Output) (
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
+	if t.refusal != "" {
+		return Errorf("SHELL_SANDBOX_UNAVAILABLE", "Command: %s\nError: not run: %s", p.Command, t.refusal), nil
+	}
 	if p.IsBackground {
 		return t.startBackground(p.Command, dir)
 	}
@@ -155,8 +183,10 @@ func (t *Shell) Execute(ctx context.Context, args json.RawMessage, out Output) (
 // command prepares cmd to run in its own session, which is also its own
 // process group: the group can be killed as a whole, and without a
 // controlling terminal a program that wants a password (sudo, ssh) fails at
-// once instead of stopping on the terminal until the timeout.
-func (t *Shell) command(command, dir string, w *os.File) *exec.Cmd {
+// once instead of stopping on the terminal until the timeout. With a
+// sandbox the command goes through its helper, which keeps the process ID
+// and so the group.
+func (t *Shell) command(command, dir string, w *os.File) (*exec.Cmd, error) {
 	cmd := exec.Command(t.shell, "-c", command)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = w, w // one pipe: the interleaving is the real one
@@ -166,7 +196,12 @@ func (t *Shell) command(command, dir string, w *os.File) *exec.Cmd {
 		// Nothing can answer a pager or a prompt.
 		"PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0",
 	)
-	return cmd
+	if t.sandbox != nil {
+		if err := sandbox.Wrap(cmd, *t.sandbox); err != nil {
+			return nil, err
+		}
+	}
+	return cmd, nil
 }
 
 // run runs a foreground command to its end, its timeout or ctx's end.
@@ -175,8 +210,11 @@ func (t *Shell) run(ctx context.Context, command, dir string, timeout time.Durat
 	if err != nil {
 		return Errorf("SHELL_EXECUTE_ERROR", "cannot create the output pipe: %v", err), nil
 	}
-	cmd := t.command(command, dir, w)
-	if err := cmd.Start(); err != nil {
+	cmd, err := t.command(command, dir, w)
+	if err == nil {
+		err = cmd.Start()
+	}
+	if err != nil {
 		r.Close()
 		w.Close()
 		return Errorf("SHELL_EXECUTE_ERROR", "Command: %s\nError: cannot start %s: %v", command, t.shell, err), nil
@@ -314,8 +352,11 @@ func (t *Shell) startBackground(command, dir string) (Result, error) {
 	if err != nil {
 		return Errorf("SHELL_EXECUTE_ERROR", "cannot create the output pipe: %v", err), nil
 	}
-	cmd := t.command(command, dir, w)
-	job, err := t.jobs.start(cmd, r, command, dir)
+	cmd, err := t.command(command, dir, w)
+	var job *shellJob
+	if err == nil {
+		job, err = t.jobs.start(cmd, r, command, dir)
+	}
 	w.Close()
 	if err != nil {
 		r.Close()
