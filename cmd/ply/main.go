@@ -9,9 +9,13 @@ import (
 	"syscall"
 
 	"github.com/plyhq/ply/internal/cli"
+	"github.com/plyhq/ply/internal/sandbox"
 )
 
 func main() {
+	// A sandboxed shell command starts this binary as its confining
+	// helper; that must happen before anything else runs.
+	sandbox.MaybeRunHelper()
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)

@@ -36,6 +36,11 @@ type Options struct {
 	JSONSchema         string
 	PartialMessages    bool
 	Debug              bool
+	// Sandbox confines shell commands with Landlock (see sandbox.go).
+	Sandbox          bool
+	SandboxNetwork   bool
+	SandboxWriteDirs []string
+	AllowUnsandboxed bool
 	// Unknown holds flags ply does not know. They are an error, except
 	// for an SDK caller, which may pass flags of a newer protocol.
 	Unknown []string
@@ -83,6 +88,10 @@ func (o *Options) specs() []flagSpec {
 		{long: "channel", str: &o.Channel, help: "caller channel (SDK)"},
 		{long: "json-schema", str: &o.JSONSchema, help: "end the run with an object matching this JSON Schema ('{...}' or @file.json)"},
 		{long: "include-partial-messages", boolean: &o.PartialMessages, help: "stream-json: also emit partial message deltas"},
+		{long: "sandbox", boolean: &o.Sandbox, help: "run shell commands under Landlock: writes only in the workspace and the temp directory, no network (Linux)"},
+		{long: "sandbox-network", boolean: &o.SandboxNetwork, help: "with --sandbox: let shell commands use the network"},
+		{long: "sandbox-write-dir", list: &o.SandboxWriteDirs, help: "with --sandbox: another directory shell commands may write in (comma-separated, repeatable)"},
+		{long: "allow-unsandboxed", boolean: &o.AllowUnsandboxed, help: "with --sandbox: run shell commands unconfined when the kernel has no Landlock, instead of refusing them"},
 		{long: "debug", short: "d", boolean: &o.Debug, help: "log at debug level to the log file"},
 		{long: "help", short: "h", boolean: &o.Help, help: "show this help"},
 		{long: "version", short: "v", boolean: &o.Version, help: "print the version"},

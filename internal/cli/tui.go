@@ -39,6 +39,9 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	}
 	shell := tools.NewShell(ws)
 	defer shell.Close()
+	if err := setupSandbox(cfg.opts, ws, shell, sio.Stderr); err != nil {
+		return fail(sio, headless.ExitInput, err.Error())
+	}
 	reg := tools.NewRegistry(
 		tools.NewListDirectory(ws),
 		tools.NewReadFile(ws),

@@ -36,6 +36,9 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 	}
 	shell := tools.NewShell(ws)
 	defer shell.Close()
+	if err := setupSandbox(cfg.opts, ws, shell, sio.Stderr); err != nil {
+		return fail(sio, headless.ExitInput, err.Error())
+	}
 	reg := tools.NewRegistry(
 		tools.NewListDirectory(ws),
 		tools.NewReadFile(ws),

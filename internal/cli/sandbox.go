@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/plyhq/ply/internal/sandbox"
+	"github.com/plyhq/ply/internal/tools"
+)
+
+// sandboxAvailable probes the kernel; tests replace it to play a kernel
+// without Landlock.
+var sandboxAvailable = sandbox.Available
+
+// setupSandbox applies --sandbox and its companion flags to the shell
+// tool. Without --sandbox, commands run unconfined as before. With it,
+// commands may write only in the workspace roots, the temporary directory
+// and the --sandbox-write-dir entries, and have no network unless
+// --sandbox-network. When the kernel cannot confine them, ply says so once
+// and the shell tool refuses every command, unless --allow-unsandboxed
+// accepts running them unconfined: a sandbox that was asked for must not
+// quietly be absent.
+func setupSandbox(o *Options, ws *tools.Workspace, shell *tools.Shell, stderr io.Writer) error {
+	if !o.Sandbox {
+		for _, f := range []string{"sandbox-network", "sandbox-write-dir", "allow-unsandboxed"} {
+			if o.set[f] {
+				return &UsageError{Msg: fmt.Sprintf("flag --%s needs --sandbox", f)}
+			}
+		}
+		return nil
+	}
+	writable := append([]string{}, ws.Roots()...)
+	extra := append([]string{os.TempDir()}, o.SandboxWriteDirs...)
+	for _, d := range extra {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return fmt.Errorf("sandbox directory %q: %w", d, err)
+		}
+		writable = append(writable, abs)
+	}
+	abi, err := sandboxAvailable()
+	if err != nil {
+		if o.AllowUnsandboxed {
+			fmt.Fprintf(stderr, "ply: warning: the kernel has no Landlock (%v); running shell commands unsandboxed as --allow-unsandboxed asks\n", err)
+			return nil
+		}
+		fmt.Fprintf(stderr, "ply: the kernel has no Landlock (%v); refusing to run shell commands unsandboxed — pass --allow-unsandboxed to run them anyway\n", err)
+		shell.SetRefusal(fmt.Sprintf("ply was asked to sandbox shell commands (--sandbox), but the kernel has no Landlock (%v); the user must rerun ply with --allow-unsandboxed to run commands unconfined", err))
+		return nil
+	}
+	if !o.SandboxNetwork && abi < sandbox.NetworkABI {
+		fmt.Fprintf(stderr, "ply: warning: Landlock ABI %d cannot restrict the network (needs %d); sandboxed commands keep network access\n", abi, sandbox.NetworkABI)
+	}
+	shell.SetSandbox(&sandbox.Policy{WritableDirs: writable, AllowNetwork: o.SandboxNetwork})
+	return nil
+}
