@@ -35,19 +35,16 @@
 package anthropic
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/provider/transport"
 )
 
 // DefaultBaseURL is Anthropic's own endpoint.
@@ -91,9 +88,9 @@ type Config struct {
 
 // Client streams Messages responses. It is safe for concurrent use.
 type Client struct {
-	cfg  Config
-	url  string
-	http *http.Client
+	cfg Config
+	url string
+	tr  transport.Client
 }
 
 // New returns a client for cfg.
@@ -106,7 +103,12 @@ func New(cfg Config) *Client {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	return &Client{cfg: cfg, url: base + "/v1/messages", http: hc}
+	return &Client{cfg: cfg, url: base + "/v1/messages", tr: transport.Client{
+		Provider:    provider,
+		HTTP:        hc,
+		IdleTimeout: cfg.StreamIdleTimeout,
+		StatusError: statusError,
+	}}
 }
 
 // Stream sends req and returns the streamed response. The request is made
@@ -136,129 +138,32 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Chu
 			return
 		}
 
-		reqCtx, cancel := context.WithCancelCause(ctx)
-		defer cancel(nil)
-		idle := newIdleTimer(c.cfg.StreamIdleTimeout, cancel)
-		defer idle.stop()
-
-		resp, err := c.send(reqCtx, payload)
+		s, err := c.tr.Post(ctx, c.url, c.header(), payload)
 		if err != nil {
-			yield(llm.Chunk{}, failure(ctx, idle, err))
+			yield(llm.Chunk{}, err)
 			return
 		}
-		defer resp.Body.Close()
-
-		var body io.Reader = resp.Body
-		if idle != nil {
-			body = &idleReader{r: resp.Body, t: idle}
-		}
-		if err := decodeStream(body, yield); err != nil {
-			yield(llm.Chunk{}, failure(ctx, idle, err))
+		defer s.Close()
+		if err := decodeStream(s.Body, yield); err != nil {
+			yield(llm.Chunk{}, s.Fail(err))
 		}
 	}
 }
 
-func (c *Client) send(ctx context.Context, payload []byte) (*http.Response, error) {
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(payload))
-	if err != nil {
-		return nil, fmt.Errorf("anthropic: %w", err)
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "text/event-stream")
-	hreq.Header.Set("User-Agent", "ply")
-	hreq.Header.Set("Anthropic-Version", APIVersion)
+// header returns the headers sent with every request, over the
+// transport's defaults.
+func (c *Client) header() http.Header {
+	h := http.Header{}
+	h.Set("Anthropic-Version", APIVersion)
 	if c.cfg.APIKey != "" {
-		hreq.Header.Set("X-Api-Key", c.cfg.APIKey)
+		h.Set("X-Api-Key", c.cfg.APIKey)
 	}
 	for k, v := range c.cfg.Headers {
-		hreq.Header.Set(k, v)
+		h.Set(k, v)
 	}
-	resp, err := c.http.Do(hreq)
-	if err != nil {
-		return nil, fmt.Errorf("anthropic: sending request: %w", err)
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		defer resp.Body.Close()
-		return nil, statusError(resp)
-	}
-	return resp, nil
-}
-
-// failure gives a failed send or read its final form. The caller's own
-// cancellation wins over whatever it caused and is reported as the
-// context's error; an idle abort becomes an *IdleTimeoutError; anything
-// else is returned as it is.
-func failure(ctx context.Context, idle *idleTimer, err error) error {
-	var ae *llm.APIError
-	var ise *llm.InvalidStreamError
-	switch {
-	case ctx.Err() != nil:
-		return ctx.Err()
-	case errors.As(err, &ae), errors.As(err, &ise):
-		return err
-	case idle != nil && idle.fired.Load():
-		return &IdleTimeoutError{After: idle.d}
-	}
-	return err
+	return h
 }
 
 // IdleTimeoutError reports a stream that went silent for longer than
-// Config.StreamIdleTimeout. It is a net.Error with Timeout true, so the
-// chat layer's transport-retry whitelist treats it like a socket timeout.
-type IdleTimeoutError struct {
-	After time.Duration
-}
-
-func (e *IdleTimeoutError) Error() string {
-	return fmt.Sprintf("anthropic: no data received for %v", e.After)
-}
-func (e *IdleTimeoutError) Timeout() bool   { return true }
-func (e *IdleTimeoutError) Temporary() bool { return true }
-
-var errIdle = errors.New("anthropic: stream idle timeout")
-
-// idleTimer cancels the request when it is not reset in time. A nil
-// *idleTimer is a disabled one.
-type idleTimer struct {
-	d     time.Duration
-	t     *time.Timer
-	fired atomic.Bool
-}
-
-func newIdleTimer(d time.Duration, cancel context.CancelCauseFunc) *idleTimer {
-	if d <= 0 {
-		return nil
-	}
-	it := &idleTimer{d: d}
-	it.t = time.AfterFunc(d, func() {
-		it.fired.Store(true)
-		cancel(errIdle)
-	})
-	return it
-}
-
-func (it *idleTimer) reset() {
-	if it != nil && !it.fired.Load() {
-		it.t.Reset(it.d)
-	}
-}
-
-func (it *idleTimer) stop() {
-	if it != nil {
-		it.t.Stop()
-	}
-}
-
-// idleReader resets the idle timer whenever bytes arrive.
-type idleReader struct {
-	r io.Reader
-	t *idleTimer
-}
-
-func (r *idleReader) Read(p []byte) (int, error) {
-	n, err := r.r.Read(p)
-	if n > 0 {
-		r.t.reset()
-	}
-	return n, err
-}
+// Config.StreamIdleTimeout; see transport.IdleTimeoutError.
+type IdleTimeoutError = transport.IdleTimeoutError

@@ -1,0 +1,198 @@
+// Package transport owns the HTTP round trip shared by the providers:
+// sending a request, the stream idle timeout, transport-error wrapping,
+// reading a capped error body, and Retry-After.
+//
+// It must not know any wire format: building the request body, decoding
+// the stream and turning an error body into an *llm.APIError stay with
+// each provider, which hands its own status-error function in.
+package transport
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/plyhq/ply/internal/llm"
+)
+
+// Client sends one provider's requests. The zero value is not usable:
+// Provider and StatusError are required.
+type Client struct {
+	// Provider names the provider in error messages, as in "openai:
+	// sending request: ...".
+	Provider string
+	// HTTP does the round trip; nil means http.DefaultClient.
+	HTTP *http.Client
+	// IdleTimeout, if positive, aborts a request when no byte arrives for
+	// this long, including while waiting for the response headers.
+	IdleTimeout time.Duration
+	// StatusError turns a non-2xx answer into the provider's error. The
+	// body is closed after it returns.
+	StatusError func(*http.Response) *llm.APIError
+}
+
+// Stream is an answer being read. Close it when done.
+type Stream struct {
+	// Header is the response's header.
+	Header http.Header
+	// Body is the response body; reading bytes from it resets the idle
+	// timer.
+	Body io.Reader
+
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	idle   *idleTimer
+	resp   *http.Response
+}
+
+// Post sends payload to url as a JSON POST asking for an event stream,
+// with the headers User-Agent, Content-Type and Accept set and then header
+// added over them (so it may override them). The request is cancelled with
+// ctx, or when the idle timeout passes.
+//
+// A non-nil error is final (see Stream.Fail): the context's error, an
+// *IdleTimeoutError, the provider's *llm.APIError for a non-2xx answer,
+// or a transport error wrapped with %w.
+func (c *Client) Post(ctx context.Context, url string, header http.Header, payload []byte) (*Stream, error) {
+	reqCtx, cancel := context.WithCancelCause(ctx)
+	s := &Stream{ctx: ctx, cancel: cancel}
+	s.idle = newIdleTimer(c.Provider, c.IdleTimeout, cancel)
+	resp, err := c.send(reqCtx, url, header, payload)
+	if err != nil {
+		err = s.Fail(err)
+		s.idle.stop()
+		cancel(nil)
+		return nil, err
+	}
+	s.resp = resp
+	s.Header = resp.Header
+	s.Body = resp.Body
+	if s.idle != nil {
+		s.Body = &idleReader{r: resp.Body, t: s.idle}
+	}
+	return s, nil
+}
+
+func (c *Client) send(ctx context.Context, url string, header http.Header, payload []byte) (*http.Response, error) {
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.Provider, err)
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "text/event-stream")
+	hreq.Header.Set("User-Agent", "ply")
+	for k, v := range header {
+		hreq.Header[k] = v
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(hreq)
+	if err != nil {
+		return nil, fmt.Errorf("%s: sending request: %w", c.Provider, err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		defer resp.Body.Close()
+		return nil, c.StatusError(resp)
+	}
+	return resp, nil
+}
+
+// Close closes the body, stops the idle timer and releases the request.
+func (s *Stream) Close() {
+	s.resp.Body.Close()
+	s.idle.stop()
+	s.cancel(nil)
+}
+
+// Fail gives a failed send or read its final form. The caller's own
+// cancellation wins over whatever it caused and is reported as the
+// context's error; an *llm.APIError or *llm.InvalidStreamError is kept as
+// it is; otherwise an idle abort becomes an *IdleTimeoutError; anything
+// else is returned as it is.
+func (s *Stream) Fail(err error) error {
+	var ae *llm.APIError
+	var ise *llm.InvalidStreamError
+	switch {
+	case s.ctx.Err() != nil:
+		return s.ctx.Err()
+	case errors.As(err, &ae), errors.As(err, &ise):
+		return err
+	case s.idle != nil && s.idle.fired.Load():
+		return &IdleTimeoutError{Provider: s.idle.provider, After: s.idle.d}
+	}
+	return err
+}
+
+// IdleTimeoutError reports a stream that went silent for longer than the
+// idle timeout. It is a net.Error with Timeout true, so the chat layer's
+// transport-retry whitelist treats it like a socket timeout.
+type IdleTimeoutError struct {
+	// Provider names the provider in the message.
+	Provider string
+	After    time.Duration
+}
+
+func (e *IdleTimeoutError) Error() string {
+	return fmt.Sprintf("%s: no data received for %v", e.Provider, e.After)
+}
+func (e *IdleTimeoutError) Timeout() bool   { return true }
+func (e *IdleTimeoutError) Temporary() bool { return true }
+
+// idleError is the cause the request is cancelled with when it goes idle.
+type idleError struct{ provider string }
+
+func (e idleError) Error() string { return e.provider + ": stream idle timeout" }
+
+// idleTimer cancels the request when it is not reset in time. A nil
+// *idleTimer is a disabled one.
+type idleTimer struct {
+	provider string
+	d        time.Duration
+	t        *time.Timer
+	fired    atomic.Bool
+}
+
+func newIdleTimer(provider string, d time.Duration, cancel context.CancelCauseFunc) *idleTimer {
+	if d <= 0 {
+		return nil
+	}
+	it := &idleTimer{provider: provider, d: d}
+	it.t = time.AfterFunc(d, func() {
+		it.fired.Store(true)
+		cancel(idleError{it.provider})
+	})
+	return it
+}
+
+func (it *idleTimer) reset() {
+	if it != nil && !it.fired.Load() {
+		it.t.Reset(it.d)
+	}
+}
+
+func (it *idleTimer) stop() {
+	if it != nil {
+		it.t.Stop()
+	}
+}
+
+// idleReader resets the idle timer whenever bytes arrive.
+type idleReader struct {
+	r io.Reader
+	t *idleTimer
+}
+
+func (r *idleReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if n > 0 {
+		r.t.reset()
+	}
+	return n, err
+}
