@@ -3,24 +3,16 @@ package anthropic
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/provider/transport"
 )
 
 const (
 	provider = "anthropic"
-	// maxErrorBody bounds how much of an error answer is read: a proxy
-	// may answer with a whole HTML page, and nothing past the first few
-	// KiB helps anyone.
-	maxErrorBody = 64 << 10
-	// maxMessage bounds the message kept from a body that is not JSON.
-	maxMessage = 1000
 	// statusOverloaded is Anthropic's own "overloaded" status.
 	statusOverloaded = 529
 )
@@ -49,10 +41,10 @@ func parseError(body []byte) (typ, msg string, ok bool) {
 
 // statusError reads a non-2xx answer into an *llm.APIError.
 func statusError(resp *http.Response) *llm.APIError {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	body := transport.ErrorBody(resp)
 	typ, msg, ok := parseError(body)
 	if !ok {
-		msg = capText(string(bytes.TrimSpace(body)))
+		msg = transport.CapText(string(bytes.TrimSpace(body)))
 	}
 	if msg == "" {
 		msg = http.StatusText(resp.StatusCode)
@@ -66,7 +58,7 @@ func statusError(resp *http.Response) *llm.APIError {
 		Status:     resp.StatusCode,
 		Code:       typ,
 		Message:    msg,
-		RetryAfter: retryAfter(resp.Header, time.Now()),
+		RetryAfter: transport.RetryAfter(resp.Header, time.Now()),
 	}
 }
 
@@ -75,20 +67,9 @@ func statusError(resp *http.Response) *llm.APIError {
 func eventError(data []byte) *llm.APIError {
 	typ, msg, ok := parseError(data)
 	if !ok {
-		msg = capText(string(bytes.TrimSpace(data)))
+		msg = transport.CapText(string(bytes.TrimSpace(data)))
 	}
 	return &llm.APIError{Provider: provider, Kind: classify(0, typ, msg), Code: typ, Message: msg}
-}
-
-func capText(s string) string {
-	if len(s) <= maxMessage {
-		return s
-	}
-	s = s[:maxMessage]
-	for len(s) > 0 && !utf8.ValidString(s) {
-		s = s[:len(s)-1] // do not cut a character in half
-	}
-	return s + "…"
 }
 
 // contextPatterns are the ways Anthropic (and proxies in front of it) say
@@ -156,25 +137,4 @@ func classify(status int, typ, msg string) llm.ErrorKind {
 		return llm.ErrContextLength
 	}
 	return llm.ErrUnknown
-}
-
-// retryAfter reads the standard Retry-After header (seconds or an HTTP
-// date), which Anthropic sends with 429 and 529 answers.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s < 0 {
-			return 0
-		}
-		return time.Duration(s * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return d
-		}
-	}
-	return 0
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/provider/transport"
 	"github.com/plyhq/ply/internal/sse"
 )
 
@@ -143,7 +144,7 @@ func decodeStream(body io.Reader, yield func(llm.Chunk, error) bool) error {
 			if ev.Name == "error" {
 				return eventError(data)
 			}
-			return invalid("%s data is not JSON (%v): %s", eventName(ev.Name), err, capText(string(data)))
+			return invalid("%s data is not JSON (%v): %s", eventName(ev.Name), err, transport.CapText(string(data)))
 		}
 		if e.Type == "" {
 			e.Type = ev.Name

@@ -3,24 +3,17 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/provider/transport"
 )
 
 const (
 	provider = "gemini"
-	// maxErrorBody bounds how much of an error answer is read: a proxy
-	// may answer with a whole HTML page, and nothing past the first few
-	// KiB helps anyone.
-	maxErrorBody = 64 << 10
-	// maxMessage bounds the message kept from a body that is not JSON.
-	maxMessage = 1000
 )
 
 // errorObject is Google's error shape, {"error": {...}}, sometimes wrapped
@@ -68,13 +61,13 @@ func parseError(body []byte, inner bool) (*errorObject, bool) {
 
 // statusError reads a non-2xx answer into an *llm.APIError.
 func statusError(resp *http.Response) *llm.APIError {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	body := transport.ErrorBody(resp)
 	ae := &llm.APIError{Provider: provider, Status: resp.StatusCode}
 	eo, ok := parseError(body, false)
 	if ok {
 		ae.Message, ae.Code = eo.Message, eo.Status
 	} else {
-		ae.Message = capText(string(bytes.TrimSpace(body)))
+		ae.Message = transport.CapText(string(bytes.TrimSpace(body)))
 	}
 	if ae.Message == "" {
 		ae.Message = http.StatusText(resp.StatusCode)
@@ -89,11 +82,11 @@ func statusError(resp *http.Response) *llm.APIError {
 func streamError(raw json.RawMessage) *llm.APIError {
 	eo, ok := parseError(raw, true)
 	if !ok {
-		return &llm.APIError{Provider: provider, Message: capText(string(raw))}
+		return &llm.APIError{Provider: provider, Message: transport.CapText(string(raw))}
 	}
 	msg := eo.Message
 	if msg == "" {
-		msg = capText(string(raw))
+		msg = transport.CapText(string(raw))
 	}
 	return &llm.APIError{
 		Provider:   provider,
@@ -102,17 +95,6 @@ func streamError(raw json.RawMessage) *llm.APIError {
 		Message:    msg,
 		RetryAfter: retryAfter(nil, eo, time.Now()),
 	}
-}
-
-func capText(s string) string {
-	if len(s) <= maxMessage {
-		return s
-	}
-	s = s[:maxMessage]
-	for len(s) > 0 && !utf8.ValidString(s) {
-		s = s[:len(s)-1] // do not cut a character in half
-	}
-	return s + "…"
 }
 
 // contextPatterns are the ways Gemini says a request does not fit the

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/provider/transport"
 )
 
 func TestHTTPErrors(t *testing.T) {
@@ -86,7 +87,7 @@ func TestErrorBodyIsCapped(t *testing.T) {
 	if !errors.As(r.err, &ae) {
 		t.Fatal(r.err)
 	}
-	if len(ae.Message) > maxMessage+len("…") || !strings.HasSuffix(ae.Message, "…") {
+	if len(ae.Message) > transport.MaxMessage+len("…") || !strings.HasSuffix(ae.Message, "…") {
 		t.Fatalf("message of %d bytes", len(ae.Message))
 	}
 	if !strings.HasPrefix(ae.Message, "éé") || strings.ContainsRune(ae.Message, '\uFFFD') {

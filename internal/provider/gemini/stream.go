@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/provider/transport"
 	"github.com/plyhq/ply/internal/sse"
 )
 
@@ -108,7 +109,7 @@ func decodeStream(body io.Reader, newID func(string) string, yield func(llm.Chun
 		}
 		var r streamResponse
 		if err := json.Unmarshal(data, &r); err != nil {
-			return invalid("data is not JSON (%v): %s", err, capText(string(data)))
+			return invalid("data is not JSON (%v): %s", err, transport.CapText(string(data)))
 		}
 		if len(r.Error) > 0 && string(r.Error) != "null" {
 			return streamError(r.Error)

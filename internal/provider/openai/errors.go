@@ -3,24 +3,16 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/provider/transport"
 )
 
 const (
 	provider = "openai"
-	// maxErrorBody bounds how much of an error answer is read: a proxy
-	// may answer with a whole HTML page, and nothing past the first few
-	// KiB helps anyone.
-	maxErrorBody = 64 << 10
-	// maxMessage bounds the message kept from a body that is not JSON.
-	maxMessage = 1000
 )
 
 // errorBody is the error shape of OpenAI and of most compatible servers.
@@ -87,10 +79,10 @@ func rawString(raw json.RawMessage) string {
 
 // statusError reads a non-2xx answer into an *llm.APIError.
 func statusError(resp *http.Response) *llm.APIError {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	body := transport.ErrorBody(resp)
 	msg, code, ok := parseErrorJSON(body)
 	if !ok {
-		msg = capText(string(bytes.TrimSpace(body)))
+		msg = transport.CapText(string(bytes.TrimSpace(body)))
 	}
 	if msg == "" {
 		msg = http.StatusText(resp.StatusCode)
@@ -101,7 +93,7 @@ func statusError(resp *http.Response) *llm.APIError {
 		Status:     resp.StatusCode,
 		Code:       code,
 		Message:    msg,
-		RetryAfter: retryAfter(resp.Header, time.Now()),
+		RetryAfter: transport.RetryAfterMillis(resp.Header, time.Now()),
 	}
 }
 
@@ -110,20 +102,9 @@ func statusError(resp *http.Response) *llm.APIError {
 func streamError(raw json.RawMessage) *llm.APIError {
 	msg, code, _ := parseErrorJSON(append(append([]byte(`{"error":`), raw...), '}'))
 	if msg == "" {
-		msg = capText(string(raw))
+		msg = transport.CapText(string(raw))
 	}
 	return &llm.APIError{Provider: provider, Kind: classify(0, msg, code), Code: code, Message: msg}
-}
-
-func capText(s string) string {
-	if len(s) <= maxMessage {
-		return s
-	}
-	s = s[:maxMessage]
-	for len(s) > 0 && !utf8.ValidString(s) {
-		s = s[:len(s)-1] // do not cut a character in half
-	}
-	return s + "…"
 }
 
 // contextPatterns are the ways servers say a request does not fit the
@@ -188,31 +169,4 @@ func classify(status int, msg, code string) llm.ErrorKind {
 		return llm.ErrServer
 	}
 	return llm.ErrUnknown
-}
-
-// retryAfter reads how long the server asks us to wait. OpenAI sends
-// retry-after-ms (milliseconds, possibly fractional) besides the standard
-// Retry-After (seconds or an HTTP date); the finer one wins.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
-			return time.Duration(ms * float64(time.Millisecond))
-		}
-	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s < 0 {
-			return 0
-		}
-		return time.Duration(s * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return d
-		}
-	}
-	return 0
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/provider/transport"
 )
 
 func TestHTTPErrors(t *testing.T) {
@@ -65,19 +66,19 @@ func TestRetryAfterDate(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	h := http.Header{}
 	h.Set("Retry-After", now.Add(90*time.Second).Format(http.TimeFormat))
-	if got := retryAfter(h, now); got != 90*time.Second {
+	if got := transport.RetryAfterMillis(h, now); got != 90*time.Second {
 		t.Fatalf("date: %v", got)
 	}
 	h.Set("Retry-After", now.Add(-time.Minute).Format(http.TimeFormat))
-	if got := retryAfter(h, now); got != 0 {
+	if got := transport.RetryAfterMillis(h, now); got != 0 {
 		t.Fatalf("past date: %v", got)
 	}
 	h.Set("Retry-After", "soon")
-	if got := retryAfter(h, now); got != 0 {
+	if got := transport.RetryAfterMillis(h, now); got != 0 {
 		t.Fatalf("garbage: %v", got)
 	}
 	h.Set("Retry-After", "0.5")
-	if got := retryAfter(h, now); got != 500*time.Millisecond {
+	if got := transport.RetryAfterMillis(h, now); got != 500*time.Millisecond {
 		t.Fatalf("fraction: %v", got)
 	}
 }
@@ -90,7 +91,7 @@ func TestErrorBodyIsCapped(t *testing.T) {
 	if !errors.As(r.err, &ae) {
 		t.Fatal(r.err)
 	}
-	if len(ae.Message) > maxMessage+len("…") || !strings.HasSuffix(ae.Message, "…") {
+	if len(ae.Message) > transport.MaxMessage+len("…") || !strings.HasSuffix(ae.Message, "…") {
 		t.Fatalf("message of %d bytes", len(ae.Message))
 	}
 	if !strings.HasPrefix(ae.Message, "éé") || strings.ContainsRune(ae.Message, '\uFFFD') {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/provider/transport"
 	"github.com/plyhq/ply/internal/sse"
 )
 
@@ -187,9 +188,9 @@ func decodeStream(body io.Reader, yield func(llm.Chunk, error) bool) error {
 		var sc streamChunk
 		if err := json.Unmarshal(data, &sc); err != nil {
 			if ev.Name == "error" {
-				return &llm.APIError{Provider: provider, Message: capText(string(data))}
+				return &llm.APIError{Provider: provider, Message: transport.CapText(string(data))}
 			}
-			return invalid("data is not JSON (%v): %s", err, capText(string(data)))
+			return invalid("data is not JSON (%v): %s", err, transport.CapText(string(data)))
 		}
 		if len(sc.Error) > 0 && string(sc.Error) != "null" {
 			return streamError(sc.Error)
@@ -213,7 +214,7 @@ func decodeWhole(body io.Reader, yield func(llm.Chunk, error) bool) error {
 	}
 	var sc streamChunk
 	if err := json.Unmarshal(b, &sc); err != nil {
-		return invalid("response is not JSON (%v): %s", err, capText(string(b)))
+		return invalid("response is not JSON (%v): %s", err, transport.CapText(string(b)))
 	}
 	if len(sc.Error) > 0 && string(sc.Error) != "null" {
 		return streamError(sc.Error)

@@ -3,14 +3,12 @@ package responses
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/provider/transport"
 )
 
 // The openai package's error helpers are unexported, and the two packages
@@ -19,12 +17,6 @@ import (
 
 const (
 	provider = "openai-responses"
-	// maxErrorBody bounds how much of an error answer is read: a proxy
-	// may answer with a whole HTML page, and nothing past the first few
-	// KiB helps anyone.
-	maxErrorBody = 64 << 10
-	// maxMessage bounds the message kept from a body that is not JSON.
-	maxMessage = 1000
 )
 
 // errorObject is OpenAI's error shape, the value of "error" in an HTTP
@@ -58,7 +50,7 @@ func rawString(raw json.RawMessage) string {
 
 // statusError reads a non-2xx answer into an *llm.APIError.
 func statusError(resp *http.Response) *llm.APIError {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	body := transport.ErrorBody(resp)
 	var env struct {
 		Error *errorObject `json:"error"`
 	}
@@ -66,7 +58,7 @@ func statusError(resp *http.Response) *llm.APIError {
 	if json.Unmarshal(bytes.TrimSpace(body), &env) == nil && env.Error != nil {
 		msg, code = env.Error.Message, env.Error.code()
 	} else {
-		msg = capText(string(bytes.TrimSpace(body)))
+		msg = transport.CapText(string(bytes.TrimSpace(body)))
 	}
 	if msg == "" {
 		msg = http.StatusText(resp.StatusCode)
@@ -77,7 +69,7 @@ func statusError(resp *http.Response) *llm.APIError {
 		Status:     resp.StatusCode,
 		Code:       code,
 		Message:    msg,
-		RetryAfter: retryAfter(resp.Header, time.Now()),
+		RetryAfter: transport.RetryAfterMillis(resp.Header, time.Now()),
 	}
 }
 
@@ -89,20 +81,9 @@ func streamError(eo *errorObject, raw []byte) *llm.APIError {
 		msg, code = eo.Message, eo.code()
 	}
 	if msg == "" && code == "" {
-		msg = capText(string(bytes.TrimSpace(raw)))
+		msg = transport.CapText(string(bytes.TrimSpace(raw)))
 	}
 	return &llm.APIError{Provider: provider, Kind: classify(0, msg, code), Code: code, Message: msg}
-}
-
-func capText(s string) string {
-	if len(s) <= maxMessage {
-		return s
-	}
-	s = s[:maxMessage]
-	for len(s) > 0 && !utf8.ValidString(s) {
-		s = s[:len(s)-1] // do not cut a character in half
-	}
-	return s + "…"
 }
 
 // contextPatterns are the ways servers say a request does not fit the
@@ -165,31 +146,4 @@ func classify(status int, msg, code string) llm.ErrorKind {
 		return llm.ErrBadRequest
 	}
 	return llm.ErrUnknown
-}
-
-// retryAfter reads how long the server asks us to wait. OpenAI sends
-// retry-after-ms (milliseconds, possibly fractional) besides the standard
-// Retry-After (seconds or an HTTP date); the finer one wins.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
-			return time.Duration(ms * float64(time.Millisecond))
-		}
-	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s < 0 {
-			return 0
-		}
-		return time.Duration(s * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return d
-		}
-	}
-	return 0
 }

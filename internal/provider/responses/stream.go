@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/provider/transport"
 	"github.com/plyhq/ply/internal/sse"
 )
 
@@ -199,7 +200,7 @@ func decodeStream(body io.Reader, yield func(llm.Chunk, error) bool) error {
 			if ev.Name == "error" {
 				return streamError(nil, data)
 			}
-			return invalid("data is not JSON (%v): %s", err, capText(string(data)))
+			return invalid("data is not JSON (%v): %s", err, transport.CapText(string(data)))
 		}
 		if head.Type == "" {
 			head.Type = ev.Name
@@ -209,7 +210,7 @@ func decodeStream(body io.Reader, yield func(llm.Chunk, error) bool) error {
 		}
 		var e event
 		if err := json.Unmarshal(data, &e); err != nil {
-			return invalid("%s event is malformed (%v): %s", head.Type, err, capText(string(data)))
+			return invalid("%s event is malformed (%v): %s", head.Type, err, transport.CapText(string(data)))
 		}
 		e.Type = head.Type
 		ok, err := d.event(&e, data, yield)

@@ -39,34 +39,36 @@ func CapText(s string) string {
 	return s + "…"
 }
 
-// RetryAfter reads the standard Retry-After header (seconds, possibly
-// fractional, or an HTTP date). It returns 0 when the header is absent,
-// unparseable, negative or a date in the past.
+// RetryAfter reads the standard Retry-After header: seconds, possibly
+// fractional, or an HTTP date. It returns 0 when the header is absent or
+// unparseable, a negative number, or a date in the past.
 func RetryAfter(h http.Header, now time.Time) time.Duration {
-	d, _ := ParseRetryAfter(strings.TrimSpace(h.Get("Retry-After")), now)
-	return d
-}
-
-// ParseRetryAfter parses a Retry-After value. ok reports whether v
-// settles the wait: a positive number of seconds, or an HTTP date (one in
-// the past settles it at 0). For an empty or unparseable value, or a
-// number of seconds that is not positive, ok is false and d is what a
-// client that honours only the header waits (0 for a negative number).
-func ParseRetryAfter(v string, now time.Time) (d time.Duration, ok bool) {
+	v := strings.TrimSpace(h.Get("Retry-After"))
 	if v == "" {
-		return 0, false
+		return 0
 	}
 	if s, err := strconv.ParseFloat(v, 64); err == nil {
 		if s < 0 {
-			return 0, false
+			return 0
 		}
-		return time.Duration(s * float64(time.Second)), s > 0
+		return time.Duration(s * float64(time.Second))
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		if d := t.Sub(now); d > 0 {
-			return d, true
+			return d
 		}
-		return 0, true
 	}
-	return 0, false
+	return 0
+}
+
+// RetryAfterMillis reads OpenAI's retry-after-ms header (milliseconds,
+// possibly fractional) when it holds a usable value, and the standard
+// Retry-After otherwise: the finer one wins.
+func RetryAfterMillis(h http.Header, now time.Time) time.Duration {
+	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	return RetryAfter(h, now)
 }
