@@ -7,12 +7,8 @@ import (
 	"testing"
 
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/provider/providertest"
 )
-
-// The recorded streams are served byte for byte, once in one write and
-// once in small flushed pieces, so that chunk boundaries fall everywhere:
-// inside "event:", inside JSON strings, inside multi-byte characters.
-var pieceSizes = []int{0, 1, 7}
 
 type wantTurn struct {
 	text   string
@@ -22,18 +18,18 @@ type wantTurn struct {
 }
 
 func replayCassette(t *testing.T, name string, want []wantTurn) {
-	c := loadCassette(t, name)
+	c := providertest.LoadCassette(t, name)
 	if len(c.Interactions) != len(want) {
 		t.Fatalf("%s has %d interactions, test expects %d", name, len(c.Interactions), len(want))
 	}
-	for _, piece := range pieceSizes {
+	for _, piece := range providertest.PieceSizes {
 		for i, in := range c.Interactions {
 			t.Run(fmt.Sprintf("interaction%d/piece%d", i, piece), func(t *testing.T) {
 				s := newServer(t, reply{
-					status: in.Response.Code,
-					header: map[string]string{"Content-Type": in.Response.Headers["Content-Type"][0]},
-					body:   in.Response.Body,
-					piece:  piece,
+					Status: in.Response.Code,
+					Header: map[string]string{"Content-Type": in.Response.Headers["Content-Type"][0]},
+					Body:   in.Response.Body,
+					Piece:  piece,
 				})
 				r := run(t, s.client(Config{}), simpleRequest())
 				checkTurn(t, r, want[i])
@@ -103,8 +99,8 @@ func TestRecordedSonnet4MultiTool(t *testing.T) {
 // Each call is yielded on its own the moment its block stops, before the
 // next block starts and before the finish reason.
 func TestRecordedCallsYieldedAtBlockStop(t *testing.T) {
-	c := loadCassette(t, "anthropic-claude-sonnet-4-multi-tool-streaming.yaml")
-	s := newServer(t, reply{body: c.Interactions[0].Response.Body, piece: 3})
+	c := providertest.LoadCassette(t, "anthropic-claude-sonnet-4-multi-tool-streaming.yaml")
+	s := newServer(t, reply{Body: c.Interactions[0].Response.Body, Piece: 3})
 	var seq []string
 	for ch, err := range s.client(Config{}).Stream(t.Context(), simpleRequest()) {
 		if err != nil {
@@ -126,7 +122,7 @@ func TestRecordedCallsYieldedAtBlockStop(t *testing.T) {
 }
 
 func TestRecordedHaikuJSONTool(t *testing.T) {
-	body := loadChunks(t, "anthropic-haiku-4.5-json-tool.chunks.txt")
+	body := providertest.LoadTypedEvents(t, "anthropic-haiku-4.5-json-tool.chunks.txt")
 	want := wantTurn{
 		calls: []llm.FunctionCall{{
 			ID: "toolu_01KFbKqPYSuAKujiL6mTfzYA", Name: "json",
@@ -135,9 +131,9 @@ func TestRecordedHaikuJSONTool(t *testing.T) {
 		finish: llm.FinishToolCalls,
 		usage:  llm.Usage{InputTokens: 849, OutputTokens: 47, TotalTokens: 896},
 	}
-	for _, piece := range pieceSizes {
+	for _, piece := range providertest.PieceSizes {
 		t.Run(fmt.Sprintf("piece%d", piece), func(t *testing.T) {
-			s := newServer(t, reply{body: body, piece: piece})
+			s := newServer(t, reply{Body: body, Piece: piece})
 			checkTurn(t, run(t, s.client(Config{}), simpleRequest()), want)
 		})
 	}
@@ -194,7 +190,7 @@ func TestRequestMatchesRecordedFollowUp(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			c := loadCassette(t, name)
+			c := providertest.LoadCassette(t, name)
 			var recorded map[string]any
 			if err := json.Unmarshal([]byte(c.Interactions[1].Request.Body), &recorded); err != nil {
 				t.Fatal(err)
@@ -208,12 +204,12 @@ func TestRequestMatchesRecordedFollowUp(t *testing.T) {
 				})
 			}
 			system := recorded["system"].([]any)[0].(map[string]any)["text"].(string)
-			s := newServer(t, reply{body: stopBody})
+			s := newServer(t, reply{Body: stopBody})
 			req := &llm.Request{Model: "claude-sonnet-4-20250514", System: system, MaxOutputTokens: 4000, Messages: history, Tools: tools}
 			if r := run(t, s.client(Config{}), req); r.err != nil {
 				t.Fatal(r.err)
 			}
-			got := s.body(t, 0)
+			got := s.Body(t, 0)
 			for _, key := range []string{"model", "max_tokens", "system", "messages", "tools", "stream"} {
 				if g := stripCache(got[key]); !reflect.DeepEqual(g, recorded[key]) {
 					t.Errorf("%s = %s\nrecorded %s", key, mustJSON(t, g), mustJSON(t, recorded[key]))

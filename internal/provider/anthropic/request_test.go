@@ -53,12 +53,12 @@ func TestRequestBody(t *testing.T) {
 			}},
 		},
 	}
-	s := newServer(t, reply{body: stopBody})
+	s := newServer(t, reply{Body: stopBody})
 	c := s.client(Config{APIKey: "sk-ant-test", Headers: map[string]string{"Anthropic-Beta": "x"}})
 	if r := run(t, c, req); r.err != nil {
 		t.Fatal(r.err)
 	}
-	got := s.body(t, 0)
+	got := s.Body(t, 0)
 	check := func(key, want string) {
 		t.Helper()
 		if w := decodeJSON(t, want); !reflect.DeepEqual(got[key], w) {
@@ -104,11 +104,11 @@ func TestRequestBody(t *testing.T) {
 			{"type":"image","source":{"type":"base64","media_type":"image/jpeg","data":"AQI="}},
 			{"type":"text","text":"[1 bytes of text/csv omitted: this provider accepts only JPEG, PNG, GIF and WebP images and PDF documents]","cache_control":{"type":"ephemeral"}}]}
 	]`)
-	if n := strings.Count(string(s.raw[0]), `"cache_control"`); n != 3 {
+	if n := strings.Count(string(s.Raw(0)), `"cache_control"`); n != 3 {
 		t.Errorf("%d cache_control markers, want 3", n)
 	}
 
-	h := s.headers[0]
+	h := s.Header(0)
 	for k, want := range map[string]string{
 		"X-Api-Key":         "sk-ant-test",
 		"Anthropic-Version": "2023-06-01",
@@ -128,20 +128,20 @@ func TestRequestBody(t *testing.T) {
 func TestRequestOptions(t *testing.T) {
 	temp := 0.5
 	req := &llm.Request{Temperature: &temp, Messages: simpleRequest().Messages}
-	s := newServer(t, reply{body: stopBody}, reply{body: stopBody}, reply{body: stopBody})
+	s := newServer(t, reply{Body: stopBody}, reply{Body: stopBody}, reply{Body: stopBody})
 
 	// max_tokens is required: the default fills in.
 	if r := run(t, s.client(Config{Model: "m1"}), req); r.err != nil {
 		t.Fatal(r.err)
 	}
-	got := s.body(t, 0)
+	got := s.Body(t, 0)
 	if got["model"] != "m1" || got["max_tokens"] != float64(DefaultMaxTokens) || got["temperature"] != 0.5 {
 		t.Errorf("model %v max_tokens %v temperature %v", got["model"], got["max_tokens"], got["temperature"])
 	}
 	if _, ok := got["system"]; ok {
 		t.Errorf("empty system prompt sent")
 	}
-	if s.headers[0].Get("X-Api-Key") != "" {
+	if s.Header(0).Get("X-Api-Key") != "" {
 		t.Errorf("x-api-key sent without a key")
 	}
 	// The user message is the only one: it gets the one breakpoint.
@@ -154,7 +154,7 @@ func TestRequestOptions(t *testing.T) {
 	if r := run(t, s.client(Config{ThinkingBudget: 10000}), req); r.err != nil {
 		t.Fatal(r.err)
 	}
-	got = s.body(t, 1)
+	got = s.Body(t, 1)
 	if !reflect.DeepEqual(got["thinking"], decodeJSON(t, `{"type":"enabled","budget_tokens":10000}`)) {
 		t.Errorf("thinking = %v", got["thinking"])
 	}
@@ -165,7 +165,7 @@ func TestRequestOptions(t *testing.T) {
 	if r := run(t, s.client(Config{ThinkingBudget: 10000}), req); r.err != nil {
 		t.Fatal(r.err)
 	}
-	if got := s.body(t, 2); got["max_tokens"] != 20000.0 {
+	if got := s.Body(t, 2); got["max_tokens"] != 20000.0 {
 		t.Errorf("max_tokens %v", got["max_tokens"])
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/provider/providertest"
 )
 
 func TestThinkingAndRedactedThinking(t *testing.T) {
@@ -29,7 +30,7 @@ func TestThinkingAndRedactedThinking(t *testing.T) {
 		`{"type":"content_block_stop","index":2}`,
 		messageDelta("end_turn", 30), evStop)
 	for _, piece := range []int{0, 5} {
-		s := newServer(t, reply{body: body, piece: piece})
+		s := newServer(t, reply{Body: body, Piece: piece})
 		var seq []llm.Chunk
 		for ch, err := range s.client(Config{}).Stream(t.Context(), simpleRequest()) {
 			if err != nil {
@@ -62,7 +63,7 @@ func TestFinishReasons(t *testing.T) {
 		"refusal":                       llm.FinishContentFilter,
 		"pause_turn":                    llm.FinishOther,
 	} {
-		s := newServer(t, reply{body: sseBody(append(append([]string{evStart}, textBlock3(0, "x")...), messageDelta(wire, 2), evStop)...)})
+		s := newServer(t, reply{Body: sseBody(append(append([]string{evStart}, textBlock3(0, "x")...), messageDelta(wire, 2), evStop)...)})
 		r := run(t, s.client(Config{}), simpleRequest())
 		if r.err != nil || !reflect.DeepEqual(r.finish, []llm.FinishReason{want}) {
 			t.Errorf("%s: finish %v err %v, want %v", wire, r.finish, r.err, want)
@@ -88,7 +89,7 @@ func TestToolUseArguments(t *testing.T) {
 		`{"type":"content_block_delta","index":4,"delta":{"type":"citations_delta","citation":{}}}`,
 		stop("4"),
 		messageDelta("tool_use", 9), evStop)
-	s := newServer(t, reply{body: body, piece: 2})
+	s := newServer(t, reply{Body: body, Piece: 2})
 	r := run(t, s.client(Config{}), simpleRequest())
 	if r.err != nil {
 		t.Fatal(r.err)
@@ -112,7 +113,7 @@ func TestMaxTokensWithOpenToolUse(t *testing.T) {
 		`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t0","name":"write","input":{}}}`,
 		`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"content\":\"abc"}}`,
 		messageDelta("max_tokens", 100), evStop)
-	s := newServer(t, reply{body: body})
+	s := newServer(t, reply{Body: body})
 	var last llm.Chunk
 	for ch, err := range s.client(Config{}).Stream(t.Context(), simpleRequest()) {
 		if err != nil {
@@ -133,7 +134,7 @@ func TestUsageFromMessageDelta(t *testing.T) {
 	// win over message_start's, and absent fields keep theirs.
 	body := sseBody(evStart, textBlock3(0, "x")[0], textBlock3(0, "x")[1], textBlock3(0, "x")[2],
 		`{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"input_tokens":11,"output_tokens":7}}`, evStop)
-	s := newServer(t, reply{body: body})
+	s := newServer(t, reply{Body: body})
 	r := run(t, s.client(Config{}), simpleRequest())
 	want := llm.Usage{InputTokens: 11 + 5 + 20, OutputTokens: 7, CachedTokens: 20, TotalTokens: 43}
 	if r.err != nil || r.usage == nil || *r.usage != want {
@@ -159,7 +160,7 @@ func TestErrorEventMidStream(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			blk := textBlock3(0, "par")
 			body := sseBody(evStart, blk[0], blk[1]) + tt.ev + "\n\n"
-			s := newServer(t, reply{body: body})
+			s := newServer(t, reply{Body: body})
 			r := run(t, s.client(Config{}), simpleRequest())
 			var ae *llm.APIError
 			if !errors.As(r.err, &ae) {
@@ -193,7 +194,7 @@ func TestInvalidStreams(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newServer(t, reply{body: tt.body})
+			s := newServer(t, reply{Body: tt.body})
 			r := run(t, s.client(Config{}), simpleRequest())
 			wantInvalid(t, r.err, tt.reason)
 			if r.text != tt.text || len(r.calls) != 0 {
@@ -207,36 +208,16 @@ func TestInvalidStreams(t *testing.T) {
 // is a finished reply.
 func TestStopReasonWithoutMessageStop(t *testing.T) {
 	blk := textBlock3(0, "a")
-	s := newServer(t, reply{body: sseBody(evStart, blk[0], blk[1], blk[2], messageDelta("end_turn", 1))})
+	s := newServer(t, reply{Body: sseBody(evStart, blk[0], blk[1], blk[2], messageDelta("end_turn", 1))})
 	if r := run(t, s.client(Config{}), simpleRequest()); r.err != nil || r.text != "a" || r.usage == nil {
 		t.Fatalf("%+v", r)
-	}
-}
-
-// cutHandler sends the start of a stream with chunked encoding, then
-// closes the connection without the terminating chunk.
-func cutHandler(prefix string, reset bool) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		if prefix != "" {
-			_, _ = io.WriteString(w, prefix)
-			w.(http.Flusher).Flush()
-		}
-		conn, _, err := http.NewResponseController(w).Hijack()
-		if err != nil {
-			panic(err)
-		}
-		if tc, ok := conn.(*net.TCPConn); ok && reset {
-			_ = tc.SetLinger(0) // close with RST
-		}
-		_ = conn.Close()
 	}
 }
 
 func TestBodyCutMidStream(t *testing.T) {
 	blk := textBlock3(0, "a")
 	prefix := sseBody(evStart, blk[0], blk[1]) + "event: content_block_delta\ndata: {\"ty"
-	s := newServer(t, reply{handler: cutHandler(prefix, false)})
+	s := newServer(t, reply{Handler: providertest.CutHandler(prefix, false)})
 	r := run(t, s.client(Config{}), simpleRequest())
 	if !errors.Is(r.err, io.ErrUnexpectedEOF) {
 		t.Fatalf("err = %v, want io.ErrUnexpectedEOF", r.err)
@@ -251,7 +232,7 @@ func TestBodyCutMidStream(t *testing.T) {
 }
 
 func TestResetBeforeFirstByte(t *testing.T) {
-	s := newServer(t, reply{handler: cutHandler("", true)})
+	s := newServer(t, reply{Handler: providertest.CutHandler("", true)})
 	r := run(t, s.client(Config{}), simpleRequest())
 	if r.err == nil || r.chunks != 0 {
 		t.Fatalf("err = %v after %d chunks", r.err, r.chunks)
@@ -291,7 +272,7 @@ func stallHandler(gone chan<- struct{}) http.HandlerFunc {
 
 func TestCancelMidStream(t *testing.T) {
 	gone := make(chan struct{})
-	s := newServer(t, reply{handler: stallHandler(gone)})
+	s := newServer(t, reply{Handler: stallHandler(gone)})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var gotErr error
@@ -321,7 +302,7 @@ func TestCancelMidStream(t *testing.T) {
 
 func TestBreakClosesBody(t *testing.T) {
 	gone := make(chan struct{})
-	s := newServer(t, reply{handler: stallHandler(gone)})
+	s := newServer(t, reply{Handler: stallHandler(gone)})
 	for range s.client(Config{}).Stream(context.Background(), simpleRequest()) {
 		break
 	}
@@ -334,7 +315,7 @@ func TestBreakClosesBody(t *testing.T) {
 
 func TestIdleTimeout(t *testing.T) {
 	gone := make(chan struct{})
-	s := newServer(t, reply{handler: stallHandler(gone)})
+	s := newServer(t, reply{Handler: stallHandler(gone)})
 	r := run(t, s.client(Config{StreamIdleTimeout: 100 * time.Millisecond}), simpleRequest())
 	var ne net.Error
 	if !errors.As(r.err, &ne) || !ne.Timeout() {
@@ -347,7 +328,7 @@ func TestIdleTimeout(t *testing.T) {
 }
 
 func TestSlowButSteadyStreamIsNotIdle(t *testing.T) {
-	s := newServer(t, reply{handler: func(w http.ResponseWriter, r *http.Request) {
+	s := newServer(t, reply{Handler: func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		_, _ = io.WriteString(w, sseBody(evStart, `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`))
 		for range 5 {

@@ -47,7 +47,7 @@ func TestHTTPErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newServer(t, reply{status: tt.status, header: tt.header, body: tt.body})
+			s := newServer(t, reply{Status: tt.status, Header: tt.header, Body: tt.body})
 			r := run(t, s.client(Config{}), simpleRequest())
 			var ae *llm.APIError
 			if !errors.As(r.err, &ae) {
@@ -81,7 +81,7 @@ func TestRetryAfterDate(t *testing.T) {
 
 func TestErrorBodyIsCapped(t *testing.T) {
 	big := strings.Repeat("é", 100<<10) // larger than what is read, and multi-byte
-	s := newServer(t, reply{status: 500, body: big})
+	s := newServer(t, reply{Status: 500, Body: big})
 	r := run(t, s.client(Config{}), simpleRequest())
 	var ae *llm.APIError
 	if !errors.As(r.err, &ae) {

@@ -9,12 +9,8 @@ import (
 	"testing"
 
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/provider/providertest"
 )
-
-// The recorded streams are served byte for byte, once in one write and
-// once in small flushed pieces, so that chunk boundaries fall everywhere:
-// between CR and LF, inside JSON strings, inside the signatures.
-var pieceSizes = []int{0, 1, 7}
 
 // recordedSignatures reads the thoughtSignature values out of a recorded
 // body on its own, independently of the decoder under test.
@@ -107,18 +103,18 @@ func checkTurn(t *testing.T, r result, w wantTurn, sigs []string) {
 }
 
 func replayCassette(t *testing.T, name string, want []wantTurn) {
-	c := loadCassette(t, name)
+	c := providertest.LoadCassette(t, name)
 	if len(c.Interactions) != len(want) {
 		t.Fatalf("%s has %d interactions, test expects %d", name, len(c.Interactions), len(want))
 	}
-	for _, piece := range pieceSizes {
+	for _, piece := range providertest.PieceSizes {
 		for i, in := range c.Interactions {
 			t.Run(fmt.Sprintf("interaction%d/piece%d", i, piece), func(t *testing.T) {
 				s := newServer(t, reply{
-					status: in.Response.Code,
-					header: map[string]string{"Content-Type": in.Response.Headers["Content-Type"][0]},
-					body:   in.Response.Body,
-					piece:  piece,
+					Status: in.Response.Code,
+					Header: map[string]string{"Content-Type": in.Response.Headers["Content-Type"][0]},
+					Body:   in.Response.Body,
+					Piece:  piece,
 				})
 				r := run(t, s.client(Config{}), simpleRequest())
 				checkTurn(t, r, want[i], recordedSignatures(t, in.Response.Body))
@@ -183,7 +179,7 @@ func TestRecordedProMultiTool(t *testing.T) {
 }
 
 func TestRecordedGemini3ToolCall(t *testing.T) {
-	body := loadChunks(t, "google-gemini-3-pro-tool-call.chunks.txt")
+	body := sseBody(providertest.ChunkLines(t, "google-gemini-3-pro-tool-call.chunks.txt")...)
 	want := wantTurn{
 		calls:    []llm.FunctionCall{{Name: "weather", Args: `{"location":"San Francisco"}`}},
 		callSigs: []bool{true},
@@ -194,9 +190,9 @@ func TestRecordedGemini3ToolCall(t *testing.T) {
 	if len(sigs) != 1 || len(sigs[0]) != 396 {
 		t.Fatalf("fixture signatures %d", len(sigs))
 	}
-	for _, piece := range pieceSizes {
+	for _, piece := range providertest.PieceSizes {
 		t.Run(fmt.Sprintf("piece%d", piece), func(t *testing.T) {
-			s := newServer(t, reply{body: body, piece: piece})
+			s := newServer(t, reply{Body: body, Piece: piece})
 			checkTurn(t, run(t, s.client(Config{}), simpleRequest()), want, sigs)
 		})
 	}
@@ -209,7 +205,7 @@ func TestRecordedGemini3ToolCall(t *testing.T) {
 // uses "output" and "error" (as Gemini CLI does), and its system
 // instruction carried a role, which the API ignores.
 func TestRequestMatchesRecordedFollowUp(t *testing.T) {
-	c := loadCassette(t, "google-gemini-2.5-pro-multi-tool-streaming.yaml")
+	c := providertest.LoadCassette(t, "google-gemini-2.5-pro-multi-tool-streaming.yaml")
 	var recorded map[string]any
 	if err := json.Unmarshal([]byte(c.Interactions[1].Request.Body), &recorded); err != nil {
 		t.Fatal(err)
@@ -233,7 +229,7 @@ func TestRequestMatchesRecordedFollowUp(t *testing.T) {
 			{Response: &llm.FunctionResponse{ID: "2", Name: "multiply", Output: "6"}},
 		}},
 	}
-	s := newServer(t, reply{body: stopBody})
+	s := newServer(t, reply{Body: stopBody})
 	req := &llm.Request{
 		Model:  "gemini-2.5-pro",
 		System: "You are a helpful assistant. Always use both add and multiply at the same time.",
@@ -242,7 +238,7 @@ func TestRequestMatchesRecordedFollowUp(t *testing.T) {
 	if r := run(t, s.client(Config{}), req); r.err != nil {
 		t.Fatal(r.err)
 	}
-	got := s.body(t, 0)
+	got := s.Body(t, 0)
 	want := strings.ReplaceAll(c.Interactions[1].Request.Body, `"response":{"result":`, `"response":{"output":`)
 	if err := json.Unmarshal([]byte(want), &recorded); err != nil {
 		t.Fatal(err)
@@ -256,8 +252,8 @@ func TestRequestMatchesRecordedFollowUp(t *testing.T) {
 	if !reflect.DeepEqual(gotSys["parts"], recorded["systemInstruction"].(map[string]any)["parts"]) {
 		t.Errorf("systemInstruction = %s", mustJSON(t, gotSys))
 	}
-	if want := "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse"; s.urls[0] != want {
-		t.Errorf("url %s, want %s", s.urls[0], want)
+	if want := "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse"; s.RequestURL(0) != want {
+		t.Errorf("url %s, want %s", s.RequestURL(0), want)
 	}
 }
 
@@ -297,12 +293,12 @@ func assemble(chunks []llm.Chunk) llm.Message {
 // thoughtSignature on the part it came with: on the functionCall, and on
 // the text.
 func TestRecordedSignaturesGoBack(t *testing.T) {
-	c := loadCassette(t, "google-gemini-2.5-pro-tool-streaming.yaml")
+	c := providertest.LoadCassette(t, "google-gemini-2.5-pro-tool-streaming.yaml")
 	var replies []reply
 	for _, in := range c.Interactions {
-		replies = append(replies, reply{body: in.Response.Body})
+		replies = append(replies, reply{Body: in.Response.Body})
 	}
-	s := newServer(t, append(replies, reply{body: stopBody})...)
+	s := newServer(t, append(replies, reply{Body: stopBody})...)
 	cl := s.client(Config{})
 	history := simpleRequest().Messages
 	for range c.Interactions {
@@ -325,7 +321,7 @@ func TestRecordedSignaturesGoBack(t *testing.T) {
 		t.Fatal(r.err)
 	}
 	sigs := recordedSignatures(t, c.Interactions[0].Response.Body+c.Interactions[1].Response.Body)
-	contents := s.body(t, 2)["contents"].([]any)
+	contents := s.Body(t, 2)["contents"].([]any)
 	if len(contents) != 4 {
 		t.Fatalf("contents %s", mustJSON(t, contents))
 	}

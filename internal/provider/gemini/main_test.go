@@ -1,191 +1,41 @@
 package gemini
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-	"gopkg.in/yaml.v3"
-
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/provider/providertest"
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
-}
-
-// recordedDir finds shared/fixtures/recorded beside the repository: the
-// directory holding go.mod, then ../shared.
-func recordedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-	rec := filepath.Join(dir, "..", "shared", "fixtures", "recorded")
-	if _, err := os.Stat(rec); err != nil {
-		t.Skipf("recorded fixtures not available at %s: %v", rec, err)
-	}
-	return rec
-}
-
-type cassette struct {
-	Interactions []struct {
-		Request struct {
-			Body string `yaml:"body"`
-		} `yaml:"request"`
-		Response struct {
-			Body    string              `yaml:"body"`
-			Headers map[string][]string `yaml:"headers"`
-			Code    int                 `yaml:"code"`
-		} `yaml:"response"`
-	} `yaml:"interactions"`
-}
-
-func loadCassette(t testing.TB, name string) *cassette {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(recordedDir(t), name))
-	if err != nil {
-		t.Skipf("fixture %s not available: %v", name, err)
-	}
-	var c cassette
-	if err := yaml.Unmarshal(b, &c); err != nil {
-		t.Fatalf("decoding %s: %v", name, err)
-	}
-	return &c
-}
-
-// loadChunks frames a .chunks.txt fixture as Gemini sends it: each chunk
-// a data line, each event ended by CRLF CRLF.
-func loadChunks(t testing.TB, name string) string {
-	t.Helper()
-	f, err := os.Open(filepath.Join(recordedDir(t), name))
-	if err != nil {
-		t.Skipf("fixture %s not available: %v", name, err)
-	}
-	defer f.Close()
-	var lines []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		if line := strings.TrimSpace(sc.Text()); line != "" {
-			lines = append(lines, line)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return sseBody(lines...)
+	providertest.Main(m)
 }
 
 // reply is one scripted HTTP answer.
-type reply struct {
-	status  int
-	header  map[string]string
-	body    string
-	piece   int // when > 0, write the body in pieces of this size, flushing each
-	handler http.HandlerFunc
-}
+type reply = providertest.Reply
 
 // server answers each request with the next reply and records requests.
 type server struct {
-	*httptest.Server
-	mu      sync.Mutex
-	replies []reply
-	bodies  []map[string]any
-	raw     [][]byte
-	headers []http.Header
-	urls    []string
+	*providertest.Server
+}
+
+// endpoint accepts the requests this client should make.
+var endpoint = providertest.Endpoint{
+	Accept: func(r *http.Request) bool {
+		return strings.HasPrefix(r.URL.Path, "/v1beta/models/") && strings.HasSuffix(r.URL.Path, ":streamGenerateContent") &&
+			r.URL.Query().Get("alt") == "sse" && r.Method == http.MethodPost
+	},
+	ContentType: "text/event-stream",
 }
 
 func newServer(t testing.TB, replies ...reply) *server {
-	s := &server{replies: replies}
-	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(s.Close)
-	return s
-}
-
-func (s *server) serve(w http.ResponseWriter, r *http.Request) {
-	var raw json.RawMessage
-	_ = json.NewDecoder(r.Body).Decode(&raw)
-	var body map[string]any
-	_ = json.Unmarshal(raw, &body)
-	s.mu.Lock()
-	n := len(s.bodies)
-	s.bodies = append(s.bodies, body)
-	s.raw = append(s.raw, raw)
-	s.headers = append(s.headers, r.Header.Clone())
-	s.mu.Unlock()
-	s.mu.Lock()
-	s.urls = append(s.urls, r.URL.String())
-	s.mu.Unlock()
-	if !strings.HasPrefix(r.URL.Path, "/v1beta/models/") || !strings.HasSuffix(r.URL.Path, ":streamGenerateContent") ||
-		r.URL.Query().Get("alt") != "sse" || r.Method != http.MethodPost {
-		http.Error(w, "wrong endpoint "+r.Method+" "+r.URL.String(), http.StatusTeapot)
-		return
-	}
-	if n >= len(s.replies) {
-		http.Error(w, "no more replies", http.StatusInternalServerError)
-		return
-	}
-	rp := s.replies[n]
-	if rp.handler != nil {
-		rp.handler(w, r)
-		return
-	}
-	ct := "text/event-stream"
-	if rp.status >= 300 {
-		ct = "application/json"
-	}
-	w.Header().Set("Content-Type", ct)
-	for k, v := range rp.header {
-		w.Header().Set(k, v)
-	}
-	if rp.status != 0 {
-		w.WriteHeader(rp.status)
-	}
-	if rp.piece <= 0 {
-		_, _ = w.Write([]byte(rp.body))
-		return
-	}
-	for b := rp.body; len(b) > 0; {
-		n := min(rp.piece, len(b))
-		if _, err := w.Write([]byte(b[:n])); err != nil {
-			return
-		}
-		w.(http.Flusher).Flush()
-		b = b[n:]
-	}
-}
-
-func (s *server) body(t testing.TB, i int) map[string]any {
-	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if i >= len(s.bodies) {
-		t.Fatalf("request %d was not made (%d made)", i, len(s.bodies))
-	}
-	return s.bodies[i]
+	return &server{providertest.NewServer(t, endpoint, replies...)}
 }
 
 func (s *server) client(cfg Config) *Client {

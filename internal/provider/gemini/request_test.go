@@ -54,12 +54,12 @@ func TestRequestBody(t *testing.T) {
 			{Role: llm.RoleUser, Parts: []llm.Part{{Text: "look"}, {Media: &llm.Media{MIMEType: "application/pdf", Data: []byte{1, 2}}}}},
 		},
 	}
-	s := newServer(t, reply{body: stopBody})
+	s := newServer(t, reply{Body: stopBody})
 	c := s.client(Config{APIKey: "gk-test", IncludeThoughts: true, Headers: map[string]string{"X-Extra": "1"}})
 	if r := run(t, c, req); r.err != nil {
 		t.Fatal(r.err)
 	}
-	got := s.body(t, 0)
+	got := s.Body(t, 0)
 	check := func(key, want string) {
 		t.Helper()
 		if w := decodeJSON(t, want); !reflect.DeepEqual(got[key], w) {
@@ -92,10 +92,10 @@ func TestRequestBody(t *testing.T) {
 			{"text":"look"},
 			{"inlineData":{"mimeType":"application/pdf","data":"AQI="}}]}
 	]`)
-	if want := "/v1beta/models/gemini-3-pro-preview:streamGenerateContent?alt=sse"; s.urls[0] != want {
-		t.Errorf("url %s, want %s", s.urls[0], want)
+	if want := "/v1beta/models/gemini-3-pro-preview:streamGenerateContent?alt=sse"; s.RequestURL(0) != want {
+		t.Errorf("url %s, want %s", s.RequestURL(0), want)
 	}
-	h := s.headers[0]
+	h := s.Header(0)
 	for k, want := range map[string]string{
 		"X-Goog-Api-Key": "gk-test",
 		"Content-Type":   "application/json",
@@ -108,21 +108,21 @@ func TestRequestBody(t *testing.T) {
 }
 
 func TestRequestDefaults(t *testing.T) {
-	s := newServer(t, reply{body: stopBody})
+	s := newServer(t, reply{Body: stopBody})
 	if r := run(t, s.client(Config{}), simpleRequest()); r.err != nil {
 		t.Fatal(r.err)
 	}
-	got := s.body(t, 0)
+	got := s.Body(t, 0)
 	for _, key := range []string{"systemInstruction", "generationConfig", "tools"} {
 		if _, ok := got[key]; ok {
 			t.Errorf("%s sent: %v", key, got[key])
 		}
 	}
-	if s.headers[0].Get("X-Goog-Api-Key") != "" {
+	if s.Header(0).Get("X-Goog-Api-Key") != "" {
 		t.Errorf("key header sent without a key")
 	}
-	if want := "/v1beta/models/test-model:streamGenerateContent?alt=sse"; s.urls[0] != want {
-		t.Errorf("url %s", s.urls[0])
+	if want := "/v1beta/models/test-model:streamGenerateContent?alt=sse"; s.RequestURL(0) != want {
+		t.Errorf("url %s", s.RequestURL(0))
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/provider/providertest"
 )
 
 func textEvent(text string) string {
@@ -48,7 +49,7 @@ func TestPartsInOrder(t *testing.T) {
 			{"content":{"parts":[{"text":"second candidate"}]},"index":1}],
 			"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":5,"cachedContentTokenCount":4,"thoughtsTokenCount":3}}`)
 	body = strings.NewReplacer("\n", "", "\t", "").Replace(body) // one data line per event
-	s := newServer(t, reply{body: body})
+	s := newServer(t, reply{Body: body})
 	got := collect(t, s.client(Config{}), simpleRequest())
 	if len(got) > 4 && len(got[4].Calls) == 1 && generatedID.MatchString(got[4].Calls[0].ID) && strings.HasPrefix(got[4].Calls[0].ID, "g-") {
 		got[4].Calls[0].ID = "generated"
@@ -71,7 +72,7 @@ func TestPartsInOrder(t *testing.T) {
 func TestGeneratedIDsAreDistinct(t *testing.T) {
 	call := `{"functionCall":{"name":"read","args":{}}}`
 	body := sseBody(`{"candidates":[{"content":{"parts":[` + call + `,` + call + `,` + call + `]},"finishReason":"STOP","index":0}]}`)
-	s := newServer(t, reply{body: body})
+	s := newServer(t, reply{Body: body})
 	r := run(t, s.client(Config{}), simpleRequest())
 	if r.err != nil || len(r.calls) != 3 {
 		t.Fatalf("%+v", r)
@@ -98,7 +99,7 @@ func TestFinishReasons(t *testing.T) {
 		"OTHER":                   llm.FinishOther,
 		"FINISH_REASON_NEW":       llm.FinishOther,
 	} {
-		s := newServer(t, reply{body: sseBody(textEvent("x"), finishEvent(wire))})
+		s := newServer(t, reply{Body: sseBody(textEvent("x"), finishEvent(wire))})
 		r := run(t, s.client(Config{}), simpleRequest())
 		if r.err != nil || !reflect.DeepEqual(r.finish, []llm.FinishReason{want}) {
 			t.Errorf("%s: finish %v err %v, want %v", wire, r.finish, r.err, want)
@@ -108,7 +109,7 @@ func TestFinishReasons(t *testing.T) {
 
 func TestPromptBlocked(t *testing.T) {
 	body := sseBody(`{"promptFeedback":{"blockReason":"PROHIBITED_CONTENT"},"usageMetadata":{"promptTokenCount":7,"totalTokenCount":7}}`)
-	s := newServer(t, reply{body: body})
+	s := newServer(t, reply{Body: body})
 	r := run(t, s.client(Config{}), simpleRequest())
 	if r.err != nil || !reflect.DeepEqual(r.finish, []llm.FinishReason{llm.FinishContentFilter}) || r.usage.InputTokens != 7 {
 		t.Fatalf("%+v", r)
@@ -130,7 +131,7 @@ func TestErrorMidStream(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newServer(t, reply{body: sseBody(textEvent("par"), tt.ev)})
+			s := newServer(t, reply{Body: sseBody(textEvent("par"), tt.ev)})
 			r := run(t, s.client(Config{}), simpleRequest())
 			var ae *llm.APIError
 			if !errors.As(r.err, &ae) {
@@ -159,7 +160,7 @@ func TestInvalidStreams(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newServer(t, reply{body: tt.body})
+			s := newServer(t, reply{Body: tt.body})
 			r := run(t, s.client(Config{}), simpleRequest())
 			wantInvalid(t, r.err, tt.reason)
 			if r.text != tt.text {
@@ -169,29 +170,9 @@ func TestInvalidStreams(t *testing.T) {
 	}
 }
 
-// cutHandler sends the start of a stream with chunked encoding, then
-// closes the connection without the terminating chunk.
-func cutHandler(prefix string, reset bool) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		if prefix != "" {
-			_, _ = io.WriteString(w, prefix)
-			w.(http.Flusher).Flush()
-		}
-		conn, _, err := http.NewResponseController(w).Hijack()
-		if err != nil {
-			panic(err)
-		}
-		if tc, ok := conn.(*net.TCPConn); ok && reset {
-			_ = tc.SetLinger(0) // close with RST
-		}
-		_ = conn.Close()
-	}
-}
-
 func TestBodyCutMidStream(t *testing.T) {
 	prefix := sseBody(textEvent("a")) + "data: {\"candi"
-	s := newServer(t, reply{handler: cutHandler(prefix, false)})
+	s := newServer(t, reply{Handler: providertest.CutHandler(prefix, false)})
 	r := run(t, s.client(Config{}), simpleRequest())
 	if !errors.Is(r.err, io.ErrUnexpectedEOF) {
 		t.Fatalf("err = %v, want io.ErrUnexpectedEOF", r.err)
@@ -206,7 +187,7 @@ func TestBodyCutMidStream(t *testing.T) {
 }
 
 func TestResetBeforeFirstByte(t *testing.T) {
-	s := newServer(t, reply{handler: cutHandler("", true)})
+	s := newServer(t, reply{Handler: providertest.CutHandler("", true)})
 	r := run(t, s.client(Config{}), simpleRequest())
 	if r.err == nil || r.chunks != 0 {
 		t.Fatalf("err = %v after %d chunks", r.err, r.chunks)
@@ -245,7 +226,7 @@ func stallHandler(gone chan<- struct{}) http.HandlerFunc {
 
 func TestCancelMidStream(t *testing.T) {
 	gone := make(chan struct{})
-	s := newServer(t, reply{handler: stallHandler(gone)})
+	s := newServer(t, reply{Handler: stallHandler(gone)})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var gotErr error
@@ -275,7 +256,7 @@ func TestCancelMidStream(t *testing.T) {
 
 func TestBreakClosesBody(t *testing.T) {
 	gone := make(chan struct{})
-	s := newServer(t, reply{handler: stallHandler(gone)})
+	s := newServer(t, reply{Handler: stallHandler(gone)})
 	for range s.client(Config{}).Stream(context.Background(), simpleRequest()) {
 		break
 	}
@@ -288,7 +269,7 @@ func TestBreakClosesBody(t *testing.T) {
 
 func TestIdleTimeout(t *testing.T) {
 	gone := make(chan struct{})
-	s := newServer(t, reply{handler: stallHandler(gone)})
+	s := newServer(t, reply{Handler: stallHandler(gone)})
 	r := run(t, s.client(Config{StreamIdleTimeout: 100 * time.Millisecond}), simpleRequest())
 	var ne net.Error
 	if !errors.As(r.err, &ne) || !ne.Timeout() {
@@ -301,7 +282,7 @@ func TestIdleTimeout(t *testing.T) {
 }
 
 func TestSlowButSteadyStreamIsNotIdle(t *testing.T) {
-	s := newServer(t, reply{handler: func(w http.ResponseWriter, r *http.Request) {
+	s := newServer(t, reply{Handler: func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		for range 5 {
 			time.Sleep(30 * time.Millisecond)

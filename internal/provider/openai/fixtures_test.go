@@ -1,21 +1,13 @@
 package openai
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/provider/providertest"
 )
-
-// The recorded streams are served byte for byte, once in one write and
-// once in small flushed pieces, so that chunk boundaries fall everywhere:
-// inside "data:", inside JSON strings, inside multi-byte characters.
-var pieceSizes = []int{0, 1, 7}
 
 type wantTurn struct {
 	text   string
@@ -25,18 +17,18 @@ type wantTurn struct {
 }
 
 func replayCassette(t *testing.T, name string, want []wantTurn) {
-	c := loadCassette(t, name)
+	c := providertest.LoadCassette(t, name)
 	if len(c.Interactions) != len(want) {
 		t.Fatalf("%s has %d interactions, test expects %d", name, len(c.Interactions), len(want))
 	}
-	for _, piece := range pieceSizes {
+	for _, piece := range providertest.PieceSizes {
 		for i, in := range c.Interactions {
 			t.Run(fmt.Sprintf("interaction%d/piece%d", i, piece), func(t *testing.T) {
 				s := newServer(t, reply{
-					status: in.Response.Code,
-					header: map[string]string{"Content-Type": in.Response.Headers["Content-Type"][0]},
-					body:   in.Response.Body,
-					piece:  piece,
+					Status: in.Response.Code,
+					Header: map[string]string{"Content-Type": in.Response.Headers["Content-Type"][0]},
+					Body:   in.Response.Body,
+					Piece:  piece,
 				})
 				r := run(t, s.client(Config{}), simpleRequest())
 				checkTurn(t, r, want[i])
@@ -104,22 +96,7 @@ func TestRecordedGPT5Tool(t *testing.T) {
 // The .chunks.txt fixture holds decoded chunks, one per line; it is framed
 // as OpenAI frames them, with [DONE] appended as the README says.
 func TestRecordedGPT4oTextThenToolCall(t *testing.T) {
-	path := filepath.Join(recordedDir(t), "openai-chat-gpt-4o-text-then-tool-call.chunks.txt")
-	f, err := os.Open(path)
-	if err != nil {
-		t.Skipf("fixture not available: %v", err)
-	}
-	defer f.Close()
-	var lines []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if l := strings.TrimSpace(sc.Text()); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
+	lines := providertest.ChunkLines(t, "openai-chat-gpt-4o-text-then-tool-call.chunks.txt")
 	body := sseBody(lines...)
 	want := wantTurn{
 		text:   "PRE_TOOL",
@@ -127,9 +104,9 @@ func TestRecordedGPT4oTextThenToolCall(t *testing.T) {
 		finish: llm.FinishToolCalls,
 		usage:  llm.Usage{InputTokens: 58, OutputTokens: 12, TotalTokens: 70},
 	}
-	for _, piece := range pieceSizes {
+	for _, piece := range providertest.PieceSizes {
 		t.Run(fmt.Sprintf("piece%d", piece), func(t *testing.T) {
-			s := newServer(t, reply{body: body, piece: piece})
+			s := newServer(t, reply{Body: body, Piece: piece})
 			r := run(t, s.client(Config{}), simpleRequest())
 			checkTurn(t, r, want)
 			// Text comes before the call, in separate chunks: the caller
@@ -145,7 +122,7 @@ func TestRecordedGPT4oTextThenToolCall(t *testing.T) {
 // the tool results; ply's conversion of the same history must agree on
 // every field the server interprets.
 func TestRequestMatchesRecordedFollowUp(t *testing.T) {
-	c := loadCassette(t, "openai-chat-gpt-4o-multi-tool-streaming.yaml")
+	c := providertest.LoadCassette(t, "openai-chat-gpt-4o-multi-tool-streaming.yaml")
 	recorded := c.Interactions[1].Request.Body
 	args := `{"a": 2, "b": 3}`
 	req := &llm.Request{
@@ -164,9 +141,9 @@ func TestRequestMatchesRecordedFollowUp(t *testing.T) {
 			}},
 		},
 	}
-	s := newServer(t, reply{body: sseBody(`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`)})
+	s := newServer(t, reply{Body: sseBody(`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`)})
 	run(t, s.client(Config{}), req)
-	got := s.body(t, 0)
+	got := s.Body(t, 0)
 	want := decodeJSON(t, recorded)
 	for _, key := range []string{"model", "messages", "stream", "stream_options", "max_tokens"} {
 		if !reflect.DeepEqual(got[key], want[key]) {

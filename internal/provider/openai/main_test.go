@@ -2,159 +2,38 @@ package openai
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-	"gopkg.in/yaml.v3"
-
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/provider/providertest"
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
-}
-
-// recordedDir finds shared/fixtures/recorded beside the repository: the
-// directory holding go.mod, then ../shared.
-func recordedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-	rec := filepath.Join(dir, "..", "shared", "fixtures", "recorded")
-	if _, err := os.Stat(rec); err != nil {
-		t.Skipf("recorded fixtures not available at %s: %v", rec, err)
-	}
-	return rec
-}
-
-type cassette struct {
-	Interactions []struct {
-		Request struct {
-			Body string `yaml:"body"`
-		} `yaml:"request"`
-		Response struct {
-			Body    string              `yaml:"body"`
-			Headers map[string][]string `yaml:"headers"`
-			Code    int                 `yaml:"code"`
-		} `yaml:"response"`
-	} `yaml:"interactions"`
-}
-
-func loadCassette(t testing.TB, name string) *cassette {
-	t.Helper()
-	path := filepath.Join(recordedDir(t), name)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Skipf("fixture %s not available: %v", name, err)
-	}
-	var c cassette
-	if err := yaml.Unmarshal(b, &c); err != nil {
-		t.Fatalf("decoding %s: %v", name, err)
-	}
-	return &c
+	providertest.Main(m)
 }
 
 // reply is one scripted HTTP answer.
-type reply struct {
-	status  int
-	header  map[string]string
-	body    string
-	piece   int // when > 0, write the body in pieces of this size, flushing each
-	handler http.HandlerFunc
+type reply = providertest.Reply
+
+// server answers each request with the next reply and records requests.
+type server struct {
+	*providertest.Server
 }
 
-// server answers each request with the next reply and records request
-// bodies.
-type server struct {
-	*httptest.Server
-	mu      sync.Mutex
-	replies []reply
-	bodies  []map[string]any
-	headers []http.Header
+// endpoint accepts the requests this client should make.
+var endpoint = providertest.Endpoint{
+	Accept: func(r *http.Request) bool {
+		return r.URL.Path == "/v1/chat/completions"
+	},
+	ContentType: "text/event-stream; charset=utf-8",
 }
 
 func newServer(t testing.TB, replies ...reply) *server {
-	s := &server{replies: replies}
-	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(s.Close)
-	return s
-}
-
-func (s *server) serve(w http.ResponseWriter, r *http.Request) {
-	var body map[string]any
-	_ = json.NewDecoder(r.Body).Decode(&body)
-	s.mu.Lock()
-	n := len(s.bodies)
-	s.bodies = append(s.bodies, body)
-	s.headers = append(s.headers, r.Header.Clone())
-	s.mu.Unlock()
-	if r.URL.Path != "/v1/chat/completions" {
-		http.Error(w, "wrong path "+r.URL.Path, http.StatusTeapot)
-		return
-	}
-	if n >= len(s.replies) {
-		http.Error(w, "no more replies", http.StatusInternalServerError)
-		return
-	}
-	rp := s.replies[n]
-	if rp.handler != nil {
-		rp.handler(w, r)
-		return
-	}
-	ct := "text/event-stream; charset=utf-8"
-	if rp.status >= 300 {
-		ct = "application/json"
-	}
-	w.Header().Set("Content-Type", ct)
-	for k, v := range rp.header {
-		w.Header().Set(k, v)
-	}
-	if rp.status != 0 {
-		w.WriteHeader(rp.status)
-	}
-	if rp.piece <= 0 {
-		_, _ = w.Write([]byte(rp.body))
-		return
-	}
-	for b := rp.body; len(b) > 0; {
-		n := min(rp.piece, len(b))
-		if _, err := w.Write([]byte(b[:n])); err != nil {
-			return
-		}
-		w.(http.Flusher).Flush()
-		b = b[n:]
-	}
-}
-
-func (s *server) body(t testing.TB, i int) map[string]any {
-	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if i >= len(s.bodies) {
-		t.Fatalf("request %d was not made (%d made)", i, len(s.bodies))
-	}
-	return s.bodies[i]
+	return &server{providertest.NewServer(t, endpoint, replies...)}
 }
 
 func (s *server) client(cfg Config) *Client {

@@ -62,12 +62,12 @@ func TestRequestBody(t *testing.T) {
 			{Role: llm.RoleUser, Parts: []llm.Part{{Text: "look"}, {Media: &llm.Media{MIMEType: "image/jpeg", Data: []byte{1, 2}}}, {Media: &llm.Media{MIMEType: "application/pdf", Data: []byte{3}}}}},
 		},
 	}
-	s := newServer(t, reply{body: stopBody})
+	s := newServer(t, reply{Body: stopBody})
 	c := s.client(Config{APIKey: "sk-test", Headers: map[string]string{"X-Extra": "1"}})
 	if r := run(t, c, req); r.err != nil {
 		t.Fatal(r.err)
 	}
-	got := s.body(t, 0)
+	got := s.Body(t, 0)
 
 	check := func(key, want string) {
 		t.Helper()
@@ -109,7 +109,7 @@ func TestRequestBody(t *testing.T) {
 			{"type":"text","text":"[1 bytes of application/pdf omitted: this provider accepts only images]"}]}
 	]`)
 
-	h := s.headers[0]
+	h := s.Header(0)
 	for k, want := range map[string]string{
 		"Authorization": "Bearer sk-test",
 		"Content-Type":  "application/json",
@@ -123,7 +123,7 @@ func TestRequestBody(t *testing.T) {
 }
 
 func TestRequestOptions(t *testing.T) {
-	s := newServer(t, reply{body: stopBody}, reply{body: stopBody})
+	s := newServer(t, reply{Body: stopBody}, reply{Body: stopBody})
 	req := &llm.Request{
 		MaxOutputTokens: 100,
 		Messages: []llm.Message{
@@ -137,14 +137,14 @@ func TestRequestOptions(t *testing.T) {
 	if r := run(t, c, req); r.err != nil {
 		t.Fatal(r.err)
 	}
-	got := s.body(t, 0)
+	got := s.Body(t, 0)
 	if got["model"] != "m1" || got["max_completion_tokens"] != 100.0 || got["max_tokens"] != nil {
 		t.Errorf("model/max fields: %v %v %v", got["model"], got["max_completion_tokens"], got["max_tokens"])
 	}
 	if strings.Contains(mustJSON(t, got["messages"]), "reasoning_content") {
 		t.Errorf("reasoning_content sent by default: %s", mustJSON(t, got["messages"]))
 	}
-	if s.headers[0].Get("Authorization") != "" {
+	if s.Header(0).Get("Authorization") != "" {
 		t.Errorf("Authorization sent without a key")
 	}
 
@@ -156,7 +156,7 @@ func TestRequestOptions(t *testing.T) {
 		{"role":"user","content":"q"},
 		{"role":"assistant","content":"a","reasoning_content":"hmm"},
 		{"role":"assistant","content":"","reasoning_content":"only a thought"}]`)
-	if got := s.body(t, 1)["messages"]; !reflect.DeepEqual(got, want) {
+	if got := s.Body(t, 1)["messages"]; !reflect.DeepEqual(got, want) {
 		t.Errorf("messages = %s", mustJSON(t, got))
 	}
 }

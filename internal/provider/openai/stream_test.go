@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/provider/providertest"
 )
 
 func TestReasoningDeltas(t *testing.T) {
@@ -35,7 +36,7 @@ func TestReasoningDeltas(t *testing.T) {
 			`{"choices":[{"index":0,"delta":{"content":[{"type":"text","text":"Hi!"}]},"finish_reason":"stop"}]}`),
 	} {
 		t.Run(name, func(t *testing.T) {
-			s := newServer(t, reply{body: body})
+			s := newServer(t, reply{Body: body})
 			r := run(t, s.client(Config{}), simpleRequest())
 			if r.err != nil || r.thought != "Let me think." || r.text != "Hi!" {
 				t.Fatalf("thought %q text %q err %v", r.thought, r.text, r.err)
@@ -52,7 +53,7 @@ func TestCRLFAndComments(t *testing.T) {
 		"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\r\n\r\n" +
 		"data: [DONE]\r\n\r\n"
 	for _, piece := range []int{0, 1, 3} {
-		s := newServer(t, reply{body: body, piece: piece})
+		s := newServer(t, reply{Body: body, Piece: piece})
 		r := run(t, s.client(Config{}), simpleRequest())
 		if r.err != nil || r.text != "ab" || !reflect.DeepEqual(r.finish, []llm.FinishReason{llm.FinishStop}) {
 			t.Fatalf("piece %d: text %q finish %v err %v", piece, r.text, r.finish, r.err)
@@ -107,7 +108,7 @@ func TestToolCallAssemblyQuirks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newServer(t, reply{body: tt.body})
+			s := newServer(t, reply{Body: tt.body})
 			r := run(t, s.client(Config{}), simpleRequest())
 			if r.err != nil {
 				t.Fatal(r.err)
@@ -128,7 +129,7 @@ func TestFinishReasons(t *testing.T) {
 		"content_filter":               llm.FinishContentFilter,
 		"insufficient_system_resource": llm.FinishOther,
 	} {
-		s := newServer(t, reply{body: sseBody(`{"choices":[{"index":0,"delta":{"content":"x"},"finish_reason":"` + wire + `"}]}`)})
+		s := newServer(t, reply{Body: sseBody(`{"choices":[{"index":0,"delta":{"content":"x"},"finish_reason":"` + wire + `"}]}`)})
 		r := run(t, s.client(Config{}), simpleRequest())
 		if r.err != nil || !reflect.DeepEqual(r.finish, []llm.FinishReason{want}) {
 			t.Errorf("%s: finish %v err %v, want %v", wire, r.finish, r.err, want)
@@ -143,7 +144,7 @@ func TestUsage(t *testing.T) {
 		`{"choices":[{"index":0,"delta":{"content":"a"}}],"usage":{"prompt_tokens":10,"completion_tokens":1,"total_tokens":11}}`,
 		`{"choices":[{"index":0,"delta":{"content":"b"},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12}}`,
 		`{"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":8},"completion_tokens_details":{"reasoning_tokens":1}}}`)
-	s := newServer(t, reply{body: body})
+	s := newServer(t, reply{Body: body})
 	r := run(t, s.client(Config{}), simpleRequest())
 	want := llm.Usage{InputTokens: 10, OutputTokens: 2, CachedTokens: 8, ReasoningTokens: 1, TotalTokens: 12}
 	if r.err != nil || r.usage == nil || *r.usage != want {
@@ -166,7 +167,7 @@ func TestErrorEventMidStream(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			body := "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"par\"}}]}\n\n" + tt.ev + "\n\n"
-			s := newServer(t, reply{body: body})
+			s := newServer(t, reply{Body: body})
 			r := run(t, s.client(Config{}), simpleRequest())
 			var ae *llm.APIError
 			if !errors.As(r.err, &ae) {
@@ -198,7 +199,7 @@ func TestInvalidStreams(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newServer(t, reply{body: tt.body})
+			s := newServer(t, reply{Body: tt.body})
 			r := run(t, s.client(Config{}), simpleRequest())
 			wantInvalid(t, r.err, tt.reason)
 			if r.text != tt.text || len(r.calls) != tt.calls {
@@ -210,7 +211,7 @@ func TestInvalidStreams(t *testing.T) {
 
 func TestWholeJSONAnswer(t *testing.T) {
 	body := `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"hi","reasoning_content":"hm","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}`
-	s := newServer(t, reply{body: body, header: map[string]string{"Content-Type": "application/json"}})
+	s := newServer(t, reply{Body: body, Header: map[string]string{"Content-Type": "application/json"}})
 	r := run(t, s.client(Config{}), simpleRequest())
 	if r.err != nil || r.text != "hi" || r.thought != "hm" || len(r.calls) != 1 || r.calls[0].ID != "c" ||
 		r.usage == nil || r.usage.TotalTokens != 7 || r.finish[0] != llm.FinishToolCalls {
@@ -218,29 +219,9 @@ func TestWholeJSONAnswer(t *testing.T) {
 	}
 }
 
-// cutHandler sends the start of a stream with chunked encoding, then
-// closes the connection without the terminating chunk.
-func cutHandler(prefix string, reset bool) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		if prefix != "" {
-			_, _ = io.WriteString(w, prefix)
-			w.(http.Flusher).Flush()
-		}
-		conn, _, err := http.NewResponseController(w).Hijack()
-		if err != nil {
-			panic(err)
-		}
-		if tc, ok := conn.(*net.TCPConn); ok && reset {
-			_ = tc.SetLinger(0) // close with RST
-		}
-		_ = conn.Close()
-	}
-}
-
 func TestBodyCutMidStream(t *testing.T) {
 	prefix := "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"choi"
-	s := newServer(t, reply{handler: cutHandler(prefix, false)})
+	s := newServer(t, reply{Handler: providertest.CutHandler(prefix, false)})
 	r := run(t, s.client(Config{}), simpleRequest())
 	if !errors.Is(r.err, io.ErrUnexpectedEOF) {
 		t.Fatalf("err = %v, want io.ErrUnexpectedEOF", r.err)
@@ -255,7 +236,7 @@ func TestBodyCutMidStream(t *testing.T) {
 }
 
 func TestResetBeforeFirstByte(t *testing.T) {
-	s := newServer(t, reply{handler: cutHandler("", true)})
+	s := newServer(t, reply{Handler: providertest.CutHandler("", true)})
 	r := run(t, s.client(Config{}), simpleRequest())
 	if r.err == nil || r.chunks != 0 {
 		t.Fatalf("err = %v after %d chunks", r.err, r.chunks)
@@ -294,7 +275,7 @@ func stallHandler(gone chan<- struct{}) http.HandlerFunc {
 
 func TestCancelMidStream(t *testing.T) {
 	gone := make(chan struct{})
-	s := newServer(t, reply{handler: stallHandler(gone)})
+	s := newServer(t, reply{Handler: stallHandler(gone)})
 	c := s.client(Config{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -325,7 +306,7 @@ func TestCancelMidStream(t *testing.T) {
 
 func TestBreakClosesBody(t *testing.T) {
 	gone := make(chan struct{})
-	s := newServer(t, reply{handler: stallHandler(gone)})
+	s := newServer(t, reply{Handler: stallHandler(gone)})
 	for range s.client(Config{}).Stream(context.Background(), simpleRequest()) {
 		break
 	}
@@ -338,7 +319,7 @@ func TestBreakClosesBody(t *testing.T) {
 
 func TestIdleTimeout(t *testing.T) {
 	gone := make(chan struct{})
-	s := newServer(t, reply{handler: stallHandler(gone)})
+	s := newServer(t, reply{Handler: stallHandler(gone)})
 	r := run(t, s.client(Config{StreamIdleTimeout: 100 * time.Millisecond}), simpleRequest())
 	var ne net.Error
 	if !errors.As(r.err, &ne) || !ne.Timeout() {
@@ -351,7 +332,7 @@ func TestIdleTimeout(t *testing.T) {
 }
 
 func TestSlowButSteadyStreamIsNotIdle(t *testing.T) {
-	s := newServer(t, reply{handler: func(w http.ResponseWriter, r *http.Request) {
+	s := newServer(t, reply{Handler: func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		for range 5 {
 			time.Sleep(30 * time.Millisecond)

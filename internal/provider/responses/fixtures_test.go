@@ -7,19 +7,16 @@ import (
 	"testing"
 
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/provider/providertest"
 )
-
-// The recorded stream is served once in one write and once in small
-// flushed pieces, so that chunk boundaries fall everywhere.
-var pieceSizes = []int{0, 1, 7}
 
 var recordedCall = []llm.FunctionCall{{ID: "call_2FQdm3Br7Qb35YUBSkDR7kue", Name: "get_weather", Args: `{"city":"Beijing"}`}}
 
 func TestRecordedGPT51ToolCall(t *testing.T) {
-	body := loadChunks(t, "openai-responses-gpt-5.1-tool-call.chunks.txt")
-	for _, piece := range pieceSizes {
+	body := providertest.LoadTypedEvents(t, "openai-responses-gpt-5.1-tool-call.chunks.txt")
+	for _, piece := range providertest.PieceSizes {
 		t.Run(fmt.Sprintf("piece%d", piece), func(t *testing.T) {
-			s := newServer(t, reply{body: body, piece: piece})
+			s := newServer(t, reply{Body: body, Piece: piece})
 			var seq []string
 			var r result
 			for ch, err := range s.client(Config{}).Stream(t.Context(), simpleRequest()) {
@@ -62,7 +59,7 @@ func TestRecordedGPT51ToolCall(t *testing.T) {
 // lines, as a minimal compatible server might send it: the call is
 // assembled from its deltas and reported with the completion.
 func TestRecordedGPT51ToolCallFromDeltasOnly(t *testing.T) {
-	body := loadChunks(t, "openai-responses-gpt-5.1-tool-call.chunks.txt")
+	body := providertest.LoadTypedEvents(t, "openai-responses-gpt-5.1-tool-call.chunks.txt")
 	var kept []string
 	for _, ev := range strings.Split(body, "\n\n") {
 		if ev == "" || strings.Contains(ev, "event: response.function_call_arguments.done") ||
@@ -72,7 +69,7 @@ func TestRecordedGPT51ToolCallFromDeltasOnly(t *testing.T) {
 		_, data, _ := strings.Cut(ev, "\n")
 		kept = append(kept, data)
 	}
-	s := newServer(t, reply{body: strings.Join(kept, "\n\n") + "\n\n", piece: 5})
+	s := newServer(t, reply{Body: strings.Join(kept, "\n\n") + "\n\n", Piece: 5})
 	r := run(t, s.client(Config{}), simpleRequest())
 	if r.err != nil || !reflect.DeepEqual(r.calls, recordedCall) || !reflect.DeepEqual(r.finish, []llm.FinishReason{llm.FinishToolCalls}) {
 		t.Fatalf("%+v", r)

@@ -47,12 +47,12 @@ func TestRequestBody(t *testing.T) {
 			}},
 		},
 	}
-	s := newServer(t, reply{body: stopBody})
+	s := newServer(t, reply{Body: stopBody})
 	c := s.client(Config{APIKey: "sk-test", Reasoning: &Reasoning{Effort: "high", Summary: "auto"}, Headers: map[string]string{"X-Extra": "1"}})
 	if r := run(t, c, req); r.err != nil {
 		t.Fatal(r.err)
 	}
-	got := s.body(t, 0)
+	got := s.Body(t, 0)
 	check := func(key, want string) {
 		t.Helper()
 		if w := decodeJSON(t, want); !reflect.DeepEqual(got[key], w) {
@@ -95,7 +95,7 @@ func TestRequestBody(t *testing.T) {
 	]`)
 	checkPairing(t, got["input"].([]any))
 
-	h := s.headers[0]
+	h := s.Header(0)
 	for k, want := range map[string]string{
 		"Authorization": "Bearer sk-test",
 		"Content-Type":  "application/json",
@@ -131,11 +131,11 @@ func checkPairing(t *testing.T, input []any) {
 }
 
 func TestRequestDefaults(t *testing.T) {
-	s := newServer(t, reply{body: stopBody})
+	s := newServer(t, reply{Body: stopBody})
 	if r := run(t, s.client(Config{Model: "m1"}), simpleRequest()); r.err != nil {
 		t.Fatal(r.err)
 	}
-	got := s.body(t, 0)
+	got := s.Body(t, 0)
 	for _, key := range []string{"instructions", "tools", "max_output_tokens", "temperature", "reasoning", "include"} {
 		if _, ok := got[key]; ok {
 			t.Errorf("%s sent: %v", key, got[key])
@@ -144,7 +144,7 @@ func TestRequestDefaults(t *testing.T) {
 	if got["model"] != "m1" || got["store"] != false || got["stream"] != true {
 		t.Errorf("model %v store %v stream %v", got["model"], got["store"], got["stream"])
 	}
-	if s.headers[0].Get("Authorization") != "" {
+	if s.Header(0).Get("Authorization") != "" {
 		t.Errorf("Authorization sent without a key")
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/provider/providertest"
 )
 
 func TestTextAndReasoning(t *testing.T) {
@@ -32,7 +33,7 @@ func TestTextAndReasoning(t *testing.T) {
 		`{"type":"response.output_item.done","output_index":1,"item":{"id":"msg_1","type":"message","content":[{"type":"output_text","text":"Hi!"}]}}`,
 		completed(`{"input_tokens":10,"input_tokens_details":{"cached_tokens":8},"output_tokens":20,"output_tokens_details":{"reasoning_tokens":12},"total_tokens":30}`))
 	for _, piece := range []int{0, 3} {
-		s := newServer(t, reply{body: body, piece: piece})
+		s := newServer(t, reply{Body: body, Piece: piece})
 		var got []llm.Chunk
 		for ch, err := range s.client(Config{}).Stream(t.Context(), simpleRequest()) {
 			if err != nil {
@@ -64,7 +65,7 @@ func TestItemsWithoutDeltas(t *testing.T) {
 		`{"type":"response.output_item.done","item":{"id":"fc","type":"function_call","call_id":"c1","name":"f","arguments":"{\"a\":1}"}}`,
 		`{"type":"response.output_item.done","item":{"id":"ws","type":"web_search_call","content":"not a list"}}`,
 		completed(""))
-	s := newServer(t, reply{body: body})
+	s := newServer(t, reply{Body: body})
 	r := run(t, s.client(Config{}), simpleRequest())
 	if r.err != nil || r.thought != "a\n\nb" || r.text != "hello" ||
 		!reflect.DeepEqual(r.calls, []llm.FunctionCall{{ID: "c1", Name: "f", Args: `{"a":1}`}}) ||
@@ -84,7 +85,7 @@ func TestIncomplete(t *testing.T) {
 			`{"type":"response.output_item.added","item":{"id":"fc","type":"function_call","call_id":"c1","name":"write","arguments":""}}`,
 			`{"type":"response.function_call_arguments.delta","item_id":"fc","delta":"{\"content\":\"abc"}`,
 			`{"type":"response.incomplete","response":{"status":"incomplete","incomplete_details":{"reason":"`+reason+`"},"usage":{"input_tokens":5,"output_tokens":100}}}`)
-		s := newServer(t, reply{body: body})
+		s := newServer(t, reply{Body: body})
 		var last llm.Chunk
 		for ch, err := range s.client(Config{}).Stream(t.Context(), simpleRequest()) {
 			if err != nil {
@@ -121,7 +122,7 @@ func TestFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newServer(t, reply{body: sseBody(textDelta("par"), tt.ev)})
+			s := newServer(t, reply{Body: sseBody(textDelta("par"), tt.ev)})
 			r := run(t, s.client(Config{}), simpleRequest())
 			var ae *llm.APIError
 			if !errors.As(r.err, &ae) {
@@ -137,7 +138,7 @@ func TestFailures(t *testing.T) {
 		})
 	}
 	// An error event whose data is not JSON.
-	s := newServer(t, reply{body: sseBody(textDelta("par")) + "event: error\ndata: boom\n\n"})
+	s := newServer(t, reply{Body: sseBody(textDelta("par")) + "event: error\ndata: boom\n\n"})
 	var ae *llm.APIError
 	if r := run(t, s.client(Config{}), simpleRequest()); !errors.As(r.err, &ae) || ae.Message != "boom" {
 		t.Fatalf("err = %v", r.err)
@@ -157,7 +158,7 @@ func TestInvalidStreams(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newServer(t, reply{body: tt.body})
+			s := newServer(t, reply{Body: tt.body})
 			r := run(t, s.client(Config{}), simpleRequest())
 			wantInvalid(t, r.err, tt.reason)
 			if r.text != tt.text || len(r.calls) != 0 {
@@ -167,29 +168,9 @@ func TestInvalidStreams(t *testing.T) {
 	}
 }
 
-// cutHandler sends the start of a stream with chunked encoding, then
-// closes the connection without the terminating chunk.
-func cutHandler(prefix string, reset bool) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		if prefix != "" {
-			_, _ = io.WriteString(w, prefix)
-			w.(http.Flusher).Flush()
-		}
-		conn, _, err := http.NewResponseController(w).Hijack()
-		if err != nil {
-			panic(err)
-		}
-		if tc, ok := conn.(*net.TCPConn); ok && reset {
-			_ = tc.SetLinger(0) // close with RST
-		}
-		_ = conn.Close()
-	}
-}
-
 func TestBodyCutMidStream(t *testing.T) {
 	prefix := sseBody(textDelta("a")) + "event: response.output_text.delta\ndata: {\"ty"
-	s := newServer(t, reply{handler: cutHandler(prefix, false)})
+	s := newServer(t, reply{Handler: providertest.CutHandler(prefix, false)})
 	r := run(t, s.client(Config{}), simpleRequest())
 	if !errors.Is(r.err, io.ErrUnexpectedEOF) {
 		t.Fatalf("err = %v, want io.ErrUnexpectedEOF", r.err)
@@ -204,7 +185,7 @@ func TestBodyCutMidStream(t *testing.T) {
 }
 
 func TestResetBeforeFirstByte(t *testing.T) {
-	s := newServer(t, reply{handler: cutHandler("", true)})
+	s := newServer(t, reply{Handler: providertest.CutHandler("", true)})
 	r := run(t, s.client(Config{}), simpleRequest())
 	if r.err == nil || r.chunks != 0 {
 		t.Fatalf("err = %v after %d chunks", r.err, r.chunks)
@@ -243,7 +224,7 @@ func stallHandler(gone chan<- struct{}) http.HandlerFunc {
 
 func TestCancelMidStream(t *testing.T) {
 	gone := make(chan struct{})
-	s := newServer(t, reply{handler: stallHandler(gone)})
+	s := newServer(t, reply{Handler: stallHandler(gone)})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var gotErr error
@@ -273,7 +254,7 @@ func TestCancelMidStream(t *testing.T) {
 
 func TestBreakClosesBody(t *testing.T) {
 	gone := make(chan struct{})
-	s := newServer(t, reply{handler: stallHandler(gone)})
+	s := newServer(t, reply{Handler: stallHandler(gone)})
 	for range s.client(Config{}).Stream(context.Background(), simpleRequest()) {
 		break
 	}
@@ -286,7 +267,7 @@ func TestBreakClosesBody(t *testing.T) {
 
 func TestIdleTimeout(t *testing.T) {
 	gone := make(chan struct{})
-	s := newServer(t, reply{handler: stallHandler(gone)})
+	s := newServer(t, reply{Handler: stallHandler(gone)})
 	r := run(t, s.client(Config{StreamIdleTimeout: 100 * time.Millisecond}), simpleRequest())
 	var ne net.Error
 	if !errors.As(r.err, &ne) || !ne.Timeout() {
@@ -299,7 +280,7 @@ func TestIdleTimeout(t *testing.T) {
 }
 
 func TestSlowButSteadyStreamIsNotIdle(t *testing.T) {
-	s := newServer(t, reply{handler: func(w http.ResponseWriter, r *http.Request) {
+	s := newServer(t, reply{Handler: func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		for range 5 {
 			time.Sleep(30 * time.Millisecond)
@@ -326,7 +307,7 @@ func TestReasoningItemsApart(t *testing.T) {
 	}
 	for enc, want := range map[string]string{"": "a\n\nb", "e": "ab"} {
 		events := append(append(item("a", enc), item("b", enc)...), completed(""))
-		s := newServer(t, reply{body: sseBody(events...)})
+		s := newServer(t, reply{Body: sseBody(events...)})
 		if r := run(t, s.client(Config{}), simpleRequest()); r.err != nil || r.thought != want {
 			t.Errorf("encrypted %q: thought %q err %v, want %q", enc, r.thought, r.err, want)
 		}
