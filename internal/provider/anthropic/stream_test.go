@@ -260,14 +260,8 @@ func TestConnectionRefused(t *testing.T) {
 // stallHandler sends the start of a reply and then waits until the client
 // goes away.
 func stallHandler(gone chan<- struct{}) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		blk := textBlock3(0, "a")
-		_, _ = io.WriteString(w, sseBody(evStart, blk[0], blk[1]))
-		w.(http.Flusher).Flush()
-		<-r.Context().Done()
-		close(gone)
-	}
+	blk := textBlock3(0, "a")
+	return providertest.StallHandler(sseBody(evStart, blk[0], blk[1]), gone)
 }
 
 func TestCancelMidStream(t *testing.T) {

@@ -215,13 +215,7 @@ func TestConnectionRefused(t *testing.T) {
 // stallHandler sends the start of a reply and then waits until the client
 // goes away.
 func stallHandler(gone chan<- struct{}) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, sseBody(textEvent("a")))
-		w.(http.Flusher).Flush()
-		<-r.Context().Done()
-		close(gone)
-	}
+	return providertest.StallHandler(sseBody(textEvent("a")), gone)
 }
 
 func TestCancelMidStream(t *testing.T) {

@@ -264,13 +264,7 @@ func TestConnectionRefused(t *testing.T) {
 
 // stallHandler sends one chunk and then waits until the client goes away.
 func stallHandler(gone chan<- struct{}) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\n")
-		w.(http.Flusher).Flush()
-		<-r.Context().Done()
-		close(gone)
-	}
+	return providertest.StallHandler("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\n", gone)
 }
 
 func TestCancelMidStream(t *testing.T) {

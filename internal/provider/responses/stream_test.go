@@ -213,13 +213,7 @@ func TestConnectionRefused(t *testing.T) {
 // stallHandler sends the start of a reply and then waits until the client
 // goes away.
 func stallHandler(gone chan<- struct{}) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, sseBody(textDelta("a")))
-		w.(http.Flusher).Flush()
-		<-r.Context().Done()
-		close(gone)
-	}
+	return providertest.StallHandler(sseBody(textDelta("a")), gone)
 }
 
 func TestCancelMidStream(t *testing.T) {
