@@ -299,23 +299,13 @@ func (s *grepSearch) scan(w *grepWorker, region []byte, lineNo int) int {
 		}
 		return lineNo
 	}
-	hay := region
-	if m.fold {
-		if cap(w.lower) < len(region) {
-			w.lower = make([]byte, len(w.buf))
-		}
-		hay = w.lower[:len(region)]
-		for i, b := range region {
-			hay[i] = grepLowerTable[b]
-		}
-	}
+	f := newGrepFinder(m, w, region)
 	counted := 0 // newlines in region[:counted] are in lineNo
 	for pos := 0; pos < len(region); {
-		i := bytes.Index(hay[pos:], m.needle)
+		i := f.index(w, pos)
 		if i < 0 {
 			break
 		}
-		i += pos
 		ls := pos + bytes.LastIndexByte(region[pos:i], '\n') + 1
 		le := bytes.IndexByte(region[i:], '\n')
 		if le < 0 {
