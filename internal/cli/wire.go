@@ -27,17 +27,56 @@ import (
 	"github.com/plyhq/ply/internal/turn"
 )
 
-// runHeadless builds the layers for cfg and runs the headless loop.
-func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
+// core is what both entry layers drive: the tools, the policy, the
+// session and its chat, the hooks and the client. The entry adds its own
+// approver and update callback to the scheduler options and runs the loop.
+type core struct {
+	ws       *tools.Workspace
+	reg      *tools.Registry
+	policy   *permission.Policy
+	sess     *opened
+	chat     *chat.Chat
+	hooks    *hooks.Runner
+	client   *client.Client
+	schedOps []scheduler.Option
+	closers  []func()
+}
+
+// close releases what buildCore acquired, last first.
+func (c *core) close() {
+	for i := len(c.closers) - 1; i >= 0; i-- {
+		c.closers[i]()
+	}
+}
+
+// recordToolState writes a finished call's state to the transcript; each
+// entry layer calls it from its scheduler update callback.
+func (c *core) recordToolState(call *scheduler.Call) {
+	if st := call.State(); st.Terminal() {
+		c.sess.w.AppendToolState(session.ToolState{Time: time.Now(), CallID: call.CallID, Name: call.Name,
+			State: string(st), ErrorType: call.ErrorType()})
+	}
+}
+
+// buildCore builds the layers for cfg. notices receives what hooks say to
+// the user. On error it returns the exit code and has released everything.
+func buildCore(cfg *config, sio IO, log *slog.Logger, notices io.Writer) (_ *core, code int, err error) {
+	c := &core{}
+	defer func() {
+		if err != nil {
+			c.close()
+		}
+	}()
 	roots := append([]string{cfg.workspace}, cfg.opts.IncludeDirs...)
 	ws, err := tools.NewWorkspace(roots...)
 	if err != nil {
-		return fail(sio, headless.ExitInput, err.Error())
+		return nil, headless.ExitInput, err
 	}
+	c.ws = ws
 	shell := tools.NewShell(ws)
-	defer shell.Close()
+	c.closers = append(c.closers, func() { shell.Close() })
 	if err := setupSandbox(cfg.opts, ws, shell, sio.Stderr); err != nil {
-		return fail(sio, headless.ExitInput, err.Error())
+		return nil, headless.ExitInput, err
 	}
 	reg := tools.NewRegistry(
 		tools.NewListDirectory(ws),
@@ -48,6 +87,7 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 		tools.NewWriteFile(ws),
 		shell,
 	)
+	c.reg = reg
 	appendPrompt := cfg.opts.AppendSystemPrompt
 	if cfg.schema != nil {
 		reg.Register(tools.NewStructuredOutput(cfg.schema))
@@ -57,7 +97,7 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 
 	mode, err := permission.ParseMode(cfg.mode)
 	if err != nil {
-		return fail(sio, headless.ExitInput, err.Error())
+		return nil, headless.ExitInput, err
 	}
 	var ruleSets []permission.RuleSet
 	for _, f := range cfg.settingsFiles {
@@ -71,8 +111,9 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 	if err != nil {
 		// A rule that does not parse could be a deny rule that would
 		// then deny nothing: refuse to start.
-		return fail(sio, headless.ExitInput, "bad permission rule: "+strings.ReplaceAll(err.Error(), "\n", "; "))
+		return nil, headless.ExitInput, errors.New("bad permission rule: " + strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
+	c.policy = policy
 	if mode == permission.ModePlan {
 		// Offered only in plan mode: approving the plan is what ends it.
 		reg.Register(tools.NewExitPlanMode(func() error {
@@ -87,31 +128,20 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 			reg.Remove(n)
 		}
 	}
-	opts := []scheduler.Option{
-		scheduler.WithPolicy(policy),
-		scheduler.WithApprovalHint("This run has no one to approve it: run ply with --yolo (or --approval-mode yolo) to allow edits and shell commands."),
-		scheduler.MaxConcurrencyFromEnv(),
-	}
 
 	if cfg.prompt != "" {
 		cfg.prompt = expandAtPaths(cfg.prompt, ws)
 	}
 	sess, code, err := openSession(cfg, ws.Root(), log, sio.Stderr)
 	if err != nil {
-		return fail(sio, code, err.Error())
+		return nil, code, err
 	}
-	defer func() {
+	c.sess = sess
+	c.closers = append(c.closers, func() {
 		if err := sess.w.Close(); err != nil {
 			fmt.Fprintf(sio.Stderr, "ply: saving the session: %v\n", err)
 		}
-	}()
-	sessionID := sess.id
-	opts = append(opts, scheduler.WithOnUpdate(func(c *scheduler.Call) {
-		if st := c.State(); st.Terminal() {
-			sess.w.AppendToolState(session.ToolState{Time: time.Now(), CallID: c.CallID, Name: c.Name,
-				State: string(st), ErrorType: c.ErrorType()})
-		}
-	}))
+	})
 
 	provider := cfg.wire.newProvider(cfg.baseURL, cfg.apiKey, cfg.model, cfg.headers)
 	system := sysprompt.Build(sysprompt.Env{
@@ -124,7 +154,7 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 		// For tests and impatient users: scales every retry delay.
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil || f < 0 {
-			return fail(sio, headless.ExitConfig, fmt.Sprintf("PLY_RETRY_DELAY_SCALE=%q is not a non-negative number", s))
+			return nil, headless.ExitConfig, fmt.Errorf("PLY_RETRY_DELAY_SCALE=%q is not a non-negative number", s)
 		}
 		retry = retry.Scale(f)
 	}
@@ -147,33 +177,54 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 		Logger: log,
 	}, sess.history)
 	ch.OnAppend(sess.w.Append)
-	hookRunner, err := newHooks(cfg, ws.Root(), sess, sio.Stderr)
+	c.chat = ch
+
+	hookRunner, err := newHooks(cfg, ws.Root(), sess, notices)
 	if err != nil {
-		return fail(sio, headless.ExitConfig, err.Error())
+		return nil, headless.ExitConfig, err
 	}
-	opts = append(opts, scheduler.WithHooks(hooks.ForScheduler(hookRunner)))
-	defer func() {
+	c.hooks = hookRunner
+	c.closers = append(c.closers, func() {
 		// SessionEnd runs even after Ctrl+C, with its own deadline.
 		ectx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		hookRunner.SessionEnd(ectx, "other")
-	}()
-	cl := client.New(ch, client.Options{
+	})
+	c.client = client.New(ch, client.Options{
 		Loop:        guard{loopdetect.New(loopdetect.Options{})},
 		NextSpeaker: true,
 		Stop:        hookRunner.Stop,
 	})
+	c.schedOps = []scheduler.Option{
+		scheduler.WithPolicy(policy),
+		scheduler.MaxConcurrencyFromEnv(),
+		scheduler.WithHooks(hooks.ForScheduler(hookRunner)),
+	}
+	return c, 0, nil
+}
+
+// runHeadless builds the layers for cfg and runs the headless loop.
+func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
+	c, code, err := buildCore(cfg, sio, log, sio.Stderr)
+	if err != nil {
+		return fail(sio, code, err.Error())
+	}
+	defer c.close()
+	sess, ch := c.sess, c.chat
 	if len(sess.first) > 0 && sess.firstType == client.UserQuery {
-		first, blocked, reason := promptHooks(ctx, hookRunner, sess.first, sess.history == nil)
+		first, blocked, reason := promptHooks(ctx, c.hooks, sess.first, sess.history == nil)
 		if blocked {
 			return fail(sio, headless.ExitError, "the prompt was blocked by a UserPromptSubmit hook: "+reason)
 		}
 		sess.first = first
 	}
-
+	opts := append(c.schedOps,
+		scheduler.WithApprovalHint("This run has no one to approve it: run ply with --yolo (or --approval-mode yolo) to allow edits and shell commands."),
+		scheduler.WithOnUpdate(c.recordToolState),
+	)
 	hcfg := headless.Config{
-		Format: cfg.format, SessionID: sessionID, Model: cfg.model, CWD: ws.Root(),
-		Tools: reg.Names(), PermissionMode: cfg.mode, Version: Version,
+		Format: cfg.format, SessionID: sess.id, Model: cfg.model, CWD: c.ws.Root(),
+		Tools: c.reg.Names(), PermissionMode: cfg.mode, Version: Version,
 		MaxSessionTurns: cfg.opts.MaxSessionTurns, MaxToolCalls: cfg.opts.MaxToolCalls,
 		MaxWallTime: cfg.opts.MaxWallTime, Stdout: sio.Stdout, Stderr: sio.Stderr,
 		StructuredOutput: structuredName(cfg),
@@ -187,17 +238,17 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 		// The compacted history replaces what came before it on load.
 		OnCompressed: func() { sess.w.AppendCompaction(ch.History()) },
 	}
-	log.Info("headless run", "session", sessionID, "model", cfg.model, "mode", cfg.mode, "stream_input", cfg.streamInput)
+	log.Info("headless run", "session", sess.id, "model", cfg.model, "mode", cfg.mode, "stream_input", cfg.streamInput)
 	if cfg.streamInput {
 		sdk := headless.NewSDK(hcfg)
-		sched := scheduler.New(reg, append(opts, scheduler.WithApprover(sdk))...)
-		return sdk.Serve(ctx, cl, &runner{sched: sched, chat: ch}, sio.Stdin, headless.Controls{
+		sched := scheduler.New(c.reg, append(opts, scheduler.WithApprover(sdk))...)
+		return sdk.Serve(ctx, c.client, &runner{sched: sched, chat: ch}, sio.Stdin, headless.Controls{
 			SetPermissionMode: func(m string) error {
 				pm, err := permission.ParseMode(m)
 				if err != nil {
 					return err
 				}
-				return policy.SetMode(pm)
+				return c.policy.SetMode(pm)
 			},
 			SetModel: func(m string) error {
 				if strings.TrimSpace(m) == "" {
@@ -208,8 +259,8 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 			},
 		})
 	}
-	sched := scheduler.New(reg, opts...)
-	return headless.RunFrom(ctx, hcfg, cl, &runner{sched: sched, chat: ch}, sess.first, sess.firstType)
+	sched := scheduler.New(c.reg, opts...)
+	return headless.RunFrom(ctx, hcfg, c.client, &runner{sched: sched, chat: ch}, sess.first, sess.firstType)
 }
 
 const defaultContextWindow = 128_000
