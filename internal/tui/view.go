@@ -10,7 +10,6 @@ import (
 
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/glamour/v2"
 	"charm.land/lipgloss/v2"
 
 	"github.com/plyhq/ply/internal/scheduler"
@@ -48,45 +47,6 @@ func plainTextareaStyles() textarea.Styles {
 			CursorLine: plain, EndOfBuffer: plain, Placeholder: plain, Prompt: plain}
 	}
 	return st
-}
-
-// markdown renders finished replies, keeping one renderer per width: a
-// glamour renderer is costly to build and replies come often.
-type markdown struct {
-	style string
-	width int
-	r     *glamour.TermRenderer
-}
-
-func newMarkdown(noColor bool) *markdown {
-	// Glamour's "dark" style assumes a dark background; asking the
-	// terminal would cost a round-trip at start. UNFINISHED: light theme.
-	style := "dark"
-	if noColor {
-		style = "ascii"
-	}
-	return &markdown{style: style}
-}
-
-func (md *markdown) render(text string, width int) string {
-	if md.r == nil || md.width != width {
-		r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(md.style), glamour.WithWordWrap(max(width-4, 20)))
-		if err != nil {
-			return wrap(text, width)
-		}
-		md.r, md.width = r, width
-	}
-	out, err := md.r.Render(text)
-	if err != nil {
-		return wrap(text, width)
-	}
-	// Glamour pads every line to the wrap width; the padding would only
-	// make the scrollback wrap badly when the window narrows.
-	lines := strings.Split(strings.Trim(out, "\n"), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " ")
-	}
-	return strings.Join(lines, "\n")
 }
 
 // wrap breaks plain text at width for the live area.
