@@ -103,14 +103,16 @@ func testTmuxApproveEdit(t *testing.T, w, h int, noColor bool) {
 		t.Logf("dialog:\n%s", d)
 	}
 	x.run("send-keys", "-t", "ply", "-l", "y")
-	s := x.waitFor("now uses an f-string")
+	// The reply goes to the scrollback before the live area is redrawn,
+	// so wait for the final frame (its footer), then check everything.
+	s := x.waitFor("350 in / 39 out")
 	if testing.Verbose() {
 		t.Logf("final:\n%s", s)
 	}
 	if noColor && colour.MatchString(x.run("capture-pane", "-p", "-e", "-t", "ply")) {
 		t.Errorf("NO_COLOR screen has colour escapes:\n%q", x.run("capture-pane", "-p", "-e", "-t", "ply"))
 	}
-	for _, want := range []string{"> use an f-string", "read_file", "edit", "success", "350 in / 39 out"} {
+	for _, want := range []string{"> use an f-string", "read_file", "edit", "success", "now uses an f-string"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("screen lacks %q:\n%s", want, s)
 		}
