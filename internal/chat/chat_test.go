@@ -379,3 +379,22 @@ func TestAutoCompressionAtShareOfWindow(t *testing.T) {
 		t.Fatalf("%d requests, want 1", len(p2.reqs))
 	}
 }
+
+func TestFailedContinuationKeepsWhatWasShown(t *testing.T) {
+	cut := step{chunks: []llm.Chunk{text("The quick brown fox")}, err: io.ErrUnexpectedEOF}
+	p := &scripted{steps: []step{cut, {err: io.ErrUnexpectedEOF}, {err: io.ErrUnexpectedEOF}, {err: io.ErrUnexpectedEOF}}}
+	c := New(p, Config{Retry: fast}, nil)
+	got := drain(t, c, userText("go"))
+	var fe *FailedError
+	if !errors.As(got.err, &fe) || !strings.Contains(got.err.Error(), "continuing a cut reply") {
+		t.Fatalf("err = %v", got.err)
+	}
+	if len(p.reqs) != 1+MaxContinuations {
+		t.Fatalf("%d requests, want %d", len(p.reqs), 1+MaxContinuations)
+	}
+	h := c.History()
+	checkHistory(t, h)
+	if len(h) != 2 || h[1].Text() != "The quick brown fox" || h[1].FinishReason != llm.FinishUnspecified {
+		t.Fatalf("history %+v: the shown text should stay, marked as cut", h)
+	}
+}

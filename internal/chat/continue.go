@@ -30,12 +30,14 @@ const seamWindow = 256
 // streams the continuation into the same history entry, dropping text the
 // model repeated at the seam, so the user sees each sentence once and the
 // history holds one merged reply. It tries at most MaxContinuations times.
-func (c *Chat) continueReply(ctx context.Context, maxOut int, yield func(StreamEvent, error) bool) error {
+// It returns how many continuation requests it made.
+func (c *Chat) continueReply(ctx context.Context, maxOut int, yield func(StreamEvent, error) bool) (int, error) {
 	var lastErr error
-	for n := 0; n < MaxContinuations; n++ {
+	n := 0
+	for ; n < MaxContinuations; n++ {
 		rep, ok := c.partialReply()
 		if !ok {
-			return lastErr
+			return n, lastErr
 		}
 		c.log.Info("chat: continuing a cut reply", "attempt", n+1, "after", lastErr)
 		req := c.request(maxOut)
@@ -54,22 +56,22 @@ func (c *Chat) continueReply(ctx context.Context, maxOut int, yield func(StreamE
 				continue
 			}
 			c.finishPartial()
-			return nil
+			return n + 1, nil
 		}
 		if errors.Is(err, errStopped) || ctx.Err() != nil {
-			return err
+			return n + 1, err
 		}
 		if rep.hasCalls() || classify(err) != classTransport && classify(err) != classInvalidStream {
-			return err
+			return n + 1, err
 		}
 		lastErr = err
 	}
 	// Out of continuations: keep what was shown, marked as cut.
 	if rep, ok := c.partialReply(); ok && rep.msg.FinishReason == llm.FinishMaxTokens {
 		c.finishPartial()
-		return nil
+		return n, nil
 	}
-	return lastErr
+	return n, lastErr
 }
 
 // partialReply returns the reply in flight, rebuilt from history.

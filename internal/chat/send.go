@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"time"
 
 	"github.com/plyhq/ply/internal/llm"
 )
@@ -69,7 +70,7 @@ func (c *Chat) send(ctx context.Context, yield func(StreamEvent, error) bool) er
 				}
 				continue
 			}
-			return c.continueReply(ctx, maxOut, yield)
+			return c.settle(ctx, maxOut, attempts, yield)
 		}
 		if ctx.Err() != nil {
 			c.abandonPartial()
@@ -77,7 +78,8 @@ func (c *Chat) send(ctx context.Context, yield func(StreamEvent, error) bool) er
 		}
 		class := classify(err)
 		p := c.cfg.Retry
-		var delay, budget = 0 * p.ContentBaseDelay, 0
+		var delay time.Duration
+		budget := 0
 		switch class {
 		case classRateLimit:
 			budget = p.RateLimitAttempts
@@ -92,17 +94,7 @@ func (c *Chat) send(ctx context.Context, yield func(StreamEvent, error) bool) er
 			// text only.
 			if yielded {
 				if !rep.hasCalls() && rep.text() != "" {
-					if err := c.continueReply(ctx, maxOut, yield); err != nil && !errors.Is(err, errStopped) && ctx.Err() == nil {
-						c.popPartialIfPushed()
-						return &FailedError{What: "connection", Attempts: attempts, Err: err}
-					} else if err != nil {
-						if ctx.Err() != nil {
-							c.abandonPartial()
-							return ctx.Err()
-						}
-						return err
-					}
-					return nil
+					return c.settle(ctx, maxOut, attempts, yield)
 				}
 				budget = 0
 			} else {
@@ -149,6 +141,28 @@ func (c *Chat) send(ctx context.Context, yield func(StreamEvent, error) bool) er
 			return err
 		}
 	}
+}
+
+// settle continues the reply in flight and settles it.
+func (c *Chat) settle(ctx context.Context, maxOut, attempts int, yield func(StreamEvent, error) bool) error {
+	tries, err := c.continueReply(ctx, maxOut, yield)
+	return c.endContinuation(ctx, tries, err, attempts)
+}
+
+// endContinuation settles the reply after continueReply: done, stopped by
+// the consumer, cancelled, or failed. A failed continuation keeps the text
+// the user already saw, marked as cut (no finish reason), rather than
+// removing it from history.
+func (c *Chat) endContinuation(ctx context.Context, tries int, err error, attempts int) error {
+	switch {
+	case err == nil || errors.Is(err, errStopped):
+		return err
+	case ctx.Err() != nil:
+		c.abandonPartial()
+		return ctx.Err()
+	}
+	c.abandonPartial()
+	return &FailedError{What: "continuing a cut reply", Attempts: attempts + tries, Err: err}
 }
 
 // badToolArgsError is an invalid-stream error whose reply is otherwise
