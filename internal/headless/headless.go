@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/llm"
@@ -349,6 +350,10 @@ func abbreviate(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) <= n {
 		return s
+	}
+	// Cut on a character boundary, never inside a UTF-8 sequence.
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }
