@@ -3,12 +3,8 @@ package openai
 import (
 	"context"
 	"errors"
-	"io"
-	"net"
-	"net/http"
+	"iter"
 	"reflect"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -219,124 +215,16 @@ func TestWholeJSONAnswer(t *testing.T) {
 	}
 }
 
-func TestBodyCutMidStream(t *testing.T) {
-	prefix := "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"choi"
-	s := newServer(t, reply{Handler: providertest.CutHandler(prefix, false)})
-	r := run(t, s.client(Config{}), simpleRequest())
-	if !errors.Is(r.err, io.ErrUnexpectedEOF) {
-		t.Fatalf("err = %v, want io.ErrUnexpectedEOF", r.err)
-	}
-	if r.text != "a" {
-		t.Fatalf("text before the cut = %q", r.text)
-	}
-	var ise *llm.InvalidStreamError
-	if errors.As(r.err, &ise) {
-		t.Fatalf("a transport error is reported as invalid content: %v", r.err)
-	}
-}
-
-func TestResetBeforeFirstByte(t *testing.T) {
-	s := newServer(t, reply{Handler: providertest.CutHandler("", true)})
-	r := run(t, s.client(Config{}), simpleRequest())
-	if r.err == nil || r.chunks != 0 {
-		t.Fatalf("err = %v after %d chunks", r.err, r.chunks)
-	}
-	// Depending on timing the client sees the reset or a closed
-	// connection; both must be recognisable as transport errors.
-	if !errors.Is(r.err, syscall.ECONNRESET) && !errors.Is(r.err, io.EOF) && !errors.Is(r.err, io.ErrUnexpectedEOF) {
-		t.Fatalf("err = %v (%T), want a connection reset or EOF", r.err, errors.Unwrap(r.err))
-	}
-}
-
-func TestConnectionRefused(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	c := New(Config{BaseURL: "http://" + addr, Model: "m"})
-	r := run(t, c, simpleRequest())
-	if !errors.Is(r.err, syscall.ECONNREFUSED) {
-		t.Fatalf("err = %v, want ECONNREFUSED", r.err)
-	}
-}
-
-// stallHandler sends one chunk and then waits until the client goes away.
-func stallHandler(gone chan<- struct{}) http.HandlerFunc {
-	return providertest.StallHandler("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\n", gone)
-}
-
-func TestCancelMidStream(t *testing.T) {
-	gone := make(chan struct{})
-	s := newServer(t, reply{Handler: stallHandler(gone)})
-	c := s.client(Config{})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var gotErr error
-	var start time.Time
-	for ch, err := range c.Stream(ctx, simpleRequest()) {
-		if err != nil {
-			gotErr = err
-			break
-		}
-		if ch.Text == "a" {
-			start = time.Now()
-			cancel()
-		}
-	}
-	if !errors.Is(gotErr, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", gotErr)
-	}
-	if d := time.Since(start); d > time.Second {
-		t.Fatalf("cancel took %v", d)
-	}
-	select {
-	case <-gone:
-	case <-time.After(5 * time.Second):
-		t.Fatal("server never saw the client go away")
-	}
-}
-
-func TestBreakClosesBody(t *testing.T) {
-	gone := make(chan struct{})
-	s := newServer(t, reply{Handler: stallHandler(gone)})
-	for range s.client(Config{}).Stream(context.Background(), simpleRequest()) {
-		break
-	}
-	select {
-	case <-gone:
-	case <-time.After(5 * time.Second):
-		t.Fatal("body not closed after the consumer stopped")
-	}
-}
-
-func TestIdleTimeout(t *testing.T) {
-	gone := make(chan struct{})
-	s := newServer(t, reply{Handler: stallHandler(gone)})
-	r := run(t, s.client(Config{StreamIdleTimeout: 100 * time.Millisecond}), simpleRequest())
-	var ne net.Error
-	if !errors.As(r.err, &ne) || !ne.Timeout() {
-		t.Fatalf("err = %v, want a net.Error timeout", r.err)
-	}
-	if r.text != "a" {
-		t.Fatalf("text = %q", r.text)
-	}
-	<-gone
-}
-
-func TestSlowButSteadyStreamIsNotIdle(t *testing.T) {
-	s := newServer(t, reply{Handler: func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		for range 5 {
-			time.Sleep(30 * time.Millisecond)
-			_, _ = io.WriteString(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\n")
-			w.(http.Flusher).Flush()
-		}
-		_, _ = io.WriteString(w, sseBody(`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`))
-	}})
-	r := run(t, s.client(Config{StreamIdleTimeout: 100 * time.Millisecond}), simpleRequest())
-	if r.err != nil || r.text != strings.Repeat("a", 5) {
-		t.Fatalf("text %q err %v", r.text, r.err)
-	}
+func TestTransportFaults(t *testing.T) {
+	start := "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\n"
+	providertest.TransportFaults(t, providertest.Faults{
+		Stream: func(ctx context.Context, baseURL string, idle time.Duration) iter.Seq2[llm.Chunk, error] {
+			return New(Config{BaseURL: baseURL + "/v1/", Model: "test-model", StreamIdleTimeout: idle}).Stream(ctx, simpleRequest())
+		},
+		Endpoint:    endpoint,
+		Start:       start,
+		Cut:         start + "data: {\"choi",
+		SteadyPiece: start,
+		SteadyTail:  sseBody(`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`),
+	})
 }
