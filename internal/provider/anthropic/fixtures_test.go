@@ -40,23 +40,23 @@ func replayCassette(t *testing.T, name string, want []wantTurn) {
 
 func checkTurn(t *testing.T, r result, w wantTurn) {
 	t.Helper()
-	if r.err != nil {
-		t.Fatalf("error: %v", r.err)
+	if r.Err != nil {
+		t.Fatalf("error: %v", r.Err)
 	}
-	if r.text != w.text {
-		t.Errorf("text = %q, want %q", r.text, w.text)
+	if r.Text != w.text {
+		t.Errorf("text = %q, want %q", r.Text, w.text)
 	}
-	if r.thought != "" || len(r.sigs) != 0 {
-		t.Errorf("thought = %q, signatures %q, want none", r.thought, r.sigs)
+	if r.Thought != "" || len(r.Sigs) != 0 {
+		t.Errorf("thought = %q, signatures %q, want none", r.Thought, r.Sigs)
 	}
-	if !reflect.DeepEqual(r.calls, w.calls) {
-		t.Errorf("calls = %#v\nwant %#v", r.calls, w.calls)
+	if !reflect.DeepEqual(r.Calls, w.calls) {
+		t.Errorf("calls = %#v\nwant %#v", r.Calls, w.calls)
 	}
-	if len(r.finish) != 1 || r.finish[0] != w.finish {
-		t.Errorf("finish reasons = %v, want [%v]", r.finish, w.finish)
+	if len(r.Finish) != 1 || r.Finish[0] != w.finish {
+		t.Errorf("finish reasons = %v, want [%v]", r.Finish, w.finish)
 	}
-	if r.usage == nil || *r.usage != w.usage {
-		t.Errorf("usage = %+v, want %+v", r.usage, w.usage)
+	if r.Usage == nil || *r.Usage != w.usage {
+		t.Errorf("usage = %+v, want %+v", r.Usage, w.usage)
 	}
 }
 
@@ -206,8 +206,8 @@ func TestRequestMatchesRecordedFollowUp(t *testing.T) {
 			system := recorded["system"].([]any)[0].(map[string]any)["text"].(string)
 			s := newServer(t, reply{Body: stopBody})
 			req := &llm.Request{Model: "claude-sonnet-4-20250514", System: system, MaxOutputTokens: 4000, Messages: history, Tools: tools}
-			if r := run(t, s.client(Config{}), req); r.err != nil {
-				t.Fatal(r.err)
+			if r := run(t, s.client(Config{}), req); r.Err != nil {
+				t.Fatal(r.Err)
 			}
 			got := s.Body(t, 0)
 			for _, key := range []string{"model", "max_tokens", "system", "messages", "tools", "stream"} {

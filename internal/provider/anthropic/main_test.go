@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"iter"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/provider/providertest"
@@ -46,53 +46,11 @@ func (s *server) client(cfg Config) *Client {
 }
 
 // result is everything one stream produced, merged.
-type result struct {
-	text, thought string
-	sigs          []string
-	calls         []llm.FunctionCall
-	finish        []llm.FinishReason
-	usage         *llm.Usage
-	chunks        int
-	err           error
-}
+type result = providertest.Result
 
 func run(t testing.TB, c *Client, req *llm.Request) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	var r result
-	for ch, err := range c.Stream(ctx, req) {
-		if err != nil {
-			if r.err != nil {
-				t.Fatalf("second error yielded: %v after %v", err, r.err)
-			}
-			r.err = err
-			continue
-		}
-		if r.err != nil {
-			t.Fatalf("chunk after error: %+v", ch)
-		}
-		if ch.Empty() {
-			t.Errorf("empty chunk yielded")
-		}
-		r.chunks++
-		r.text += ch.Text
-		r.thought += ch.Thought
-		if ch.ThoughtSignature != "" {
-			r.sigs = append(r.sigs, ch.ThoughtSignature)
-		}
-		r.calls = append(r.calls, ch.Calls...)
-		if ch.FinishReason != "" {
-			r.finish = append(r.finish, ch.FinishReason)
-		}
-		if ch.Usage != nil {
-			if r.usage != nil {
-				t.Errorf("usage yielded twice")
-			}
-			r.usage = ch.Usage
-		}
-	}
-	return r
+	return providertest.Run(t, func(ctx context.Context) iter.Seq2[llm.Chunk, error] { return c.Stream(ctx, req) })
 }
 
 func simpleRequest() *llm.Request {

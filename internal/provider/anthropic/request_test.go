@@ -55,8 +55,8 @@ func TestRequestBody(t *testing.T) {
 	}
 	s := newServer(t, reply{Body: stopBody})
 	c := s.client(Config{APIKey: "sk-ant-test", Headers: map[string]string{"Anthropic-Beta": "x"}})
-	if r := run(t, c, req); r.err != nil {
-		t.Fatal(r.err)
+	if r := run(t, c, req); r.Err != nil {
+		t.Fatal(r.Err)
 	}
 	got := s.Body(t, 0)
 	check := func(key, want string) {
@@ -131,8 +131,8 @@ func TestRequestOptions(t *testing.T) {
 	s := newServer(t, reply{Body: stopBody}, reply{Body: stopBody}, reply{Body: stopBody})
 
 	// max_tokens is required: the default fills in.
-	if r := run(t, s.client(Config{Model: "m1"}), req); r.err != nil {
-		t.Fatal(r.err)
+	if r := run(t, s.client(Config{Model: "m1"}), req); r.Err != nil {
+		t.Fatal(r.Err)
 	}
 	got := s.Body(t, 0)
 	if got["model"] != "m1" || got["max_tokens"] != float64(DefaultMaxTokens) || got["temperature"] != 0.5 {
@@ -151,8 +151,8 @@ func TestRequestOptions(t *testing.T) {
 
 	// Thinking: the budget is sent, temperature is not, and max_tokens
 	// rises above the budget.
-	if r := run(t, s.client(Config{ThinkingBudget: 10000}), req); r.err != nil {
-		t.Fatal(r.err)
+	if r := run(t, s.client(Config{ThinkingBudget: 10000}), req); r.Err != nil {
+		t.Fatal(r.Err)
 	}
 	got = s.Body(t, 1)
 	if !reflect.DeepEqual(got["thinking"], decodeJSON(t, `{"type":"enabled","budget_tokens":10000}`)) {
@@ -162,8 +162,8 @@ func TestRequestOptions(t *testing.T) {
 		t.Errorf("temperature %v max_tokens %v", got["temperature"], got["max_tokens"])
 	}
 	req.MaxOutputTokens = 20000
-	if r := run(t, s.client(Config{ThinkingBudget: 10000}), req); r.err != nil {
-		t.Fatal(r.err)
+	if r := run(t, s.client(Config{ThinkingBudget: 10000}), req); r.Err != nil {
+		t.Fatal(r.Err)
 	}
 	if got := s.Body(t, 2); got["max_tokens"] != 20000.0 {
 		t.Errorf("max_tokens %v", got["max_tokens"])

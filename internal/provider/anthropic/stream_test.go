@@ -61,8 +61,8 @@ func TestFinishReasons(t *testing.T) {
 	} {
 		s := newServer(t, reply{Body: sseBody(append(append([]string{evStart}, textBlock3(0, "x")...), messageDelta(wire, 2), evStop)...)})
 		r := run(t, s.client(Config{}), simpleRequest())
-		if r.err != nil || !reflect.DeepEqual(r.finish, []llm.FinishReason{want}) {
-			t.Errorf("%s: finish %v err %v, want %v", wire, r.finish, r.err, want)
+		if r.Err != nil || !reflect.DeepEqual(r.Finish, []llm.FinishReason{want}) {
+			t.Errorf("%s: finish %v err %v, want %v", wire, r.Finish, r.Err, want)
 		}
 	}
 }
@@ -87,8 +87,8 @@ func TestToolUseArguments(t *testing.T) {
 		messageDelta("tool_use", 9), evStop)
 	s := newServer(t, reply{Body: body, Piece: 2})
 	r := run(t, s.client(Config{}), simpleRequest())
-	if r.err != nil {
-		t.Fatal(r.err)
+	if r.Err != nil {
+		t.Fatal(r.Err)
 	}
 	want := []llm.FunctionCall{
 		{ID: "t0", Name: "f", Args: "{}"},
@@ -96,8 +96,8 @@ func TestToolUseArguments(t *testing.T) {
 		{ID: "t2", Name: "f", Args: `{"q":1}`},
 		{ID: "t3", Name: "f", Args: `{"a":"é"}`},
 	}
-	if !reflect.DeepEqual(r.calls, want) {
-		t.Fatalf("calls = %+v\nwant %+v", r.calls, want)
+	if !reflect.DeepEqual(r.Calls, want) {
+		t.Fatalf("calls = %+v\nwant %+v", r.Calls, want)
 	}
 }
 
@@ -133,8 +133,8 @@ func TestUsageFromMessageDelta(t *testing.T) {
 	s := newServer(t, reply{Body: body})
 	r := run(t, s.client(Config{}), simpleRequest())
 	want := llm.Usage{InputTokens: 11 + 5 + 20, OutputTokens: 7, CachedTokens: 20, TotalTokens: 43}
-	if r.err != nil || r.usage == nil || *r.usage != want {
-		t.Fatalf("usage %+v err %v, want %+v", r.usage, r.err, want)
+	if r.Err != nil || r.Usage == nil || *r.Usage != want {
+		t.Fatalf("usage %+v err %v, want %+v", r.Usage, r.Err, want)
 	}
 }
 
@@ -159,15 +159,15 @@ func TestErrorEventMidStream(t *testing.T) {
 			s := newServer(t, reply{Body: body})
 			r := run(t, s.client(Config{}), simpleRequest())
 			var ae *llm.APIError
-			if !errors.As(r.err, &ae) {
-				t.Fatalf("err = %v, want APIError", r.err)
+			if !errors.As(r.Err, &ae) {
+				t.Fatalf("err = %v, want APIError", r.Err)
 			}
 			want := llm.APIError{Provider: "anthropic", Kind: tt.kind, Code: tt.code, Message: tt.msg}
 			if *ae != want {
 				t.Fatalf("got  %+v\nwant %+v", *ae, want)
 			}
-			if r.text != "par" {
-				t.Fatalf("text before the error = %q", r.text)
+			if r.Text != "par" {
+				t.Fatalf("text before the error = %q", r.Text)
 			}
 		})
 	}
@@ -192,9 +192,9 @@ func TestInvalidStreams(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newServer(t, reply{Body: tt.body})
 			r := run(t, s.client(Config{}), simpleRequest())
-			wantInvalid(t, r.err, tt.reason)
-			if r.text != tt.text || len(r.calls) != 0 {
-				t.Fatalf("yielded text %q calls %v", r.text, r.calls)
+			wantInvalid(t, r.Err, tt.reason)
+			if r.Text != tt.text || len(r.Calls) != 0 {
+				t.Fatalf("yielded text %q calls %v", r.Text, r.Calls)
 			}
 		})
 	}
@@ -205,7 +205,7 @@ func TestInvalidStreams(t *testing.T) {
 func TestStopReasonWithoutMessageStop(t *testing.T) {
 	blk := textBlock3(0, "a")
 	s := newServer(t, reply{Body: sseBody(evStart, blk[0], blk[1], blk[2], messageDelta("end_turn", 1))})
-	if r := run(t, s.client(Config{}), simpleRequest()); r.err != nil || r.text != "a" || r.usage == nil {
+	if r := run(t, s.client(Config{}), simpleRequest()); r.Err != nil || r.Text != "a" || r.Usage == nil {
 		t.Fatalf("%+v", r)
 	}
 }

@@ -50,15 +50,15 @@ func TestHTTPErrors(t *testing.T) {
 			s := newServer(t, reply{Status: tt.status, Header: tt.header, Body: tt.body})
 			r := run(t, s.client(Config{}), simpleRequest())
 			var ae *llm.APIError
-			if !errors.As(r.err, &ae) {
-				t.Fatalf("err = %v, want *llm.APIError", r.err)
+			if !errors.As(r.Err, &ae) {
+				t.Fatalf("err = %v, want *llm.APIError", r.Err)
 			}
 			want := llm.APIError{Provider: "gemini", Kind: tt.kind, Status: tt.status, Code: tt.code, Message: tt.msg, RetryAfter: tt.retry}
 			if *ae != want {
 				t.Fatalf("got  %+v\nwant %+v", *ae, want)
 			}
-			if r.chunks != 0 {
-				t.Fatalf("%d chunks yielded before an HTTP error", r.chunks)
+			if r.Chunks != 0 {
+				t.Fatalf("%d chunks yielded before an HTTP error", r.Chunks)
 			}
 		})
 	}
@@ -84,8 +84,8 @@ func TestErrorBodyIsCapped(t *testing.T) {
 	s := newServer(t, reply{Status: 500, Body: big})
 	r := run(t, s.client(Config{}), simpleRequest())
 	var ae *llm.APIError
-	if !errors.As(r.err, &ae) {
-		t.Fatal(r.err)
+	if !errors.As(r.Err, &ae) {
+		t.Fatal(r.Err)
 	}
 	if len(ae.Message) > transport.MaxMessage+len("…") || !strings.HasSuffix(ae.Message, "…") {
 		t.Fatalf("message of %d bytes", len(ae.Message))

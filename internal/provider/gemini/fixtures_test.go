@@ -61,16 +61,16 @@ var generatedID = regexp.MustCompile(`^[a-z]+-\d{13}-[0-9a-f]{8}$`)
 
 func checkTurn(t *testing.T, r result, w wantTurn, sigs []string) {
 	t.Helper()
-	if r.err != nil {
-		t.Fatalf("error: %v", r.err)
+	if r.Err != nil {
+		t.Fatalf("error: %v", r.Err)
 	}
-	if r.text != w.text || r.thought != "" {
-		t.Errorf("text = %q, thought = %q, want %q and none", r.text, r.thought, w.text)
+	if r.Text != w.text || r.Thought != "" {
+		t.Errorf("text = %q, thought = %q, want %q and none", r.Text, r.Thought, w.text)
 	}
 	seen := map[string]bool{}
 	var gotSigs []string
 	var calls []llm.FunctionCall
-	for i, c := range r.calls {
+	for i, c := range r.Calls {
 		if !generatedID.MatchString(c.ID) || !strings.HasPrefix(c.ID, c.Name+"-") || seen[c.ID] {
 			t.Errorf("call id %q is not a fresh name-<ms>-<rand> id", c.ID)
 		}
@@ -87,18 +87,18 @@ func checkTurn(t *testing.T, r result, w wantTurn, sigs []string) {
 	if !reflect.DeepEqual(calls, w.calls) {
 		t.Errorf("calls = %#v\nwant %#v", calls, w.calls)
 	}
-	if w.textSig != (len(r.sigs) == 1) {
-		t.Errorf("text signatures %d, want one: %v", len(r.sigs), w.textSig)
+	if w.textSig != (len(r.Sigs) == 1) {
+		t.Errorf("text signatures %d, want one: %v", len(r.Sigs), w.textSig)
 	}
-	gotSigs = append(gotSigs, r.sigs...)
+	gotSigs = append(gotSigs, r.Sigs...)
 	if !reflect.DeepEqual(gotSigs, sigs) {
 		t.Errorf("signatures differ from the recording:\n%q\nwant\n%q", gotSigs, sigs)
 	}
-	if len(r.finish) != 1 || r.finish[0] != w.finish {
-		t.Errorf("finish reasons = %v, want [%v]", r.finish, w.finish)
+	if len(r.Finish) != 1 || r.Finish[0] != w.finish {
+		t.Errorf("finish reasons = %v, want [%v]", r.Finish, w.finish)
 	}
-	if r.usage == nil || *r.usage != w.usage {
-		t.Errorf("usage = %+v, want %+v", r.usage, w.usage)
+	if r.Usage == nil || *r.Usage != w.usage {
+		t.Errorf("usage = %+v, want %+v", r.Usage, w.usage)
 	}
 }
 
@@ -235,8 +235,8 @@ func TestRequestMatchesRecordedFollowUp(t *testing.T) {
 		System: "You are a helpful assistant. Always use both add and multiply at the same time.",
 		Tools:  tools, MaxOutputTokens: 4000, Messages: history,
 	}
-	if r := run(t, s.client(Config{}), req); r.err != nil {
-		t.Fatal(r.err)
+	if r := run(t, s.client(Config{}), req); r.Err != nil {
+		t.Fatal(r.Err)
 	}
 	got := s.Body(t, 0)
 	want := strings.ReplaceAll(c.Interactions[1].Request.Body, `"response":{"result":`, `"response":{"output":`)
@@ -317,8 +317,8 @@ func TestRecordedSignaturesGoBack(t *testing.T) {
 			}})
 		}
 	}
-	if r := run(t, cl, &llm.Request{Messages: history}); r.err != nil {
-		t.Fatal(r.err)
+	if r := run(t, cl, &llm.Request{Messages: history}); r.Err != nil {
+		t.Fatal(r.Err)
 	}
 	sigs := recordedSignatures(t, c.Interactions[0].Response.Body+c.Interactions[1].Response.Body)
 	contents := s.Body(t, 2)["contents"].([]any)

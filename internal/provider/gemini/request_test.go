@@ -56,8 +56,8 @@ func TestRequestBody(t *testing.T) {
 	}
 	s := newServer(t, reply{Body: stopBody})
 	c := s.client(Config{APIKey: "gk-test", IncludeThoughts: true, Headers: map[string]string{"X-Extra": "1"}})
-	if r := run(t, c, req); r.err != nil {
-		t.Fatal(r.err)
+	if r := run(t, c, req); r.Err != nil {
+		t.Fatal(r.Err)
 	}
 	got := s.Body(t, 0)
 	check := func(key, want string) {
@@ -109,8 +109,8 @@ func TestRequestBody(t *testing.T) {
 
 func TestRequestDefaults(t *testing.T) {
 	s := newServer(t, reply{Body: stopBody})
-	if r := run(t, s.client(Config{}), simpleRequest()); r.err != nil {
-		t.Fatal(r.err)
+	if r := run(t, s.client(Config{}), simpleRequest()); r.Err != nil {
+		t.Fatal(r.Err)
 	}
 	got := s.Body(t, 0)
 	for _, key := range []string{"systemInstruction", "generationConfig", "tools"} {

@@ -71,13 +71,13 @@ func TestGeneratedIDsAreDistinct(t *testing.T) {
 	body := sseBody(`{"candidates":[{"content":{"parts":[` + call + `,` + call + `,` + call + `]},"finishReason":"STOP","index":0}]}`)
 	s := newServer(t, reply{Body: body})
 	r := run(t, s.client(Config{}), simpleRequest())
-	if r.err != nil || len(r.calls) != 3 {
+	if r.Err != nil || len(r.Calls) != 3 {
 		t.Fatalf("%+v", r)
 	}
 	seen := map[string]bool{}
-	for _, c := range r.calls {
+	for _, c := range r.Calls {
 		if !generatedID.MatchString(c.ID) || !strings.HasPrefix(c.ID, "read-") || seen[c.ID] {
-			t.Fatalf("ids %+v", r.calls)
+			t.Fatalf("ids %+v", r.Calls)
 		}
 		seen[c.ID] = true
 	}
@@ -98,8 +98,8 @@ func TestFinishReasons(t *testing.T) {
 	} {
 		s := newServer(t, reply{Body: sseBody(textEvent("x"), finishEvent(wire))})
 		r := run(t, s.client(Config{}), simpleRequest())
-		if r.err != nil || !reflect.DeepEqual(r.finish, []llm.FinishReason{want}) {
-			t.Errorf("%s: finish %v err %v, want %v", wire, r.finish, r.err, want)
+		if r.Err != nil || !reflect.DeepEqual(r.Finish, []llm.FinishReason{want}) {
+			t.Errorf("%s: finish %v err %v, want %v", wire, r.Finish, r.Err, want)
 		}
 	}
 }
@@ -108,7 +108,7 @@ func TestPromptBlocked(t *testing.T) {
 	body := sseBody(`{"promptFeedback":{"blockReason":"PROHIBITED_CONTENT"},"usageMetadata":{"promptTokenCount":7,"totalTokenCount":7}}`)
 	s := newServer(t, reply{Body: body})
 	r := run(t, s.client(Config{}), simpleRequest())
-	if r.err != nil || !reflect.DeepEqual(r.finish, []llm.FinishReason{llm.FinishContentFilter}) || r.usage.InputTokens != 7 {
+	if r.Err != nil || !reflect.DeepEqual(r.Finish, []llm.FinishReason{llm.FinishContentFilter}) || r.Usage.InputTokens != 7 {
 		t.Fatalf("%+v", r)
 	}
 }
@@ -131,15 +131,15 @@ func TestErrorMidStream(t *testing.T) {
 			s := newServer(t, reply{Body: sseBody(textEvent("par"), tt.ev)})
 			r := run(t, s.client(Config{}), simpleRequest())
 			var ae *llm.APIError
-			if !errors.As(r.err, &ae) {
-				t.Fatalf("err = %v, want APIError", r.err)
+			if !errors.As(r.Err, &ae) {
+				t.Fatalf("err = %v, want APIError", r.Err)
 			}
 			tt.want.Provider = "gemini"
 			if *ae != tt.want {
 				t.Fatalf("got  %+v\nwant %+v", *ae, tt.want)
 			}
-			if r.text != "par" {
-				t.Fatalf("text before the error = %q", r.text)
+			if r.Text != "par" {
+				t.Fatalf("text before the error = %q", r.Text)
 			}
 		})
 	}
@@ -159,9 +159,9 @@ func TestInvalidStreams(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newServer(t, reply{Body: tt.body})
 			r := run(t, s.client(Config{}), simpleRequest())
-			wantInvalid(t, r.err, tt.reason)
-			if r.text != tt.text {
-				t.Fatalf("yielded text %q", r.text)
+			wantInvalid(t, r.Err, tt.reason)
+			if r.Text != tt.text {
+				t.Fatalf("yielded text %q", r.Text)
 			}
 		})
 	}

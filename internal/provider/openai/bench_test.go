@@ -74,10 +74,10 @@ func TestSyntheticStreamAssembles(t *testing.T) {
 	body := syntheticStream(3, 2)
 	c := New(Config{BaseURL: "http://bench.invalid/v1", Model: "m", HTTPClient: &http.Client{Transport: bodyTransport{body}}})
 	r := run(t, c, simpleRequest())
-	if r.err != nil || r.text != " word0 word1 word2" || len(r.calls) != 3 {
+	if r.Err != nil || r.Text != " word0 word1 word2" || len(r.Calls) != 3 {
 		t.Fatalf("%+v", r)
 	}
-	if want := `"line \n0""line \n1"`; r.calls[2].Args != want || r.calls[2].ID != "call_2" {
-		t.Fatalf("call = %+v, want args %s", r.calls[2], want)
+	if want := `"line \n0""line \n1"`; r.Calls[2].Args != want || r.Calls[2].ID != "call_2" {
+		t.Fatalf("call = %+v, want args %s", r.Calls[2], want)
 	}
 }

@@ -39,23 +39,23 @@ func replayCassette(t *testing.T, name string, want []wantTurn) {
 
 func checkTurn(t *testing.T, r result, w wantTurn) {
 	t.Helper()
-	if r.err != nil {
-		t.Fatalf("error: %v", r.err)
+	if r.Err != nil {
+		t.Fatalf("error: %v", r.Err)
 	}
-	if r.text != w.text {
-		t.Errorf("text = %q, want %q", r.text, w.text)
+	if r.Text != w.text {
+		t.Errorf("text = %q, want %q", r.Text, w.text)
 	}
-	if r.thought != "" {
-		t.Errorf("thought = %q, want none", r.thought)
+	if r.Thought != "" {
+		t.Errorf("thought = %q, want none", r.Thought)
 	}
-	if !reflect.DeepEqual(r.calls, w.calls) {
-		t.Errorf("calls = %#v\nwant %#v", r.calls, w.calls)
+	if !reflect.DeepEqual(r.Calls, w.calls) {
+		t.Errorf("calls = %#v\nwant %#v", r.Calls, w.calls)
 	}
-	if len(r.finish) != 1 || r.finish[0] != w.finish {
-		t.Errorf("finish reasons = %v, want [%v]", r.finish, w.finish)
+	if len(r.Finish) != 1 || r.Finish[0] != w.finish {
+		t.Errorf("finish reasons = %v, want [%v]", r.Finish, w.finish)
 	}
-	if r.usage == nil || *r.usage != w.usage {
-		t.Errorf("usage = %+v, want %+v", r.usage, w.usage)
+	if r.Usage == nil || *r.Usage != w.usage {
+		t.Errorf("usage = %+v, want %+v", r.Usage, w.usage)
 	}
 }
 
@@ -111,8 +111,8 @@ func TestRecordedGPT4oTextThenToolCall(t *testing.T) {
 			checkTurn(t, r, want)
 			// Text comes before the call, in separate chunks: the caller
 			// can render it while the call is still being assembled.
-			if r.chunks < 4 {
-				t.Errorf("only %d chunks yielded", r.chunks)
+			if r.Chunks < 4 {
+				t.Errorf("only %d chunks yielded", r.Chunks)
 			}
 		})
 	}

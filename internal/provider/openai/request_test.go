@@ -64,8 +64,8 @@ func TestRequestBody(t *testing.T) {
 	}
 	s := newServer(t, reply{Body: stopBody})
 	c := s.client(Config{APIKey: "sk-test", Headers: map[string]string{"X-Extra": "1"}})
-	if r := run(t, c, req); r.err != nil {
-		t.Fatal(r.err)
+	if r := run(t, c, req); r.Err != nil {
+		t.Fatal(r.Err)
 	}
 	got := s.Body(t, 0)
 
@@ -134,8 +134,8 @@ func TestRequestOptions(t *testing.T) {
 	}
 	// Thoughts stay home by default; the model comes from the config.
 	c := s.client(Config{Model: "m1", MaxTokensField: "max_completion_tokens"})
-	if r := run(t, c, req); r.err != nil {
-		t.Fatal(r.err)
+	if r := run(t, c, req); r.Err != nil {
+		t.Fatal(r.Err)
 	}
 	got := s.Body(t, 0)
 	if got["model"] != "m1" || got["max_completion_tokens"] != 100.0 || got["max_tokens"] != nil {
@@ -149,8 +149,8 @@ func TestRequestOptions(t *testing.T) {
 	}
 
 	c = s.client(Config{Model: "m1", SendReasoning: true})
-	if r := run(t, c, req); r.err != nil {
-		t.Fatal(r.err)
+	if r := run(t, c, req); r.Err != nil {
+		t.Fatal(r.Err)
 	}
 	want := jsonOf(t, `[
 		{"role":"user","content":"q"},

@@ -34,8 +34,8 @@ func TestReasoningDeltas(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := newServer(t, reply{Body: body})
 			r := run(t, s.client(Config{}), simpleRequest())
-			if r.err != nil || r.thought != "Let me think." || r.text != "Hi!" {
-				t.Fatalf("thought %q text %q err %v", r.thought, r.text, r.err)
+			if r.Err != nil || r.Thought != "Let me think." || r.Text != "Hi!" {
+				t.Fatalf("thought %q text %q err %v", r.Thought, r.Text, r.Err)
 			}
 		})
 	}
@@ -51,8 +51,8 @@ func TestCRLFAndComments(t *testing.T) {
 	for _, piece := range []int{0, 1, 3} {
 		s := newServer(t, reply{Body: body, Piece: piece})
 		r := run(t, s.client(Config{}), simpleRequest())
-		if r.err != nil || r.text != "ab" || !reflect.DeepEqual(r.finish, []llm.FinishReason{llm.FinishStop}) {
-			t.Fatalf("piece %d: text %q finish %v err %v", piece, r.text, r.finish, r.err)
+		if r.Err != nil || r.Text != "ab" || !reflect.DeepEqual(r.Finish, []llm.FinishReason{llm.FinishStop}) {
+			t.Fatalf("piece %d: text %q finish %v err %v", piece, r.Text, r.Finish, r.Err)
 		}
 	}
 }
@@ -106,11 +106,11 @@ func TestToolCallAssemblyQuirks(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newServer(t, reply{Body: tt.body})
 			r := run(t, s.client(Config{}), simpleRequest())
-			if r.err != nil {
-				t.Fatal(r.err)
+			if r.Err != nil {
+				t.Fatal(r.Err)
 			}
-			if !reflect.DeepEqual(r.calls, tt.calls) {
-				t.Fatalf("calls = %+v\nwant %+v", r.calls, tt.calls)
+			if !reflect.DeepEqual(r.Calls, tt.calls) {
+				t.Fatalf("calls = %+v\nwant %+v", r.Calls, tt.calls)
 			}
 		})
 	}
@@ -127,8 +127,8 @@ func TestFinishReasons(t *testing.T) {
 	} {
 		s := newServer(t, reply{Body: sseBody(`{"choices":[{"index":0,"delta":{"content":"x"},"finish_reason":"` + wire + `"}]}`)})
 		r := run(t, s.client(Config{}), simpleRequest())
-		if r.err != nil || !reflect.DeepEqual(r.finish, []llm.FinishReason{want}) {
-			t.Errorf("%s: finish %v err %v, want %v", wire, r.finish, r.err, want)
+		if r.Err != nil || !reflect.DeepEqual(r.Finish, []llm.FinishReason{want}) {
+			t.Errorf("%s: finish %v err %v, want %v", wire, r.Finish, r.Err, want)
 		}
 	}
 }
@@ -143,8 +143,8 @@ func TestUsage(t *testing.T) {
 	s := newServer(t, reply{Body: body})
 	r := run(t, s.client(Config{}), simpleRequest())
 	want := llm.Usage{InputTokens: 10, OutputTokens: 2, CachedTokens: 8, ReasoningTokens: 1, TotalTokens: 12}
-	if r.err != nil || r.usage == nil || *r.usage != want {
-		t.Fatalf("usage %+v err %v, want %+v", r.usage, r.err, want)
+	if r.Err != nil || r.Usage == nil || *r.Usage != want {
+		t.Fatalf("usage %+v err %v, want %+v", r.Usage, r.Err, want)
 	}
 }
 
@@ -166,14 +166,14 @@ func TestErrorEventMidStream(t *testing.T) {
 			s := newServer(t, reply{Body: body})
 			r := run(t, s.client(Config{}), simpleRequest())
 			var ae *llm.APIError
-			if !errors.As(r.err, &ae) {
-				t.Fatalf("err = %v, want APIError", r.err)
+			if !errors.As(r.Err, &ae) {
+				t.Fatalf("err = %v, want APIError", r.Err)
 			}
 			if ae.Kind != tt.kind || ae.Message != tt.msg || ae.Provider != "openai" {
 				t.Fatalf("got %+v", ae)
 			}
-			if r.text != "par" {
-				t.Fatalf("text before the error = %q", r.text)
+			if r.Text != "par" {
+				t.Fatalf("text before the error = %q", r.Text)
 			}
 		})
 	}
@@ -197,9 +197,9 @@ func TestInvalidStreams(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newServer(t, reply{Body: tt.body})
 			r := run(t, s.client(Config{}), simpleRequest())
-			wantInvalid(t, r.err, tt.reason)
-			if r.text != tt.text || len(r.calls) != tt.calls {
-				t.Fatalf("yielded text %q calls %v", r.text, r.calls)
+			wantInvalid(t, r.Err, tt.reason)
+			if r.Text != tt.text || len(r.Calls) != tt.calls {
+				t.Fatalf("yielded text %q calls %v", r.Text, r.Calls)
 			}
 		})
 	}
@@ -209,8 +209,8 @@ func TestWholeJSONAnswer(t *testing.T) {
 	body := `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"hi","reasoning_content":"hm","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}`
 	s := newServer(t, reply{Body: body, Header: map[string]string{"Content-Type": "application/json"}})
 	r := run(t, s.client(Config{}), simpleRequest())
-	if r.err != nil || r.text != "hi" || r.thought != "hm" || len(r.calls) != 1 || r.calls[0].ID != "c" ||
-		r.usage == nil || r.usage.TotalTokens != 7 || r.finish[0] != llm.FinishToolCalls {
+	if r.Err != nil || r.Text != "hi" || r.Thought != "hm" || len(r.Calls) != 1 || r.Calls[0].ID != "c" ||
+		r.Usage == nil || r.Usage.TotalTokens != 7 || r.Finish[0] != llm.FinishToolCalls {
 		t.Fatalf("%+v", r)
 	}
 }

@@ -50,6 +50,15 @@ type Result struct {
 	Err           error
 }
 
+// Run starts a stream with a context that times out after 10 seconds and
+// collects it with Collect.
+func Run(t testing.TB, stream func(context.Context) iter.Seq2[llm.Chunk, error]) Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return Collect(t, stream(ctx))
+}
+
 // Collect drains a stream, failing the test on a second error, a chunk
 // after an error, an empty chunk or usage yielded twice.
 func Collect(t testing.TB, seq iter.Seq2[llm.Chunk, error]) Result {
@@ -100,9 +109,7 @@ func TransportFaults(t *testing.T, f Faults) {
 	}
 	collect := func(t *testing.T, base string, idle time.Duration) Result {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		return Collect(t, f.Stream(ctx, base, idle))
+		return Run(t, func(ctx context.Context) iter.Seq2[llm.Chunk, error] { return f.Stream(ctx, base, idle) })
 	}
 
 	t.Run("body cut mid-stream", func(t *testing.T) {

@@ -23,9 +23,9 @@ func TestRecordedGPT51ToolCall(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				r.text += ch.Text
-				r.thought += ch.Thought
-				r.calls = append(r.calls, ch.Calls...)
+				r.Text += ch.Text
+				r.Thought += ch.Thought
+				r.Calls = append(r.Calls, ch.Calls...)
 				for range ch.Calls {
 					seq = append(seq, "call")
 				}
@@ -34,22 +34,22 @@ func TestRecordedGPT51ToolCall(t *testing.T) {
 				}
 				if ch.Usage != nil {
 					seq = append(seq, "usage")
-					r.usage = ch.Usage
+					r.Usage = ch.Usage
 				}
 			}
-			if r.text != "" || r.thought != "" {
-				t.Errorf("text %q thought %q", r.text, r.thought)
+			if r.Text != "" || r.Thought != "" {
+				t.Errorf("text %q thought %q", r.Text, r.Thought)
 			}
-			if !reflect.DeepEqual(r.calls, recordedCall) {
-				t.Errorf("calls = %#v\nwant %#v", r.calls, recordedCall)
+			if !reflect.DeepEqual(r.Calls, recordedCall) {
+				t.Errorf("calls = %#v\nwant %#v", r.Calls, recordedCall)
 			}
 			// The call is reported when its item is done, before the
 			// completion; usage comes last.
 			if want := []string{"call", "finish TOOL_CALLS", "usage"}; !reflect.DeepEqual(seq, want) {
 				t.Errorf("sequence %v, want %v", seq, want)
 			}
-			if want := (llm.Usage{InputTokens: 45, OutputTokens: 25, TotalTokens: 70}); r.usage == nil || *r.usage != want {
-				t.Errorf("usage = %+v, want %+v", r.usage, want)
+			if want := (llm.Usage{InputTokens: 45, OutputTokens: 25, TotalTokens: 70}); r.Usage == nil || *r.Usage != want {
+				t.Errorf("usage = %+v, want %+v", r.Usage, want)
 			}
 		})
 	}
@@ -71,7 +71,7 @@ func TestRecordedGPT51ToolCallFromDeltasOnly(t *testing.T) {
 	}
 	s := newServer(t, reply{Body: strings.Join(kept, "\n\n") + "\n\n", Piece: 5})
 	r := run(t, s.client(Config{}), simpleRequest())
-	if r.err != nil || !reflect.DeepEqual(r.calls, recordedCall) || !reflect.DeepEqual(r.finish, []llm.FinishReason{llm.FinishToolCalls}) {
+	if r.Err != nil || !reflect.DeepEqual(r.Calls, recordedCall) || !reflect.DeepEqual(r.Finish, []llm.FinishReason{llm.FinishToolCalls}) {
 		t.Fatalf("%+v", r)
 	}
 }

@@ -49,8 +49,8 @@ func TestRequestBody(t *testing.T) {
 	}
 	s := newServer(t, reply{Body: stopBody})
 	c := s.client(Config{APIKey: "sk-test", Reasoning: &Reasoning{Effort: "high", Summary: "auto"}, Headers: map[string]string{"X-Extra": "1"}})
-	if r := run(t, c, req); r.err != nil {
-		t.Fatal(r.err)
+	if r := run(t, c, req); r.Err != nil {
+		t.Fatal(r.Err)
 	}
 	got := s.Body(t, 0)
 	check := func(key, want string) {
@@ -132,8 +132,8 @@ func checkPairing(t *testing.T, input []any) {
 
 func TestRequestDefaults(t *testing.T) {
 	s := newServer(t, reply{Body: stopBody})
-	if r := run(t, s.client(Config{Model: "m1"}), simpleRequest()); r.err != nil {
-		t.Fatal(r.err)
+	if r := run(t, s.client(Config{Model: "m1"}), simpleRequest()); r.Err != nil {
+		t.Fatal(r.Err)
 	}
 	got := s.Body(t, 0)
 	for _, key := range []string{"instructions", "tools", "max_output_tokens", "temperature", "reasoning", "include"} {

@@ -63,9 +63,9 @@ func TestItemsWithoutDeltas(t *testing.T) {
 		completed(""))
 	s := newServer(t, reply{Body: body})
 	r := run(t, s.client(Config{}), simpleRequest())
-	if r.err != nil || r.thought != "a\n\nb" || r.text != "hello" ||
-		!reflect.DeepEqual(r.calls, []llm.FunctionCall{{ID: "c1", Name: "f", Args: `{"a":1}`}}) ||
-		!reflect.DeepEqual(r.finish, []llm.FinishReason{llm.FinishToolCalls}) {
+	if r.Err != nil || r.Thought != "a\n\nb" || r.Text != "hello" ||
+		!reflect.DeepEqual(r.Calls, []llm.FunctionCall{{ID: "c1", Name: "f", Args: `{"a":1}`}}) ||
+		!reflect.DeepEqual(r.Finish, []llm.FinishReason{llm.FinishToolCalls}) {
 		t.Fatalf("%+v", r)
 	}
 }
@@ -121,23 +121,23 @@ func TestFailures(t *testing.T) {
 			s := newServer(t, reply{Body: sseBody(textDelta("par"), tt.ev)})
 			r := run(t, s.client(Config{}), simpleRequest())
 			var ae *llm.APIError
-			if !errors.As(r.err, &ae) {
-				t.Fatalf("err = %v, want APIError", r.err)
+			if !errors.As(r.Err, &ae) {
+				t.Fatalf("err = %v, want APIError", r.Err)
 			}
 			tt.want.Provider = provider
 			if *ae != tt.want {
 				t.Fatalf("got  %+v\nwant %+v", *ae, tt.want)
 			}
-			if r.text != "par" {
-				t.Fatalf("text before the error = %q", r.text)
+			if r.Text != "par" {
+				t.Fatalf("text before the error = %q", r.Text)
 			}
 		})
 	}
 	// An error event whose data is not JSON.
 	s := newServer(t, reply{Body: sseBody(textDelta("par")) + "event: error\ndata: boom\n\n"})
 	var ae *llm.APIError
-	if r := run(t, s.client(Config{}), simpleRequest()); !errors.As(r.err, &ae) || ae.Message != "boom" {
-		t.Fatalf("err = %v", r.err)
+	if r := run(t, s.client(Config{}), simpleRequest()); !errors.As(r.Err, &ae) || ae.Message != "boom" {
+		t.Fatalf("err = %v", r.Err)
 	}
 }
 
@@ -156,9 +156,9 @@ func TestInvalidStreams(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newServer(t, reply{Body: tt.body})
 			r := run(t, s.client(Config{}), simpleRequest())
-			wantInvalid(t, r.err, tt.reason)
-			if r.text != tt.text || len(r.calls) != 0 {
-				t.Fatalf("yielded text %q calls %v", r.text, r.calls)
+			wantInvalid(t, r.Err, tt.reason)
+			if r.Text != tt.text || len(r.Calls) != 0 {
+				t.Fatalf("yielded text %q calls %v", r.Text, r.Calls)
 			}
 		})
 	}
@@ -177,8 +177,8 @@ func TestReasoningItemsApart(t *testing.T) {
 	for enc, want := range map[string]string{"": "a\n\nb", "e": "ab"} {
 		events := append(append(item("a", enc), item("b", enc)...), completed(""))
 		s := newServer(t, reply{Body: sseBody(events...)})
-		if r := run(t, s.client(Config{}), simpleRequest()); r.err != nil || r.thought != want {
-			t.Errorf("encrypted %q: thought %q err %v, want %q", enc, r.thought, r.err, want)
+		if r := run(t, s.client(Config{}), simpleRequest()); r.Err != nil || r.Thought != want {
+			t.Errorf("encrypted %q: thought %q err %v, want %q", enc, r.Thought, r.Err, want)
 		}
 	}
 }
