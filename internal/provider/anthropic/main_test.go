@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/provider/providertest"
@@ -51,6 +52,11 @@ type result = providertest.Result
 func run(t testing.TB, c *Client, req *llm.Request) result {
 	t.Helper()
 	return providertest.Run(t, func(ctx context.Context) iter.Seq2[llm.Chunk, error] { return c.Stream(ctx, req) })
+}
+
+// streamAt streams simpleRequest from the server at baseURL.
+func streamAt(ctx context.Context, baseURL string, idle time.Duration) iter.Seq2[llm.Chunk, error] {
+	return New(Config{BaseURL: baseURL + "/", Model: "test-model", StreamIdleTimeout: idle}).Stream(ctx, simpleRequest())
 }
 
 func simpleRequest() *llm.Request {

@@ -1,12 +1,9 @@
 package anthropic
 
 import (
-	"context"
 	"errors"
-	"iter"
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/provider/providertest"
@@ -213,9 +210,7 @@ func TestStopReasonWithoutMessageStop(t *testing.T) {
 func TestTransportFaults(t *testing.T) {
 	blk := textBlock3(0, "a")
 	providertest.TransportFaults(t, providertest.Faults{
-		Stream: func(ctx context.Context, baseURL string, idle time.Duration) iter.Seq2[llm.Chunk, error] {
-			return New(Config{BaseURL: baseURL + "/", Model: "test-model", StreamIdleTimeout: idle}).Stream(ctx, simpleRequest())
-		},
+		Stream:      streamAt,
 		Endpoint:    endpoint,
 		Start:       sseBody(evStart, blk[0], blk[1]),
 		Cut:         sseBody(evStart, blk[0], blk[1]) + "event: content_block_delta\ndata: {\"ty",

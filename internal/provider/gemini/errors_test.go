@@ -1,14 +1,12 @@
 package gemini
 
 import (
-	"errors"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/plyhq/ply/internal/llm"
-	"github.com/plyhq/ply/internal/provider/transport"
+	"github.com/plyhq/ply/internal/provider/providertest"
 )
 
 func TestHTTPErrors(t *testing.T) {
@@ -20,48 +18,23 @@ func TestHTTPErrors(t *testing.T) {
 	}
 	const keyInvalid = `[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID","domain":"googleapis.com"}]`
 	const retryInfo = `[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[]},{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"37s"}]`
-	tests := []struct {
-		name   string
-		status int
-		header map[string]string
-		body   string
-		kind   llm.ErrorKind
-		msg    string
-		code   string
-		retry  time.Duration
-	}{
-		{"429 retry info", 429, nil, gErr(429, "RESOURCE_EXHAUSTED", "You exceeded your current quota", retryInfo), llm.ErrRateLimit, "You exceeded your current quota", "RESOURCE_EXHAUSTED", 37 * time.Second},
-		{"429 header wins", 429, map[string]string{"Retry-After": "3"}, gErr(429, "RESOURCE_EXHAUSTED", "quota", retryInfo), llm.ErrRateLimit, "quota", "RESOURCE_EXHAUSTED", 3 * time.Second},
-		{"400 context", 400, nil, gErr(400, "INVALID_ARGUMENT", "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).", ""), llm.ErrContextLength, "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).", "INVALID_ARGUMENT", 0},
-		{"400 bad key", 400, nil, gErr(400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.", keyInvalid), llm.ErrAuth, "API key not valid. Please pass a valid API key.", "INVALID_ARGUMENT", 0},
-		{"400 other", 400, nil, gErr(400, "INVALID_ARGUMENT", `Invalid JSON payload received. Unknown name "additionalProperties"`, ""), llm.ErrBadRequest, `Invalid JSON payload received. Unknown name "additionalProperties"`, "INVALID_ARGUMENT", 0},
-		{"400 in an array", 400, nil, "[" + gErr(400, "FAILED_PRECONDITION", "User location is not supported for the API use.", "") + "]", llm.ErrBadRequest, "User location is not supported for the API use.", "FAILED_PRECONDITION", 0},
-		{"401", 401, nil, gErr(401, "UNAUTHENTICATED", "Request had invalid authentication credentials.", ""), llm.ErrAuth, "Request had invalid authentication credentials.", "UNAUTHENTICATED", 0},
-		{"403", 403, nil, gErr(403, "PERMISSION_DENIED", "Method doesn't allow unregistered callers.", ""), llm.ErrAuth, "Method doesn't allow unregistered callers.", "PERMISSION_DENIED", 0},
-		{"404", 404, nil, gErr(404, "NOT_FOUND", "models/gemini-nope is not found for API version v1beta", ""), llm.ErrNotFound, "models/gemini-nope is not found for API version v1beta", "NOT_FOUND", 0},
-		{"500", 500, nil, gErr(500, "INTERNAL", "An internal error has occurred.", ""), llm.ErrServer, "An internal error has occurred.", "INTERNAL", 0},
-		{"503", 503, nil, gErr(503, "UNAVAILABLE", "The model is overloaded. Please try again later.", ""), llm.ErrOverloaded, "The model is overloaded. Please try again later.", "UNAVAILABLE", 0},
-		{"504", 504, nil, gErr(504, "DEADLINE_EXCEEDED", "Deadline expired before operation could complete.", ""), llm.ErrServer, "Deadline expired before operation could complete.", "DEADLINE_EXCEEDED", 0},
-		{"502 html", 502, nil, "<html><body>Bad gateway</body></html>\n", llm.ErrServer, "<html><body>Bad gateway</body></html>", "", 0},
-		{"503 empty", 503, nil, "", llm.ErrOverloaded, "Service Unavailable", "", 0},
+	tests := []providertest.HTTPError{
+		providertest.Row("429 retry info", 429, nil, gErr(429, "RESOURCE_EXHAUSTED", "You exceeded your current quota", retryInfo), llm.ErrRateLimit, "You exceeded your current quota", "RESOURCE_EXHAUSTED", 37*time.Second),
+		providertest.Row("429 header wins", 429, map[string]string{"Retry-After": "3"}, gErr(429, "RESOURCE_EXHAUSTED", "quota", retryInfo), llm.ErrRateLimit, "quota", "RESOURCE_EXHAUSTED", 3*time.Second),
+		providertest.Row("400 context", 400, nil, gErr(400, "INVALID_ARGUMENT", "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).", ""), llm.ErrContextLength, "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).", "INVALID_ARGUMENT", 0),
+		providertest.Row("400 bad key", 400, nil, gErr(400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.", keyInvalid), llm.ErrAuth, "API key not valid. Please pass a valid API key.", "INVALID_ARGUMENT", 0),
+		providertest.Row("400 other", 400, nil, gErr(400, "INVALID_ARGUMENT", `Invalid JSON payload received. Unknown name "additionalProperties"`, ""), llm.ErrBadRequest, `Invalid JSON payload received. Unknown name "additionalProperties"`, "INVALID_ARGUMENT", 0),
+		providertest.Row("400 in an array", 400, nil, "["+gErr(400, "FAILED_PRECONDITION", "User location is not supported for the API use.", "")+"]", llm.ErrBadRequest, "User location is not supported for the API use.", "FAILED_PRECONDITION", 0),
+		providertest.Row("401", 401, nil, gErr(401, "UNAUTHENTICATED", "Request had invalid authentication credentials.", ""), llm.ErrAuth, "Request had invalid authentication credentials.", "UNAUTHENTICATED", 0),
+		providertest.Row("403", 403, nil, gErr(403, "PERMISSION_DENIED", "Method doesn't allow unregistered callers.", ""), llm.ErrAuth, "Method doesn't allow unregistered callers.", "PERMISSION_DENIED", 0),
+		providertest.Row("404", 404, nil, gErr(404, "NOT_FOUND", "models/gemini-nope is not found for API version v1beta", ""), llm.ErrNotFound, "models/gemini-nope is not found for API version v1beta", "NOT_FOUND", 0),
+		providertest.Row("500", 500, nil, gErr(500, "INTERNAL", "An internal error has occurred.", ""), llm.ErrServer, "An internal error has occurred.", "INTERNAL", 0),
+		providertest.Row("503", 503, nil, gErr(503, "UNAVAILABLE", "The model is overloaded. Please try again later.", ""), llm.ErrOverloaded, "The model is overloaded. Please try again later.", "UNAVAILABLE", 0),
+		providertest.Row("504", 504, nil, gErr(504, "DEADLINE_EXCEEDED", "Deadline expired before operation could complete.", ""), llm.ErrServer, "Deadline expired before operation could complete.", "DEADLINE_EXCEEDED", 0),
+		providertest.Row("502 html", 502, nil, "<html><body>Bad gateway</body></html>\n", llm.ErrServer, "<html><body>Bad gateway</body></html>", "", 0),
+		providertest.Row("503 empty", 503, nil, "", llm.ErrOverloaded, "Service Unavailable", "", 0),
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s := newServer(t, reply{Status: tt.status, Header: tt.header, Body: tt.body})
-			r := run(t, s.client(Config{}), simpleRequest())
-			var ae *llm.APIError
-			if !errors.As(r.Err, &ae) {
-				t.Fatalf("err = %v, want *llm.APIError", r.Err)
-			}
-			want := llm.APIError{Provider: "gemini", Kind: tt.kind, Status: tt.status, Code: tt.code, Message: tt.msg, RetryAfter: tt.retry}
-			if *ae != want {
-				t.Fatalf("got  %+v\nwant %+v", *ae, want)
-			}
-			if r.Chunks != 0 {
-				t.Fatalf("%d chunks yielded before an HTTP error", r.Chunks)
-			}
-		})
-	}
+	providertest.HTTPErrors(t, "gemini", endpoint, streamAt, tests)
 }
 
 func TestRetryAfterDate(t *testing.T) {
@@ -80,17 +53,5 @@ func TestRetryAfterDate(t *testing.T) {
 }
 
 func TestErrorBodyIsCapped(t *testing.T) {
-	big := strings.Repeat("é", 100<<10) // larger than what is read, and multi-byte
-	s := newServer(t, reply{Status: 500, Body: big})
-	r := run(t, s.client(Config{}), simpleRequest())
-	var ae *llm.APIError
-	if !errors.As(r.Err, &ae) {
-		t.Fatal(r.Err)
-	}
-	if len(ae.Message) > transport.MaxMessage+len("…") || !strings.HasSuffix(ae.Message, "…") {
-		t.Fatalf("message of %d bytes", len(ae.Message))
-	}
-	if !strings.HasPrefix(ae.Message, "éé") || strings.ContainsRune(ae.Message, '\uFFFD') {
-		t.Fatalf("message cut badly: %q", ae.Message[:10])
-	}
+	providertest.ErrorBodyIsCapped(t, endpoint, streamAt)
 }

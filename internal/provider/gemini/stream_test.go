@@ -1,9 +1,7 @@
 package gemini
 
 import (
-	"context"
 	"errors"
-	"iter"
 	"reflect"
 	"strings"
 	"testing"
@@ -169,9 +167,7 @@ func TestInvalidStreams(t *testing.T) {
 
 func TestTransportFaults(t *testing.T) {
 	providertest.TransportFaults(t, providertest.Faults{
-		Stream: func(ctx context.Context, baseURL string, idle time.Duration) iter.Seq2[llm.Chunk, error] {
-			return New(Config{BaseURL: baseURL + "/", Model: "test-model", StreamIdleTimeout: idle}).Stream(ctx, simpleRequest())
-		},
+		Stream:      streamAt,
 		Endpoint:    endpoint,
 		Start:       sseBody(textEvent("a")),
 		Cut:         sseBody(textEvent("a")) + "data: {\"candi",

@@ -1,13 +1,12 @@
 package openai
 
 import (
-	"errors"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/provider/providertest"
 	"github.com/plyhq/ply/internal/provider/transport"
 )
 
@@ -15,51 +14,26 @@ func TestHTTPErrors(t *testing.T) {
 	openaiErr := func(msg, typ, code string) string {
 		return `{"error":{"message":"` + msg + `","type":"` + typ + `","param":null,"code":` + code + `}}`
 	}
-	tests := []struct {
-		name   string
-		status int
-		header map[string]string
-		body   string
-		kind   llm.ErrorKind
-		msg    string
-		code   string
-		retry  time.Duration
-	}{
-		{"429 seconds", 429, map[string]string{"Retry-After": "7"}, openaiErr("Rate limit reached for gpt-4o", "requests", `"rate_limit_exceeded"`), llm.ErrRateLimit, "Rate limit reached for gpt-4o", "rate_limit_exceeded", 7 * time.Second},
-		{"429 ms wins", 429, map[string]string{"Retry-After": "2", "retry-after-ms": "1500"}, openaiErr("slow down", "requests", `null`), llm.ErrRateLimit, "slow down", "requests", 1500 * time.Millisecond},
-		{"429 quota, no header", 429, nil, openaiErr("You exceeded your current quota", "insufficient_quota", `"insufficient_quota"`), llm.ErrRateLimit, "You exceeded your current quota", "insufficient_quota", 0},
-		{"401", 401, nil, openaiErr("Incorrect API key provided", "invalid_request_error", `"invalid_api_key"`), llm.ErrAuth, "Incorrect API key provided", "invalid_api_key", 0},
-		{"403", 403, nil, `{"error":"forbidden"}`, llm.ErrAuth, "forbidden", "", 0},
-		{"404", 404, nil, `{"error":"model \"nope\" not found, try pulling it first"}`, llm.ErrNotFound, `model "nope" not found, try pulling it first`, "", 0},
-		{"400 context code", 400, nil, openaiErr("This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.", "invalid_request_error", `"context_length_exceeded"`), llm.ErrContextLength, "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.", "context_length_exceeded", 0},
-		{"400 dashscope", 400, nil, openaiErr("<400> InternalError.Algo.InvalidParameter: Range of input length should be [1, 129024]", "invalid_request_error", `"invalid_parameter_error"`), llm.ErrContextLength, "<400> InternalError.Algo.InvalidParameter: Range of input length should be [1, 129024]", "invalid_parameter_error", 0},
-		{"400 too many tokens", 400, nil, `{"message":"Too many tokens in the request"}`, llm.ErrContextLength, "Too many tokens in the request", "", 0},
-		{"400 input too long", 400, nil, `[{"error":{"code":400,"message":"The input is too long for the model","status":"INVALID_ARGUMENT"}}]`, llm.ErrContextLength, "The input is too long for the model", "400", 0},
-		{"400 other", 400, nil, openaiErr("Invalid schema for function", "invalid_request_error", `null`), llm.ErrBadRequest, "Invalid schema for function", "invalid_request_error", 0},
-		{"422", 422, nil, `{"detail":"bad"}`, llm.ErrBadRequest, `{"detail":"bad"}`, "", 0},
-		{"500", 500, nil, openaiErr("The server had an error", "server_error", `null`), llm.ErrServer, "The server had an error", "server_error", 0},
-		{"502 html", 502, nil, "<html><body>Bad gateway</body></html>\n", llm.ErrServer, "<html><body>Bad gateway</body></html>", "", 0},
-		{"503 overloaded", 503, map[string]string{"Retry-After": "3"}, openaiErr("The engine is currently overloaded, please try again later", "server_error", `null`), llm.ErrOverloaded, "The engine is currently overloaded, please try again later", "server_error", 3 * time.Second},
-		{"503 plain", 503, nil, "", llm.ErrServer, "Service Unavailable", "", 0},
-		{"529", 529, nil, `{"error":{"type":"overloaded_error","message":"Overloaded"}}`, llm.ErrOverloaded, "Overloaded", "overloaded_error", 0},
+	tests := []providertest.HTTPError{
+		providertest.Row("429 seconds", 429, map[string]string{"Retry-After": "7"}, openaiErr("Rate limit reached for gpt-4o", "requests", `"rate_limit_exceeded"`), llm.ErrRateLimit, "Rate limit reached for gpt-4o", "rate_limit_exceeded", 7*time.Second),
+		providertest.Row("429 ms wins", 429, map[string]string{"Retry-After": "2", "retry-after-ms": "1500"}, openaiErr("slow down", "requests", `null`), llm.ErrRateLimit, "slow down", "requests", 1500*time.Millisecond),
+		providertest.Row("429 quota, no header", 429, nil, openaiErr("You exceeded your current quota", "insufficient_quota", `"insufficient_quota"`), llm.ErrRateLimit, "You exceeded your current quota", "insufficient_quota", 0),
+		providertest.Row("401", 401, nil, openaiErr("Incorrect API key provided", "invalid_request_error", `"invalid_api_key"`), llm.ErrAuth, "Incorrect API key provided", "invalid_api_key", 0),
+		providertest.Row("403", 403, nil, `{"error":"forbidden"}`, llm.ErrAuth, "forbidden", "", 0),
+		providertest.Row("404", 404, nil, `{"error":"model \"nope\" not found, try pulling it first"}`, llm.ErrNotFound, `model "nope" not found, try pulling it first`, "", 0),
+		providertest.Row("400 context code", 400, nil, openaiErr("This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.", "invalid_request_error", `"context_length_exceeded"`), llm.ErrContextLength, "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.", "context_length_exceeded", 0),
+		providertest.Row("400 dashscope", 400, nil, openaiErr("<400> InternalError.Algo.InvalidParameter: Range of input length should be [1, 129024]", "invalid_request_error", `"invalid_parameter_error"`), llm.ErrContextLength, "<400> InternalError.Algo.InvalidParameter: Range of input length should be [1, 129024]", "invalid_parameter_error", 0),
+		providertest.Row("400 too many tokens", 400, nil, `{"message":"Too many tokens in the request"}`, llm.ErrContextLength, "Too many tokens in the request", "", 0),
+		providertest.Row("400 input too long", 400, nil, `[{"error":{"code":400,"message":"The input is too long for the model","status":"INVALID_ARGUMENT"}}]`, llm.ErrContextLength, "The input is too long for the model", "400", 0),
+		providertest.Row("400 other", 400, nil, openaiErr("Invalid schema for function", "invalid_request_error", `null`), llm.ErrBadRequest, "Invalid schema for function", "invalid_request_error", 0),
+		providertest.Row("422", 422, nil, `{"detail":"bad"}`, llm.ErrBadRequest, `{"detail":"bad"}`, "", 0),
+		providertest.Row("500", 500, nil, openaiErr("The server had an error", "server_error", `null`), llm.ErrServer, "The server had an error", "server_error", 0),
+		providertest.Row("502 html", 502, nil, "<html><body>Bad gateway</body></html>\n", llm.ErrServer, "<html><body>Bad gateway</body></html>", "", 0),
+		providertest.Row("503 overloaded", 503, map[string]string{"Retry-After": "3"}, openaiErr("The engine is currently overloaded, please try again later", "server_error", `null`), llm.ErrOverloaded, "The engine is currently overloaded, please try again later", "server_error", 3*time.Second),
+		providertest.Row("503 plain", 503, nil, "", llm.ErrServer, "Service Unavailable", "", 0),
+		providertest.Row("529", 529, nil, `{"error":{"type":"overloaded_error","message":"Overloaded"}}`, llm.ErrOverloaded, "Overloaded", "overloaded_error", 0),
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s := newServer(t, reply{Status: tt.status, Header: tt.header, Body: tt.body})
-			r := run(t, s.client(Config{}), simpleRequest())
-			var ae *llm.APIError
-			if !errors.As(r.Err, &ae) {
-				t.Fatalf("err = %v, want *llm.APIError", r.Err)
-			}
-			want := llm.APIError{Provider: "openai", Kind: tt.kind, Status: tt.status, Code: tt.code, Message: tt.msg, RetryAfter: tt.retry}
-			if *ae != want {
-				t.Fatalf("got  %+v\nwant %+v", *ae, want)
-			}
-			if r.Chunks != 0 {
-				t.Fatalf("%d chunks yielded before an HTTP error", r.Chunks)
-			}
-		})
-	}
+	providertest.HTTPErrors(t, "openai", endpoint, streamAt, tests)
 }
 
 func TestRetryAfterDate(t *testing.T) {
@@ -84,17 +58,5 @@ func TestRetryAfterDate(t *testing.T) {
 }
 
 func TestErrorBodyIsCapped(t *testing.T) {
-	big := strings.Repeat("é", 100<<10) // larger than what is read, and multi-byte
-	s := newServer(t, reply{Status: 500, Body: big})
-	r := run(t, s.client(Config{}), simpleRequest())
-	var ae *llm.APIError
-	if !errors.As(r.Err, &ae) {
-		t.Fatal(r.Err)
-	}
-	if len(ae.Message) > transport.MaxMessage+len("…") || !strings.HasSuffix(ae.Message, "…") {
-		t.Fatalf("message of %d bytes", len(ae.Message))
-	}
-	if !strings.HasPrefix(ae.Message, "éé") || strings.ContainsRune(ae.Message, '\uFFFD') {
-		t.Fatalf("message cut badly: %q", ae.Message[:10])
-	}
+	providertest.ErrorBodyIsCapped(t, endpoint, streamAt)
 }

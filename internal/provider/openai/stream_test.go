@@ -1,12 +1,9 @@
 package openai
 
 import (
-	"context"
 	"errors"
-	"iter"
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/provider/providertest"
@@ -218,9 +215,7 @@ func TestWholeJSONAnswer(t *testing.T) {
 func TestTransportFaults(t *testing.T) {
 	start := "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\n"
 	providertest.TransportFaults(t, providertest.Faults{
-		Stream: func(ctx context.Context, baseURL string, idle time.Duration) iter.Seq2[llm.Chunk, error] {
-			return New(Config{BaseURL: baseURL + "/v1/", Model: "test-model", StreamIdleTimeout: idle}).Stream(ctx, simpleRequest())
-		},
+		Stream:      streamAt,
 		Endpoint:    endpoint,
 		Start:       start,
 		Cut:         start + "data: {\"choi",

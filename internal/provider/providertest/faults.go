@@ -17,10 +17,8 @@ import (
 
 // Faults describes what TransportFaults needs to know about a provider.
 type Faults struct {
-	// Stream starts a stream of a simple request against the server at
-	// baseURL (scheme and host, no path), with the given idle timeout (0
-	// for the default).
-	Stream func(ctx context.Context, baseURL string, idle time.Duration) iter.Seq2[llm.Chunk, error]
+	// Stream starts a stream of a simple request.
+	Stream StreamFunc
 	// Endpoint is the provider's test endpoint; fault replies are served
 	// only to requests it accepts.
 	Endpoint Endpoint

@@ -1,13 +1,12 @@
 package responses
 
 import (
-	"errors"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/provider/providertest"
 	"github.com/plyhq/ply/internal/provider/transport"
 )
 
@@ -15,45 +14,20 @@ func TestHTTPErrors(t *testing.T) {
 	openaiErr := func(msg, typ, code string) string {
 		return `{"error":{"message":"` + msg + `","type":"` + typ + `","param":null,"code":` + code + `}}`
 	}
-	tests := []struct {
-		name   string
-		status int
-		header map[string]string
-		body   string
-		kind   llm.ErrorKind
-		msg    string
-		code   string
-		retry  time.Duration
-	}{
-		{"429 seconds", 429, map[string]string{"Retry-After": "7"}, openaiErr("Rate limit reached for gpt-5.1", "requests", `"rate_limit_exceeded"`), llm.ErrRateLimit, "Rate limit reached for gpt-5.1", "rate_limit_exceeded", 7 * time.Second},
-		{"429 ms wins", 429, map[string]string{"Retry-After": "2", "retry-after-ms": "1500"}, openaiErr("slow down", "requests", `null`), llm.ErrRateLimit, "slow down", "requests", 1500 * time.Millisecond},
-		{"401", 401, nil, openaiErr("Incorrect API key provided", "invalid_request_error", `"invalid_api_key"`), llm.ErrAuth, "Incorrect API key provided", "invalid_api_key", 0},
-		{"403", 403, nil, openaiErr("Project does not have access to model", "invalid_request_error", `"model_not_found"`), llm.ErrAuth, "Project does not have access to model", "model_not_found", 0},
-		{"404", 404, nil, openaiErr("The model `gpt-nope` does not exist", "invalid_request_error", `"model_not_found"`), llm.ErrNotFound, "The model `gpt-nope` does not exist", "model_not_found", 0},
-		{"400 context", 400, nil, openaiErr("Your input exceeds the context window of this model.", "invalid_request_error", `"context_length_exceeded"`), llm.ErrContextLength, "Your input exceeds the context window of this model.", "context_length_exceeded", 0},
-		{"400 other", 400, nil, openaiErr("Unsupported parameter: 'temperature'", "invalid_request_error", `"unsupported_parameter"`), llm.ErrBadRequest, "Unsupported parameter: 'temperature'", "unsupported_parameter", 0},
-		{"500", 500, nil, openaiErr("The server had an error", "server_error", `null`), llm.ErrServer, "The server had an error", "server_error", 0},
-		{"502 html", 502, nil, "<html><body>Bad gateway</body></html>\n", llm.ErrServer, "<html><body>Bad gateway</body></html>", "", 0},
-		{"503 overloaded", 503, map[string]string{"Retry-After": "3"}, openaiErr("The engine is currently overloaded, please try again later", "server_error", `null`), llm.ErrOverloaded, "The engine is currently overloaded, please try again later", "server_error", 3 * time.Second},
-		{"503 plain", 503, nil, "", llm.ErrServer, "Service Unavailable", "", 0},
+	tests := []providertest.HTTPError{
+		providertest.Row("429 seconds", 429, map[string]string{"Retry-After": "7"}, openaiErr("Rate limit reached for gpt-5.1", "requests", `"rate_limit_exceeded"`), llm.ErrRateLimit, "Rate limit reached for gpt-5.1", "rate_limit_exceeded", 7*time.Second),
+		providertest.Row("429 ms wins", 429, map[string]string{"Retry-After": "2", "retry-after-ms": "1500"}, openaiErr("slow down", "requests", `null`), llm.ErrRateLimit, "slow down", "requests", 1500*time.Millisecond),
+		providertest.Row("401", 401, nil, openaiErr("Incorrect API key provided", "invalid_request_error", `"invalid_api_key"`), llm.ErrAuth, "Incorrect API key provided", "invalid_api_key", 0),
+		providertest.Row("403", 403, nil, openaiErr("Project does not have access to model", "invalid_request_error", `"model_not_found"`), llm.ErrAuth, "Project does not have access to model", "model_not_found", 0),
+		providertest.Row("404", 404, nil, openaiErr("The model `gpt-nope` does not exist", "invalid_request_error", `"model_not_found"`), llm.ErrNotFound, "The model `gpt-nope` does not exist", "model_not_found", 0),
+		providertest.Row("400 context", 400, nil, openaiErr("Your input exceeds the context window of this model.", "invalid_request_error", `"context_length_exceeded"`), llm.ErrContextLength, "Your input exceeds the context window of this model.", "context_length_exceeded", 0),
+		providertest.Row("400 other", 400, nil, openaiErr("Unsupported parameter: 'temperature'", "invalid_request_error", `"unsupported_parameter"`), llm.ErrBadRequest, "Unsupported parameter: 'temperature'", "unsupported_parameter", 0),
+		providertest.Row("500", 500, nil, openaiErr("The server had an error", "server_error", `null`), llm.ErrServer, "The server had an error", "server_error", 0),
+		providertest.Row("502 html", 502, nil, "<html><body>Bad gateway</body></html>\n", llm.ErrServer, "<html><body>Bad gateway</body></html>", "", 0),
+		providertest.Row("503 overloaded", 503, map[string]string{"Retry-After": "3"}, openaiErr("The engine is currently overloaded, please try again later", "server_error", `null`), llm.ErrOverloaded, "The engine is currently overloaded, please try again later", "server_error", 3*time.Second),
+		providertest.Row("503 plain", 503, nil, "", llm.ErrServer, "Service Unavailable", "", 0),
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s := newServer(t, reply{Status: tt.status, Header: tt.header, Body: tt.body})
-			r := run(t, s.client(Config{}), simpleRequest())
-			var ae *llm.APIError
-			if !errors.As(r.Err, &ae) {
-				t.Fatalf("err = %v, want *llm.APIError", r.Err)
-			}
-			want := llm.APIError{Provider: provider, Kind: tt.kind, Status: tt.status, Code: tt.code, Message: tt.msg, RetryAfter: tt.retry}
-			if *ae != want {
-				t.Fatalf("got  %+v\nwant %+v", *ae, want)
-			}
-			if r.Chunks != 0 {
-				t.Fatalf("%d chunks yielded before an HTTP error", r.Chunks)
-			}
-		})
-	}
+	providertest.HTTPErrors(t, provider, endpoint, streamAt, tests)
 }
 
 func TestRetryAfterDate(t *testing.T) {
@@ -72,17 +46,5 @@ func TestRetryAfterDate(t *testing.T) {
 }
 
 func TestErrorBodyIsCapped(t *testing.T) {
-	big := strings.Repeat("é", 100<<10) // larger than what is read, and multi-byte
-	s := newServer(t, reply{Status: 500, Body: big})
-	r := run(t, s.client(Config{}), simpleRequest())
-	var ae *llm.APIError
-	if !errors.As(r.Err, &ae) {
-		t.Fatal(r.Err)
-	}
-	if len(ae.Message) > transport.MaxMessage+len("…") || !strings.HasSuffix(ae.Message, "…") {
-		t.Fatalf("message of %d bytes", len(ae.Message))
-	}
-	if !strings.HasPrefix(ae.Message, "éé") || strings.ContainsRune(ae.Message, '\uFFFD') {
-		t.Fatalf("message cut badly: %q", ae.Message[:10])
-	}
+	providertest.ErrorBodyIsCapped(t, endpoint, streamAt)
 }

@@ -1,12 +1,9 @@
 package responses
 
 import (
-	"context"
 	"errors"
-	"iter"
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/provider/providertest"
@@ -185,9 +182,7 @@ func TestReasoningItemsApart(t *testing.T) {
 
 func TestTransportFaults(t *testing.T) {
 	providertest.TransportFaults(t, providertest.Faults{
-		Stream: func(ctx context.Context, baseURL string, idle time.Duration) iter.Seq2[llm.Chunk, error] {
-			return New(Config{BaseURL: baseURL + "/v1/", Model: "test-model", StreamIdleTimeout: idle}).Stream(ctx, simpleRequest())
-		},
+		Stream:      streamAt,
 		Endpoint:    endpoint,
 		Start:       sseBody(textDelta("a")),
 		Cut:         sseBody(textDelta("a")) + "event: response.output_text.delta\ndata: {\"ty",
