@@ -2,8 +2,6 @@ package gemini
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"iter"
 	"net/http"
 	"strings"
@@ -77,37 +75,11 @@ func sseBody(events ...string) string {
 // stopBody is a complete, minimal text answer.
 var stopBody = sseBody(`{"candidates":[{"content":{"parts":[{"text":"ok"}],"role":"model"},"finishReason":"STOP","index":0}]}`)
 
-func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
-func quote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
-
-func wantInvalid(t testing.TB, err error, reason string) {
-	t.Helper()
-	var ise *llm.InvalidStreamError
-	if !errors.As(err, &ise) {
-		t.Fatalf("err = %v, want InvalidStreamError", err)
-	}
-	if !strings.Contains(ise.Reason, reason) {
-		t.Fatalf("reason = %q, want it to contain %q", ise.Reason, reason)
-	}
-}
-
-func decodeJSON(t testing.TB, s string) any {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal([]byte(s), &v); err != nil {
-		t.Fatalf("decoding %q: %v", s, err)
-	}
-	return v
-}
-
-func mustJSON(t testing.TB, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
+// Shared test helpers.
+var (
+	itoa        = providertest.Itoa
+	quote       = providertest.Quote
+	wantInvalid = providertest.WantInvalid
+	decodeJSON  = providertest.DecodeJSON
+	mustJSON    = providertest.MustJSON
+)

@@ -2,7 +2,6 @@ package openai
 
 import (
 	"context"
-	"errors"
 	"iter"
 	"net/http"
 	"strings"
@@ -72,13 +71,7 @@ func sseBody(chunks ...string) string {
 	return b.String()
 }
 
-func wantInvalid(t testing.TB, err error, reason string) {
-	t.Helper()
-	var ise *llm.InvalidStreamError
-	if !errors.As(err, &ise) {
-		t.Fatalf("err = %v, want InvalidStreamError", err)
-	}
-	if !strings.Contains(ise.Reason, reason) {
-		t.Fatalf("reason = %q, want it to contain %q", ise.Reason, reason)
-	}
-}
+// Shared test helpers.
+var (
+	wantInvalid = providertest.WantInvalid
+)
