@@ -11,11 +11,7 @@ import (
 	"github.com/plyhq/ply/internal/provider/transport"
 )
 
-const (
-	provider = "anthropic"
-	// statusOverloaded is Anthropic's own "overloaded" status.
-	statusOverloaded = 529
-)
+const provider = "anthropic"
 
 // errorEnvelope is Anthropic's error shape, both as an HTTP body and as
 // the data of an "error" event:
@@ -48,7 +44,7 @@ func statusError(resp *http.Response) *llm.APIError {
 	}
 	if msg == "" {
 		msg = http.StatusText(resp.StatusCode)
-		if resp.StatusCode == statusOverloaded {
+		if resp.StatusCode == transport.StatusOverloaded {
 			msg = "Overloaded"
 		}
 	}
@@ -95,26 +91,8 @@ func isContextLength(msg string) bool {
 // classify maps a status (0 for an error event) and Anthropic's error type
 // and message to an error kind.
 func classify(status int, typ, msg string) llm.ErrorKind {
-	switch {
-	case status == http.StatusTooManyRequests:
-		return llm.ErrRateLimit
-	case status == statusOverloaded:
-		return llm.ErrOverloaded
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return llm.ErrAuth
-	case status == http.StatusNotFound:
-		return llm.ErrNotFound
-	case status == http.StatusServiceUnavailable && typ == "overloaded_error":
-		return llm.ErrOverloaded
-	case status >= 500 && status < 600:
-		return llm.ErrServer
-	case status >= 400 && status < 500:
-		if isContextLength(msg) {
-			return llm.ErrContextLength
-		}
-		return llm.ErrBadRequest
-	case status != 0:
-		return llm.ErrUnknown
+	if kind, ok := transport.StatusKind(status, typ == "overloaded_error", isContextLength(msg)); ok {
+		return kind
 	}
 	switch typ {
 	case "overloaded_error":

@@ -137,24 +137,8 @@ func isContextLength(msg, code string) bool {
 func classify(status int, msg, code string) llm.ErrorKind {
 	lower := strings.ToLower(code + " " + msg)
 	overloaded := strings.Contains(lower, "overloaded")
-	switch {
-	case status == http.StatusTooManyRequests:
-		return llm.ErrRateLimit
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return llm.ErrAuth
-	case status == http.StatusNotFound:
-		return llm.ErrNotFound
-	case status == 529 || (status == http.StatusServiceUnavailable && overloaded):
-		return llm.ErrOverloaded
-	case status >= 500 && status < 600:
-		return llm.ErrServer
-	case status >= 400 && status < 500:
-		if isContextLength(msg, code) {
-			return llm.ErrContextLength
-		}
-		return llm.ErrBadRequest
-	case status != 0:
-		return llm.ErrUnknown
+	if kind, ok := transport.StatusKind(status, overloaded, isContextLength(msg, code)); ok {
+		return kind
 	}
 	// In-stream errors.
 	switch {
