@@ -29,6 +29,11 @@ type Settings struct {
 	ModelProviders map[string]ModelProvider `json:"modelProviders"`
 	// Hooks is the merged "hooks" object, event by event.
 	Hooks map[string]json.RawMessage `json:"hooks"`
+	// MCPServers is the merged "mcpServers" object, server by server;
+	// each value is parsed by the mcp package.
+	MCPServers map[string]json.RawMessage `json:"mcpServers"`
+	// WebFetch configures the web_fetch tool.
+	WebFetch WebFetch `json:"webFetch"`
 	// Sources lists the files read, user first.
 	Sources []string `json:"-"`
 }
@@ -43,6 +48,15 @@ type ModelProvider struct {
 	ContextWindow   int               `json:"contextWindow"`
 	MaxOutputTokens int               `json:"maxOutputTokens"`
 	Headers         map[string]string `json:"headers"`
+}
+
+// WebFetch configures web_fetch. Private, loopback and link-local
+// addresses are refused unless listed here.
+type WebFetch struct {
+	// AllowPrivate lists hosts, IP addresses or CIDR prefixes (such as
+	// "127.0.0.1", "10.0.0.0/8" or "intranet.example") that web_fetch may
+	// reach although they are not public.
+	AllowPrivate []string `json:"allowPrivate"`
 }
 
 // Permissions are rule lists.
@@ -184,6 +198,13 @@ func merge(files []File) Settings {
 			}
 			out.Hooks[ev] = h
 		}
+		for name, srv := range s.MCPServers {
+			if out.MCPServers == nil {
+				out.MCPServers = map[string]json.RawMessage{}
+			}
+			out.MCPServers[name] = srv
+		}
+		out.WebFetch.AllowPrivate = append(out.WebFetch.AllowPrivate, s.WebFetch.AllowPrivate...)
 		out.Sources = append(out.Sources, f.Path)
 	}
 	return out
