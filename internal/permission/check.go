@@ -130,7 +130,7 @@ func (p *Policy) decide(ci *callInfo) decision {
 		}
 	}
 	mode := p.Mode()
-	if mode == ModePlan && !ci.kind.ReadOnly() && ci.name != ToolExitPlanMode {
+	if mode == ModePlan && !ci.kind.ReadOnly() && ci.kind != tools.KindAgent && ci.name != ToolExitPlanMode {
 		return deny("%s", planModeReason)
 	}
 	if s, ok := p.catch(p.ask, ci); ok {
@@ -151,6 +151,9 @@ func (p *Policy) modeDefault(mode Mode, ci *callInfo) decision {
 		return ask("leaving plan mode needs the user's approval of the plan")
 	case ci.kind.ReadOnly():
 		return allow("%s only reads", ci.name)
+	case ci.kind == tools.KindAgent:
+		// The subagent's own calls meet this same policy one by one.
+		return allow("%s delegates; each call its subagent makes is checked", ci.name)
 	case ci.name == ToolShell:
 		if ci.argsOK && !ci.args.IsBackground && shell.IsReadOnly(ci.args.Command) {
 			return allow("the command only reads")

@@ -130,5 +130,5 @@ func invoke(ctx context.Context, c *Call, out tools.Output) (res tools.Result, e
 			}, nil
 		}
 	}()
-	return c.Tool.Execute(ctx, c.Params, out)
+	return c.Tool.Execute(tools.WithCallID(ctx, c.CallID), c.Params, out)
 }

@@ -27,13 +27,31 @@ const (
 	KindExecute Kind = "execute"
 	KindThink   Kind = "think"
 	KindFetch   Kind = "fetch"
-	KindOther   Kind = "other"
+	// KindAgent delegates to a subagent: it changes nothing itself, and
+	// every call the subagent makes is checked on its own.
+	KindAgent Kind = "agent"
+	KindOther Kind = "other"
 )
 
 // ReadOnly reports whether tools of kind k never change anything, so that
 // they may run in parallel.
 func (k Kind) ReadOnly() bool {
 	return k == KindRead || k == KindSearch || k == KindFetch || k == KindThink
+}
+
+type callIDKey struct{}
+
+// WithCallID returns ctx carrying the id of the call being executed; the
+// scheduler sets it so that a tool that reports nested events (a subagent)
+// can name its parent call.
+func WithCallID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, callIDKey{}, id)
+}
+
+// CallID returns the id WithCallID stored in ctx, or "".
+func CallID(ctx context.Context) string {
+	id, _ := ctx.Value(callIDKey{}).(string)
+	return id
 }
 
 // Tool is one callable tool.
