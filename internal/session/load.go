@@ -33,6 +33,9 @@ type Transcript struct {
 	// compaction, in file order.
 	ToolStates []ToolState
 	Cancels    []Cancel
+	// Todos is the last task list recorded (a JSON array), kept across
+	// compactions: the list is the session's, not the history's.
+	Todos json.RawMessage
 	// Compactions is how many compaction lines were replayed.
 	Compactions int
 
@@ -81,6 +84,9 @@ type record struct {
 
 	// cancelled
 	Reason string `json:"reason"`
+
+	// todos
+	Todos json.RawMessage `json:"todos"`
 }
 
 // Load reads the session at path, streaming it line by line. A torn or
@@ -228,6 +234,12 @@ func (t *Transcript) apply(rec *record, line int) {
 		t.ToolStates = nil
 		t.Cancels = nil
 		t.Compactions++
+	case typeTodos:
+		if len(rec.Todos) == 0 || string(rec.Todos) == "null" {
+			t.warn(line, "todos record without a list skipped")
+			return
+		}
+		t.Todos = rec.Todos
 	case typeCancelled:
 		t.Cancels = append(t.Cancels, Cancel{Time: rec.Time, Reason: rec.Reason, Seq: t.lastSeq})
 	case typeSession:

@@ -256,3 +256,21 @@ func TestNewerVersion(t *testing.T) {
 		t.Errorf("Open of a newer version = %v", err)
 	}
 }
+
+func TestTodosSurviveCompaction(t *testing.T) {
+	_, _, w := newSession(t, "todos")
+	h := realistic()
+	w.Append(h[0])
+	w.AppendTodos([]map[string]string{{"id": "1", "content": "first", "status": "pending"}})
+	w.AppendTodos([]map[string]string{{"id": "1", "content": "first", "status": "completed"}})
+	w.AppendCompaction([]llm.Message{h[0]})
+	w.AppendTodos(nil) // a null list is not a list: skipped with a warning
+	mustClose(t, w)
+	tr := mustLoad(t, w.Path())
+	if want := `[{"content":"first","id":"1","status":"completed"}]`; string(tr.Todos) != want {
+		t.Fatalf("todos = %s, want %s", tr.Todos, want)
+	}
+	if len(tr.Warnings) != 1 || !strings.Contains(tr.Warnings[0].Msg, "todos record without a list") {
+		t.Fatalf("warnings = %v", tr.Warnings)
+	}
+}

@@ -53,6 +53,7 @@ const (
 	typeToolState  = "tool_state"
 	typeCompaction = "compaction"
 	typeCancelled  = "cancelled"
+	typeTodos      = "todos"
 )
 
 const ext = ".jsonl"

@@ -153,6 +153,16 @@ func (w *Writer) AppendCompaction(history []llm.Message) {
 	}{typeCompaction, time.Now().UTC(), history})
 }
 
+// AppendTodos records the session's task list (todos marshals to a JSON
+// array); the last one recorded is the list on resume.
+func (w *Writer) AppendTodos(todos any) {
+	w.appendRecord("todos", struct {
+		Type  string    `json:"type"`
+		Time  time.Time `json:"time"`
+		Todos any       `json:"todos"`
+	}{typeTodos, time.Now().UTC(), todos})
+}
+
 // AppendCancelled records that the user cancelled (Ctrl-C, Escape), so
 // that a later resume can tell a cancellation from a crash.
 func (w *Writer) AppendCancelled(reason string) {
