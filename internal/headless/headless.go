@@ -182,7 +182,8 @@ func (r *run) loop(ctx context.Context, rounds Rounds, tools ToolRunner, parts [
 		for _, c := range calls {
 			r.out.progress("→ %s %s", c.Name, abbreviate(c.Args, 120))
 		}
-		outcomes, err := tools.RunTools(ctx, calls)
+		// A subagent among the calls reports through this run's printer.
+		outcomes, err := tools.RunTools(context.WithValue(ctx, printerKey{}, r.out), calls)
 		if err != nil {
 			if code, ok := r.ctxDone(ctx); ok {
 				return code
@@ -366,6 +367,12 @@ type printer struct {
 	all  []any // json format: everything, printed at the end
 	enc  *json.Encoder
 	last string
+
+	// A subagent's printer (see Nested) writes through its parent's,
+	// marks its messages with the parent call, and keeps its result.
+	sink     *printer
+	parentID *string
+	final    *Result
 }
 
 func newPrinter(cfg Config) *printer {
@@ -378,6 +385,10 @@ func newPrinter(cfg Config) *printer {
 }
 
 func (p *printer) emit(v any) {
+	if p.sink != nil {
+		p.sink.emit(v)
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch p.cfg.Format {
@@ -389,6 +400,10 @@ func (p *printer) emit(v any) {
 }
 
 func (p *printer) progress(format string, args ...any) {
+	if p.sink != nil {
+		p.sink.progress("  ↳ "+format, args...)
+		return
+	}
 	if p.cfg.Format != FormatText || p.cfg.Stderr == nil {
 		return
 	}
@@ -398,6 +413,9 @@ func (p *printer) progress(format string, args ...any) {
 }
 
 func (p *printer) init() {
+	if p.final != nil {
+		return // a subagent is announced by its parent's tool_use
+	}
 	tools := p.cfg.Tools
 	if tools == nil {
 		tools = []string{}
@@ -442,7 +460,7 @@ func (p *printer) assistant(thought, signature, text string, calls []*turn.ToolC
 		if i == len(msgs)-1 {
 			body.Usage = usageOf(f.Usage)
 		}
-		p.emit(Assistant{Type: "assistant", UUID: id, SessionID: p.cfg.SessionID, Message: body})
+		p.emit(Assistant{Type: "assistant", UUID: id, SessionID: p.cfg.SessionID, ParentToolUseID: p.parentID, Message: body})
 	}
 	if text != "" && len(calls) > 0 {
 		p.progress("%s", text)
@@ -455,10 +473,14 @@ func (p *printer) toolResults(outs []Outcome) {
 		isErr := o.Response.IsError
 		bl[i] = Block{Type: "tool_result", ToolUseID: o.Response.ID, IsError: &isErr, Content: o.Response.Output}
 	}
-	p.emit(User{Type: "user", UUID: newUUID(), SessionID: p.cfg.SessionID, Message: UserBody{Role: "user", Content: bl}})
+	p.emit(User{Type: "user", UUID: newUUID(), SessionID: p.cfg.SessionID, ParentToolUseID: p.parentID, Message: UserBody{Role: "user", Content: bl}})
 }
 
 func (p *printer) result(res Result) {
+	if p.final != nil {
+		*p.final = res
+		return
+	}
 	p.emit(res)
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -1,0 +1,184 @@
+// Package agent provides subagents: the `agent` tool, which hands a task
+// to a nested agent loop with its own history, tools and caps and returns
+// its final report as the call's result, and the definitions of the
+// configured subagents (.ply/agents/*.md).
+//
+// It does not run the loop itself: a Runner, given by the entry layer,
+// builds the nested chat, scheduler and loop. It never prints and never
+// asks the user; the nested calls meet the same permission policy and
+// approver as the parent's.
+package agent
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// GeneralPurpose is the built-in subagent offered when no definition
+// names another.
+const GeneralPurpose = "general-purpose"
+
+// Definition is one subagent.
+type Definition struct {
+	Name        string
+	Description string
+	// Tools lists the tools the subagent may use; empty means every tool
+	// of the parent except the agent tool itself.
+	Tools []string
+	// Model overrides the parent's model; empty inherits it.
+	Model string
+	// MaxTurns caps the subagent's rounds; zero takes the default.
+	MaxTurns int
+	// Prompt is the subagent's own instructions, added to the system
+	// prompt.
+	Prompt string
+	// Path is the file it came from; empty for a built-in.
+	Path string
+}
+
+// Builtin returns the built-in definitions.
+func Builtin() []Definition {
+	return []Definition{{
+		Name: GeneralPurpose,
+		Description: "A general-purpose agent for researching a question across the codebase, searching for code, " +
+			"and carrying out a self-contained multi-step task. Use it to keep long searches out of your own context.",
+	}}
+}
+
+// maxDefinitionFile bounds a definition file: it becomes a system prompt.
+const maxDefinitionFile = 64 << 10
+
+var validName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+
+// Load reads the definitions in dirs (the user's agents directory, then
+// the project's), later directories overriding earlier ones by name, over
+// the built-ins. A file that does not parse is reported in errs, naming
+// the file, and skipped: one broken definition never disables the rest. A
+// missing directory is not an error.
+func Load(dirs ...string) (defs []Definition, errs []error) {
+	byName := map[string]Definition{}
+	for _, d := range Builtin() {
+		byName[d.Name] = d
+	}
+	for _, dir := range dirs {
+		if dir == "" {
+			continue
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, fmt.Errorf("reading subagents in %s: %w", dir, err))
+			}
+			continue
+		}
+		for _, e := range entries {
+			if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
+				continue
+			}
+			path := filepath.Join(dir, e.Name())
+			d, err := LoadFile(path)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			byName[d.Name] = d
+		}
+	}
+	for _, d := range byName {
+		defs = append(defs, d)
+	}
+	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
+	return defs, errs
+}
+
+// LoadFile parses one definition: YAML front matter between "---" lines
+// (name, description, tools, model, max_turns), then the prompt.
+func LoadFile(path string) (Definition, error) {
+	fail := func(format string, args ...any) (Definition, error) {
+		return Definition{}, fmt.Errorf("subagent %s: %s", path, fmt.Sprintf(format, args...))
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if len(b) > maxDefinitionFile {
+		return fail("%d bytes is more than the %d a definition may have", len(b), maxDefinitionFile)
+	}
+	b = bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n"))
+	b = bytes.TrimPrefix(b, []byte("\ufeff"))
+	rest, ok := bytes.CutPrefix(b, []byte("---\n"))
+	if !ok {
+		return fail("it must start with front matter between two --- lines")
+	}
+	front, body, ok := bytes.Cut(rest, []byte("\n---"))
+	if !ok {
+		return fail("the front matter has no closing --- line")
+	}
+	body = bytes.TrimPrefix(bytes.TrimLeft(body, "-"), []byte("\n"))
+	var fm struct {
+		Name        string    `yaml:"name"`
+		Description string    `yaml:"description"`
+		Tools       yaml.Node `yaml:"tools"`
+		Model       string    `yaml:"model"`
+		MaxTurns    int       `yaml:"max_turns"`
+	}
+	if err := yaml.Unmarshal(front, &fm); err != nil {
+		return fail("front matter: %v", err)
+	}
+	d := Definition{
+		Name: strings.TrimSpace(fm.Name), Description: strings.TrimSpace(fm.Description),
+		Model: strings.TrimSpace(fm.Model), MaxTurns: fm.MaxTurns,
+		Prompt: strings.TrimSpace(string(body)), Path: path,
+	}
+	switch {
+	case d.Name == "":
+		return fail(`front matter needs "name"`)
+	case !validName.MatchString(d.Name):
+		return fail("name %q: use lower-case letters, digits, - and _ (at most 64)", d.Name)
+	case d.Description == "":
+		return fail(`front matter needs "description": the model picks a subagent by it`)
+	case d.MaxTurns < 0:
+		return fail("max_turns %d is negative", d.MaxTurns)
+	}
+	tools, err := toolList(&fm.Tools)
+	if err != nil {
+		return fail("tools: %v", err)
+	}
+	d.Tools = tools
+	return d, nil
+}
+
+// toolList accepts a YAML list or one comma-separated string, as both
+// styles are common in other agents' definition files.
+func toolList(n *yaml.Node) ([]string, error) {
+	var raw []string
+	switch n.Kind {
+	case 0:
+		return nil, nil
+	case yaml.ScalarNode:
+		raw = strings.Split(n.Value, ",")
+	case yaml.SequenceNode:
+		if err := n.Decode(&raw); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, errors.New("a list of tool names, or one comma-separated string")
+	}
+	var out []string
+	for _, t := range raw {
+		if t = strings.TrimSpace(t); t != "" && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
