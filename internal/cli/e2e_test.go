@@ -22,10 +22,21 @@ type result struct {
 
 func runPly(t *testing.T, dir string, srv *fp.Server, stdin string, args ...string) result {
 	t.Helper()
+	return runPlyIn(t, dir, filepath.Join(t.TempDir(), "home"), srv, stdin, args...)
+}
+
+// runPlyHome is runPly with ply's home given, for runs that share it.
+func runPlyHome(t *testing.T, dir, home string, srv *fp.Server, args ...string) result {
+	t.Helper()
+	return runPlyIn(t, dir, home, srv, "", args...)
+}
+
+func runPlyIn(t *testing.T, dir, home string, srv *fp.Server, stdin string, args ...string) result {
+	t.Helper()
 	env := map[string]string{
 		"OPENAI_API_KEY":        "test-key",
 		"OPENAI_MODEL":          "test-model",
-		"PLY_HOME":              filepath.Join(t.TempDir(), "home"),
+		"PLY_HOME":              home,
 		"PLY_RETRY_DELAY_SCALE": "0.001",
 	}
 	if srv != nil {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -26,6 +27,8 @@ type opened struct {
 	// first is the first round's content and type.
 	first     []llm.Part
 	firstType client.SendType
+	// todos is the task list recorded last (a JSON array), or nil.
+	todos json.RawMessage
 }
 
 // openSession creates a new session, or loads the one --continue or
@@ -71,7 +74,7 @@ func openSession(cfg *config, root string, log *slog.Logger, stderr io.Writer) (
 	if rep.Changed() {
 		log.Warn("repaired the loaded history", "report", rep.String())
 	}
-	op := &opened{id: tr.Meta.ID, w: w, history: h}
+	op := &opened{id: tr.Meta.ID, w: w, history: h, todos: tr.Todos}
 	in := resume.Classify(h)
 	log.Info("resuming", "session", op.id, "class", in.Kind.String(), "entries", len(h))
 	switch in.Kind {

@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/plyhq/ply/internal/agent"
 	"github.com/plyhq/ply/internal/chat"
 	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/headless"
@@ -31,13 +33,17 @@ import (
 // session and its chat, the hooks and the client. The entry adds its own
 // approver and update callback to the scheduler options and runs the loop.
 type core struct {
-	ws       *tools.Workspace
-	reg      *tools.Registry
-	policy   *permission.Policy
-	sess     *opened
-	chat     *chat.Chat
-	hooks    *hooks.Runner
-	client   *client.Client
+	ws     *tools.Workspace
+	reg    *tools.Registry
+	policy *permission.Policy
+	sess   *opened
+	chat   *chat.Chat
+	hooks  *hooks.Runner
+	client *client.Client
+	todos  *tools.TodoList
+	// agents runs the agent tool's subagents; the entry layer sets its
+	// approver and output before the first round.
+	agents   *subagents
 	schedOps []scheduler.Option
 	closers  []func()
 }
@@ -78,6 +84,12 @@ func buildCore(cfg *config, sio IO, log *slog.Logger, notices io.Writer) (_ *cor
 	if err := setupSandbox(cfg.opts, ws, shell, sio.Stderr); err != nil {
 		return nil, headless.ExitInput, err
 	}
+	c.todos = tools.NewTodoList(nil, func(ts []tools.Todo) {
+		if c.sess != nil {
+			c.sess.w.AppendTodos(ts)
+		}
+	})
+	c.agents = &subagents{log: log}
 	reg := tools.NewRegistry(
 		tools.NewListDirectory(ws),
 		tools.NewReadFile(ws),
@@ -86,7 +98,16 @@ func buildCore(cfg *config, sio IO, log *slog.Logger, notices io.Writer) (_ *cor
 		tools.NewEdit(ws),
 		tools.NewWriteFile(ws),
 		shell,
+		tools.NewTodoWrite(c.todos),
 	)
+	if cfg.home != "" {
+		reg.Register(tools.NewSaveMemory(filepath.Join(cfg.home, sysprompt.InstructionNames[0])))
+	}
+	defs, defErrs := agent.Load(filepath.Join(cfg.home, "agents"), filepath.Join(cfg.workspace, ".ply", "agents"))
+	for _, e := range defErrs {
+		fmt.Fprintf(notices, "ply: warning: %v (skipped)\n", e)
+	}
+	reg.Register(agent.NewTool(defs, c.agents))
 	c.reg = reg
 	appendPrompt := cfg.opts.AppendSystemPrompt
 	if cfg.schema != nil {
@@ -137,6 +158,14 @@ func buildCore(cfg *config, sio IO, log *slog.Logger, notices io.Writer) (_ *cor
 		return nil, code, err
 	}
 	c.sess = sess
+	if len(sess.todos) > 0 {
+		var ts []tools.Todo
+		if err := json.Unmarshal(sess.todos, &ts); err != nil {
+			log.Warn("the saved task list does not decode; starting without one", "err", err)
+		} else {
+			c.todos.Restore(ts)
+		}
+	}
 	c.closers = append(c.closers, func() {
 		if err := sess.w.Close(); err != nil {
 			fmt.Fprintf(sio.Stderr, "ply: saving the session: %v\n", err)
@@ -144,10 +173,11 @@ func buildCore(cfg *config, sio IO, log *slog.Logger, notices io.Writer) (_ *cor
 	})
 
 	provider := cfg.wire.newProvider(cfg.baseURL, cfg.apiKey, cfg.model, cfg.headers)
+	instructions := sysprompt.LoadInstructions(cfg.home, cfg.workspace)
 	system := sysprompt.Build(sysprompt.Env{
 		Workspace: ws.Root(), Tools: reg.Names(),
 		Override: cfg.opts.SystemPrompt, Append: strings.TrimSpace(appendPrompt),
-		Instructions: sysprompt.LoadInstructions(cfg.home, cfg.workspace),
+		Instructions: instructions,
 	})
 	retry := chat.DefaultRetryPolicy
 	if s := sio.Getenv("PLY_RETRY_DELAY_SCALE"); s != "" {
@@ -158,7 +188,7 @@ func buildCore(cfg *config, sio IO, log *slog.Logger, notices io.Writer) (_ *cor
 		}
 		retry = retry.Scale(f)
 	}
-	ch := chat.New(provider, chat.Config{
+	chatCfg := chat.Config{
 		Model:  cfg.model,
 		System: system,
 		Tools:  reg.Decls(),
@@ -175,7 +205,8 @@ func buildCore(cfg *config, sio IO, log *slog.Logger, notices io.Writer) (_ *cor
 			return out
 		},
 		Logger: log,
-	}, sess.history)
+	}
+	ch := chat.New(provider, chatCfg, sess.history)
 	ch.OnAppend(sess.w.Append)
 	c.chat = ch
 
@@ -200,6 +231,9 @@ func buildCore(cfg *config, sio IO, log *slog.Logger, notices io.Writer) (_ *cor
 		scheduler.MaxConcurrencyFromEnv(),
 		scheduler.WithHooks(hooks.ForScheduler(hookRunner)),
 	}
+	a := c.agents
+	a.provider, a.model, a.base, a.reg, a.schedOps, a.sessionID = provider, cfg.model, chatCfg, reg, c.schedOps, sess.id
+	a.env = sysprompt.Env{Workspace: ws.Root(), Instructions: instructions}
 	return c, 0, nil
 }
 
@@ -238,9 +272,11 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 		// The compacted history replaces what came before it on load.
 		OnCompressed: func() { sess.w.AppendCompaction(ch.History()) },
 	}
+	c.agents.format, c.agents.stdout, c.agents.stderr = cfg.format, sio.Stdout, sio.Stderr
 	log.Info("headless run", "session", sess.id, "model", cfg.model, "mode", cfg.mode, "stream_input", cfg.streamInput)
 	if cfg.streamInput {
 		sdk := headless.NewSDK(hcfg)
+		c.agents.approver = sdk
 		sched := scheduler.New(c.reg, append(opts, scheduler.WithApprover(sdk))...)
 		return sdk.Serve(ctx, c.client, &runner{sched: sched, chat: ch}, sio.Stdin, headless.Controls{
 			SetPermissionMode: func(m string) error {

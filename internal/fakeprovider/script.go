@@ -3,6 +3,7 @@ package fakeprovider
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -38,6 +39,7 @@ const (
 	kindNotJSON
 	kindNoFinish
 	kindStall
+	kindWhen
 )
 
 // Text streams s as one content delta.
@@ -91,6 +93,32 @@ func NotJSONChunk() Step { return Step{kind: kindNotJSON} }
 // NoFinishReason suppresses the automatic finish chunk, so the stream ends
 // ([DONE] included) without any finish_reason.
 func NoFinishReason() Step { return Step{kind: kindNoFinish} }
+
+// When makes the turn answer only a request whose system prompt or
+// messages contain substr; such a turn is skipped over (kept for later)
+// when an earlier-served request does not match. It lets a script answer
+// concurrent requests (parallel subagents) whatever order they arrive in.
+func When(substr string) Step { return Step{kind: kindWhen, text: substr} }
+
+// matches reports whether t may answer a request with these messages.
+func (t Turn) matches(msgs []Message) bool {
+	for _, s := range t {
+		if s.kind != kindWhen {
+			continue
+		}
+		found := false
+		for i := range msgs {
+			if strings.Contains(msgs[i].Text(), s.text) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
 
 // Stall waits d at its place in the turn before sending what follows (or
 // ending the stream), or until the client goes away.

@@ -39,7 +39,9 @@ type Server struct {
 
 	mu       sync.Mutex
 	turns    []Turn
-	next     int
+	served   []bool // which turns answered a request
+	pending  int
+	first    int
 	requests []Request
 	failures []string
 }
@@ -118,7 +120,7 @@ func New(t testing.TB, turns ...Turn) *Server {
 // NewServer starts a server outside of a test (a benchmark binary, a
 // manual run). The caller must Close it and may inspect Failures.
 func NewServer(turns ...Turn) *Server {
-	s := &Server{turns: turns}
+	s := &Server{turns: turns, pending: len(turns)}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL
 	return s
@@ -135,6 +137,7 @@ func (s *Server) Append(turns ...Turn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.turns = append(s.turns, turns...)
+	s.pending += len(turns)
 }
 
 // Requests returns the requests received so far, in arrival order.
@@ -148,7 +151,7 @@ func (s *Server) Requests() []Request {
 func (s *Server) Pending() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.turns) - s.next
+	return s.pending
 }
 
 // Failures returns what went wrong on the server's side: requests beyond
@@ -255,10 +258,22 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	var turn Turn
 	ok := false
 	if r.Method == http.MethodPost && (r.URL.Path == "/chat/completions" || r.URL.Path == "/v1/chat/completions") && req.Body != nil {
-		if s.next < len(s.turns) {
-			turn, ok = s.turns[s.next], true
-			req.Turn = s.next
-			s.next++
+		for len(s.served) < len(s.turns) {
+			s.served = append(s.served, false)
+		}
+		// first is the oldest unanswered turn: scripts without When
+		// are answered in order in constant time.
+		for s.first < len(s.turns) && s.served[s.first] {
+			s.first++
+		}
+		for i := s.first; i < len(s.turns); i++ {
+			if !s.served[i] && s.turns[i].matches(req.Messages) {
+				turn, ok = s.turns[i], true
+				req.Turn = i
+				s.served[i] = true
+				s.pending--
+				break
+			}
 		}
 	}
 	scripted := len(s.turns)

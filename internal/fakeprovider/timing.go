@@ -18,7 +18,7 @@ type Hooks struct {
 // NewServerWithHooks is NewServer with the hooks installed before the
 // server starts accepting connections.
 func NewServerWithHooks(h Hooks, turns ...Turn) *Server {
-	s := &Server{turns: turns}
+	s := &Server{turns: turns, pending: len(turns)}
 	var handler http.Handler = http.HandlerFunc(s.serve)
 	if h.Handler != nil {
 		handler = h.Handler(handler)

@@ -48,6 +48,14 @@ func NewTodoList(initial []Todo, onChange func([]Todo)) *TodoList {
 	return &TodoList{items: slices.Clone(initial), onChange: onChange}
 }
 
+// Restore replaces the list without telling onChange: a resumed
+// session's list is already on record.
+func (l *TodoList) Restore(items []Todo) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.items = slices.Clone(items)
+}
+
 // Items returns a copy of the current list.
 func (l *TodoList) Items() []Todo {
 	l.mu.Lock()

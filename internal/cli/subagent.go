@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"cmp"
+	"context"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+
+	"github.com/plyhq/ply/internal/agent"
+	"github.com/plyhq/ply/internal/chat"
+	"github.com/plyhq/ply/internal/client"
+	"github.com/plyhq/ply/internal/headless"
+	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/loopdetect"
+	"github.com/plyhq/ply/internal/scheduler"
+	"github.com/plyhq/ply/internal/sysprompt"
+	"github.com/plyhq/ply/internal/tools"
+)
+
+// Subagent caps, unless a definition sets max_turns. The parent's caps
+// (wall time, Ctrl+C) bound them too, through the context.
+const (
+	subagentMaxTurns     = 50
+	subagentMaxToolCalls = 200
+)
+
+// subagentOnly are the parent's tools a subagent never gets: the
+// structured-output tool ends the parent's run, exit_plan_mode changes
+// the parent's mode, and the task list is the session's.
+var subagentOnly = []string{agent.Name, tools.StructuredOutputName, tools.ExitPlanModeName, tools.TodoWriteName}
+
+// subagents runs the agent tool's nested loops: each task gets a chat of
+// its own over the parent's provider, the parent's tools (or the
+// definition's subset) on a scheduler of its own under the parent's
+// policy, hooks and approver, and the headless loop with its own caps.
+type subagents struct {
+	provider chat.Provider
+	model    string
+	base     chat.Config // retry, window, output cap, repair, logger
+	env      sysprompt.Env
+	reg      *tools.Registry
+	schedOps []scheduler.Option
+	log      *slog.Logger
+
+	// Set by the entry layer before the first run.
+	approver  scheduler.Approver
+	format    string
+	sessionID string
+	stdout    io.Writer
+	stderr    io.Writer
+}
+
+const subagentPreamble = "You are a subagent: the main agent handed you one task. You cannot ask it or the user anything; " +
+	"work on your own with the tools you have. When done, reply with a final report that stands on its own: what you found " +
+	"or changed, with file paths and line numbers where they matter. That report is all the main agent will see."
+
+func (s *subagents) Run(ctx context.Context, t agent.Task) agent.Report {
+	var available []string
+	for _, n := range s.reg.Names() {
+		if !slices.Contains(subagentOnly, n) {
+			available = append(available, n)
+		}
+	}
+	names, unknown := agent.Resolve(t.Def, available)
+	if len(unknown) > 0 {
+		s.log.Warn("subagent names tools ply does not offer", "subagent", t.Def.Name, "tools", unknown)
+	}
+	reg := tools.NewRegistry()
+	for _, n := range names {
+		if tool, ok := s.reg.Lookup(n); ok {
+			reg.Register(tool)
+		}
+	}
+	env := s.env
+	env.Tools = reg.Names()
+	env.Append = strings.TrimSpace(subagentPreamble + "\n\n" + t.Def.Prompt)
+	cfg := s.base
+	cfg.Model = cmp.Or(t.Def.Model, s.model)
+	cfg.System = sysprompt.Build(env)
+	cfg.Tools = reg.Decls()
+	ch := chat.New(s.provider, cfg, nil)
+	cl := client.New(ch, client.Options{Loop: guard{loopdetect.New(loopdetect.Options{})}, NextSpeaker: true})
+	opts := slices.Clone(s.schedOps)
+	if s.approver != nil {
+		opts = append(opts, scheduler.WithApprover(s.approver))
+	}
+	sched := scheduler.New(reg, append(opts, scheduler.WithApprovalHint(
+		"The subagent's call needs approval that no one can give here: run ply with --yolo (or --approval-mode yolo), or allow the tool with a rule."))...)
+	format, stderr := s.format, s.stderr
+	if t.Out != nil {
+		// Without a parent printer (the TUI), progress lines go to the
+		// agent card's live output.
+		format, stderr = headless.FormatText, t.Out
+	}
+	res := headless.Nested(ctx, headless.Config{
+		Format: format, SessionID: s.sessionID, Model: cfg.Model,
+		MaxSessionTurns: cmp.Or(t.Def.MaxTurns, subagentMaxTurns), MaxToolCalls: subagentMaxToolCalls,
+		Stdout: s.stdout, Stderr: stderr,
+	}, cl, &runner{sched: sched, chat: ch}, []llm.Part{{Text: t.Prompt}}, t.CallID)
+	rep := agent.Report{Text: res.Result, Subtype: res.Subtype, Turns: res.NumTurns, ToolCalls: countCalls(ch.History())}
+	if res.IsError {
+		rep.Err = res.Error
+		rep.Text = lastModelText(ch.History())
+	}
+	return rep
+}
+
+func countCalls(h []llm.Message) int {
+	n := 0
+	for _, m := range h {
+		for _, p := range m.Parts {
+			if p.Call != nil {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func lastModelText(h []llm.Message) string {
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i].Role != llm.RoleModel {
+			continue
+		}
+		var b strings.Builder
+		for _, p := range h[i].Parts {
+			if p.Call == nil && !p.Thought {
+				b.WriteString(p.Text)
+			}
+		}
+		if s := strings.TrimSpace(b.String()); s != "" {
+			return s
+		}
+	}
+	return ""
+}
