@@ -47,10 +47,10 @@ func TestLoadDefinitions(t *testing.T) {
 	for _, d := range defs {
 		names = append(names, d.Name)
 	}
-	if !slices.Equal(names, []string{GeneralPurpose, "reviewer", "tester"}) {
+	if !slices.Equal(names, []string{Explore, GeneralPurpose, "reviewer", "tester"}) {
 		t.Fatalf("names = %v", names)
 	}
-	rev, tst := defs[1], defs[2]
+	rev, tst := defs[2], defs[3]
 	if rev.Description != "project's reviewer" || rev.Prompt != "Review the diff.\nBe strict." || !slices.Equal(rev.Tools, []string{"Read", "grep_search"}) {
 		t.Errorf("reviewer = %+v", rev)
 	}

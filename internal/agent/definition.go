@@ -46,12 +46,21 @@ type Definition struct {
 	Path string
 }
 
+// Explore is the built-in read-only subagent.
+const Explore = "explore"
+
 // Builtin returns the built-in definitions.
 func Builtin() []Definition {
 	return []Definition{{
 		Name: GeneralPurpose,
 		Description: "A general-purpose agent for researching a question across the codebase, searching for code, " +
 			"and carrying out a self-contained multi-step task. Use it to keep long searches out of your own context.",
+	}, {
+		Name: Explore,
+		Description: "A read-only agent for exploring the codebase fast: finding files, searching code, answering how " +
+			"something works. It cannot edit files or run commands.",
+		Tools:  []string{"list_directory", "read_file", "read_many_files", "grep_search", "glob", "web_fetch"},
+		Prompt: "Only read and search; report what you found with file paths and line numbers.",
 	}}
 }
 

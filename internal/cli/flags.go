@@ -29,6 +29,7 @@ type Options struct {
 	SystemPrompt       string
 	AppendSystemPrompt string
 	IncludeDirs        []string
+	MCPConfig          string
 	AllowedTools       []string
 	ExcludeTools       []string
 	CoreTools          []string
@@ -87,6 +88,7 @@ func (o *Options) specs() []flagSpec {
 		{long: "core-tools", list: &o.CoreTools, help: "offer only these tools"},
 		{long: "channel", str: &o.Channel, help: "caller channel (SDK)"},
 		{long: "json-schema", str: &o.JSONSchema, help: "end the run with an object matching this JSON Schema ('{...}' or @file.json)"},
+		{long: "mcp-config", str: &o.MCPConfig, help: "MCP servers: a JSON object {\"mcpServers\": {...}} or a file holding one"},
 		{long: "include-partial-messages", boolean: &o.PartialMessages, help: "stream-json: also emit partial message deltas"},
 		{long: "sandbox", boolean: &o.Sandbox, help: "run shell commands under Landlock: writes only in the workspace and the temp directory, no network (Linux)"},
 		{long: "sandbox-network", boolean: &o.SandboxNetwork, help: "with --sandbox: let shell commands use the network"},

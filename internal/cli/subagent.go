@@ -64,7 +64,7 @@ func (s *subagents) Run(ctx context.Context, t agent.Task) agent.Report {
 		}
 	}
 	names, unknown := agent.Resolve(t.Def, available)
-	if len(unknown) > 0 {
+	if len(unknown) > 0 && t.Def.Path != "" {
 		s.log.Warn("subagent names tools ply does not offer", "subagent", t.Def.Name, "tools", unknown)
 	}
 	reg := tools.NewRegistry()

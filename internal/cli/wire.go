@@ -48,6 +48,19 @@ type core struct {
 	closers  []func()
 }
 
+// agentNames lists the subagents the agent tool offers, if it is offered.
+func (c *core) agentNames() []string {
+	t, ok := c.reg.Lookup(agent.Name)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, d := range t.(*agent.Tool).Definitions() {
+		out = append(out, d.Name)
+	}
+	return out
+}
+
 // close releases what buildCore acquired, last first.
 func (c *core) close() {
 	for i := len(c.closers) - 1; i >= 0; i-- {
@@ -258,7 +271,7 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 	)
 	hcfg := headless.Config{
 		Format: cfg.format, SessionID: sess.id, Model: cfg.model, CWD: c.ws.Root(),
-		Tools: c.reg.Names(), PermissionMode: cfg.mode, Version: Version,
+		Tools: c.reg.Names(), Agents: c.agentNames(), PermissionMode: cfg.mode, Version: Version,
 		MaxSessionTurns: cfg.opts.MaxSessionTurns, MaxToolCalls: cfg.opts.MaxToolCalls,
 		MaxWallTime: cfg.opts.MaxWallTime, Stdout: sio.Stdout, Stderr: sio.Stderr,
 		StructuredOutput: structuredName(cfg),

@@ -70,6 +70,8 @@ type Config struct {
 	Model          string
 	CWD            string
 	Tools          []string
+	Agents         []string
+	MCPServers     []MCPServer
 	PermissionMode string
 	Version        string
 
@@ -347,6 +349,14 @@ func (r *run) resultMsg(subtype string, isErr bool, msg string) Result {
 	return res
 }
 
+// nonNil makes a nil list print as [], as the SDKs expect.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
 func abbreviate(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) <= n {
@@ -422,9 +432,9 @@ func (p *printer) init() {
 	}
 	p.emit(SystemInit{
 		Type: "system", Subtype: "init", UUID: p.cfg.SessionID, SessionID: p.cfg.SessionID,
-		CWD: p.cfg.CWD, Tools: tools, MCPServers: []any{}, Model: p.cfg.Model,
+		CWD: p.cfg.CWD, Tools: tools, MCPServers: nonNil(p.cfg.MCPServers), Model: p.cfg.Model,
 		PermissionMode: p.cfg.PermissionMode, SlashCommands: []string{}, Version: p.cfg.Version,
-		Agents: []string{},
+		Agents: nonNil(p.cfg.Agents),
 	})
 }
 

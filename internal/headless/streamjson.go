@@ -34,18 +34,24 @@ func usageOf(u *llm.Usage) Usage {
 
 // SystemInit is the first message of a run.
 type SystemInit struct {
-	Type           string   `json:"type"`
-	Subtype        string   `json:"subtype"`
-	UUID           string   `json:"uuid"`
-	SessionID      string   `json:"session_id"`
-	CWD            string   `json:"cwd"`
-	Tools          []string `json:"tools"`
-	MCPServers     []any    `json:"mcp_servers"`
-	Model          string   `json:"model"`
-	PermissionMode string   `json:"permission_mode"`
-	SlashCommands  []string `json:"slash_commands"`
-	Version        string   `json:"ply_version"`
-	Agents         []string `json:"agents"`
+	Type           string      `json:"type"`
+	Subtype        string      `json:"subtype"`
+	UUID           string      `json:"uuid"`
+	SessionID      string      `json:"session_id"`
+	CWD            string      `json:"cwd"`
+	Tools          []string    `json:"tools"`
+	MCPServers     []MCPServer `json:"mcp_servers"`
+	Model          string      `json:"model"`
+	PermissionMode string      `json:"permission_mode"`
+	SlashCommands  []string    `json:"slash_commands"`
+	Version        string      `json:"ply_version"`
+	Agents         []string    `json:"agents"`
+}
+
+// MCPServer is one MCP server in the init message.
+type MCPServer struct {
+	Name   string `json:"name"`
+	Status string `json:"status"` // connected, failed
 }
 
 // Block is one content block of an assistant or user message.
