@@ -25,9 +25,12 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	}
 	defer c.close()
 	sess, ch := c.sess, c.chat
-	ui := tui.New(tui.Config{
+	tcfg := tui.Config{
 		Model: cfg.model, PermissionMode: cfg.mode, Version: Version,
 		NoColor: sio.Getenv("NO_COLOR") != "",
+		Root:    c.ws.Root(),
+		History: sess.history,
+		First:   sess.first, FirstType: sess.firstType,
 		Clear: func() {
 			ch.SetHistory(nil)
 			// On resume the transcript then starts from the empty history too.
@@ -39,11 +42,17 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 			}
 		},
 		OnCancel: func(reason string) { sess.w.AppendCancelled(reason) },
-		In:       sio.Stdin, Out: sio.Stdout, Stderr: sio.Stderr,
-	})
+		// The compacted history replaces what came before it on load.
+		OnCompressed: func() { sess.w.AppendCompaction(ch.History()) },
+		Expand:       func(p string) string { return expandAtPaths(p, c.ws) },
+		In:           sio.Stdin, Out: sio.Stdout, Stderr: sio.Stderr,
+	}
+	addTUIControls(&tcfg, cfg, c, log)
+	ui := tui.New(tcfg)
 	notices.set(ui)
 	sched := scheduler.New(c.reg, append(c.schedOps,
 		scheduler.WithApprover(ui),
+		scheduler.WithLiveOutput(ui.LiveOutput),
 		scheduler.WithOnUpdate(func(call *scheduler.Call) {
 			c.recordToolState(call)
 			ui.OnUpdate(call)

@@ -56,6 +56,11 @@ type callView struct {
 	errorType      string
 	display        string
 	duration       time.Duration
+	// Kept by the UI across snapshots: the running command's output tail
+	// and its size, and when the card saw the call start executing.
+	live      string
+	liveTotal int
+	started   time.Time
 }
 
 func viewOf(c *scheduler.Call) callView {
@@ -101,11 +106,11 @@ type driver struct {
 }
 
 // start runs the interaction id in a new goroutine.
-func (d *driver) start(ctx context.Context, id int, parts []llm.Part) {
+func (d *driver) start(ctx context.Context, id int, parts []llm.Part, typ client.SendType) {
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
-		d.interact(ctx, id, parts)
+		d.interact(ctx, id, parts, typ)
 	}()
 }
 
@@ -115,7 +120,7 @@ func (d *driver) wait() { d.wg.Wait() }
 // interact is headless's loop, event-driven: ask, forward every event,
 // run the round's calls, send their results back, until a round asks for
 // no tool.
-func (d *driver) interact(ctx context.Context, id int, parts []llm.Part) {
+func (d *driver) interact(ctx context.Context, id int, parts []llm.Part, typ client.SendType) {
 	done := doneMsg{id: id}
 	defer func() {
 		// A bug in a lower layer must not leave the UI busy for ever nor
@@ -131,7 +136,6 @@ func (d *driver) interact(ctx context.Context, id int, parts []llm.Part) {
 		}
 		d.send(done)
 	}()
-	typ := client.UserQuery
 	for {
 		calls, stop := d.round(ctx, id, parts, typ)
 		if stop || ctx.Err() != nil {
@@ -172,6 +176,10 @@ func (d *driver) round(ctx context.Context, id int, parts []llm.Part, typ client
 		case turn.Retry:
 			// The failed attempt's calls are not the retry's.
 			calls = nil
+		case turn.ChatCompressed:
+			if d.cfg.OnCompressed != nil {
+				d.cfg.OnCompressed()
+			}
 		case turn.LoopDetected, turn.UserCancelled, turn.Error:
 			return nil, true
 		}

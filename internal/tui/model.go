@@ -3,20 +3,23 @@ package tui
 import (
 	"context"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/scheduler"
-	"github.com/plyhq/ply/internal/turn"
 )
 
 // model is the program's state. Finished parts of the conversation are
 // rendered once and printed above the live area (they go to the terminal's
-// scrollback), so a streamed chunk re-renders only the message it extends.
+// scrollback), so the history is never rendered again: a frame draws only
+// the live area, and a streamed chunk re-renders only the reply's open
+// line (see mdStream).
 type model struct {
 	cfg  Config
 	drv  *driver
@@ -29,39 +32,54 @@ type model struct {
 	st            styles
 	md            *markdown
 
-	// printed holds every committed block in order; toPrint those not yet
-	// handed to the terminal. One print is in flight at a time so blocks
-	// cannot overtake each other.
-	printed  []string
+	// toPrint holds the committed blocks not yet handed to the terminal.
+	// One print is in flight at a time so blocks cannot overtake each
+	// other. keep, set by tests, also keeps every block in printed.
 	toPrint  []string
 	printing bool
+	keep     bool
+	printed  []string
 
 	// The running interaction.
 	busy       bool
 	id         int
 	cancel     context.CancelFunc
 	cancelling bool
-	text       strings.Builder
-	thought    strings.Builder
+	reply      *mdStream // the reply being streamed
+	thinking   thoughtBuf
 	roundDone  bool // the round finished: more content is a new message
 	cards      []*callView
 	approval   *approval
 	status     string
+	retryable  bool // the last interaction failed in a model request: Ctrl+Y resends
+	compacting bool // /compress runs
+
+	// Thoughts: the last one, and whether they are shown unfolded.
+	lastThought  string
+	showThoughts bool
 
 	queued  []string
 	history []string
 	histPos int
 	draft   string
-	usage   llm.Usage
-	armed   bool // Ctrl+C pressed once on an idle, empty prompt
+	pastes  []string // collapsed pastes, by number-1
+	hint    string   // completion candidates under the editor
+	picker  *picker  // the /resume session picker
+	todos   []todo
+	stats   stats
+	ctxPct  int // context used in percent, -1 unknown
+	armed   bool
 }
 
-// approval is the open dialog.
-type approval struct {
-	call      callView
-	reply     chan scheduler.Decision
-	reasoning bool // typing the reason for a denial
-	reason    []rune
+// stats is what /stats reports.
+type stats struct {
+	start        time.Time
+	prompts      int
+	rounds       int
+	toolCalls    int
+	toolFailed   int
+	usage        llm.Usage
+	compressions int
 }
 
 // printedMsg reports that the last print reached the terminal.
@@ -79,10 +97,11 @@ func newModel(cfg Config, drv *driver) *model {
 	in.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("ctrl+j", "shift+enter", "alt+enter"))
 	in.Focus()
 	m := &model{cfg: cfg, drv: drv, base: context.Background(), input: in, spin: spinner.New(spinner.WithSpinner(spinner.Dot)),
-		st: newStyles(cfg.NoColor), width: 80, height: 24}
+		st: newStyles(cfg.NoColor), width: 80, height: 24, ctxPct: -1}
 	if cfg.Width > 0 {
 		m.width, m.height = cfg.Width, cfg.Height
 	}
+	m.stats.start = time.Now()
 	m.md = newMarkdown(cfg.NoColor)
 	m.input.SetWidth(m.width)
 	if cfg.NoColor {
@@ -93,12 +112,23 @@ func newModel(cfg Config, drv *driver) *model {
 
 func (m *model) Init() tea.Cmd {
 	title := strings.TrimSpace("ply "+m.cfg.Version) + " · " + m.cfg.Model + " · /help for help"
-	return m.commit(m.st.dim.Render(title))
+	cmds := []tea.Cmd{m.commit(m.st.dim.Render(title))}
+	if len(m.cfg.History) > 0 {
+		cmds = append(cmds, m.commit(m.renderHistory(m.cfg.History)))
+	}
+	m.refreshContext()
+	if len(m.cfg.First) > 0 || m.cfg.FirstType == client.Retry {
+		cmds = append(cmds, m.commit(m.st.dim.Render("↻ going on with the interrupted turn")),
+			m.start(m.cfg.First, m.cfg.FirstType))
+	}
+	return tea.Sequence(cmds...)
 }
 
 // commit appends a finished block to the conversation.
 func (m *model) commit(block string) tea.Cmd {
-	m.printed = append(m.printed, block)
+	if m.keep {
+		m.printed = append(m.printed, block)
+	}
 	m.toPrint = append(m.toPrint, block)
 	return m.flush()
 }
@@ -109,6 +139,7 @@ func (m *model) flush() tea.Cmd {
 	}
 	m.printing = true
 	s := strings.Join(m.toPrint, "\n")
+	clear(m.toPrint)
 	m.toPrint = m.toPrint[:0]
 	return tea.Sequence(tea.Println(s), func() tea.Msg { return printedMsg{} })
 }
@@ -116,14 +147,12 @@ func (m *model) flush() tea.Cmd {
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.width, m.height = msg.Width, msg.Height
-		m.input.SetWidth(msg.Width)
-		return m, nil
+		return m, m.resize(msg.Width, msg.Height)
 	case printedMsg:
 		m.printing = false
 		return m, m.flush()
 	case spinner.TickMsg:
-		if !m.busy {
+		if !m.busy && !m.compacting {
 			m.ticking = false
 			return m, nil
 		}
@@ -133,12 +162,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
 	case tea.PasteMsg:
-		if m.approval == nil {
-			var cmd tea.Cmd
-			m.input, cmd = m.input.Update(msg)
-			return m, cmd
-		}
-		return m, nil
+		return m, m.paste(msg.Content)
 	case eventMsg:
 		if msg.id != m.id {
 			return m, nil
@@ -147,13 +171,16 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case callMsg:
 		m.updateCard(msg.call)
 		return m, nil
+	case outputMsg:
+		m.liveOutput(msg)
+		return m, nil
 	case approvalMsg:
 		if m.approval != nil {
 			// The scheduler asks one call at a time; a second request
 			// means the first's asker gave up.
 			m.approval.reply <- scheduler.Decision{Outcome: scheduler.OutcomeCancel}
 		}
-		m.approval = &approval{call: msg.call, reply: msg.reply}
+		m.approval = m.newApproval(msg)
 		m.updateCard(msg.call)
 		return m, nil
 	case toolsDoneMsg:
@@ -166,126 +193,61 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		return m, m.finish(msg)
+	case compressedMsg:
+		return m, m.compressed(msg)
 	case noticeMsg:
-		return m, m.commit(m.st.dim.Render(msg.text))
+		return m, m.commit(m.st.dim.Render(sanitize(msg.text)))
 	}
 	return m, nil
 }
 
-// key handles one key press. Ctrl+C and Esc mean "stop" while anything
-// runs, before any other reading of the key.
-func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
-	s := k.String()
-	if s != "ctrl+c" {
-		m.armed = false
-	}
-	switch s {
-	case "ctrl+c":
-		switch {
-		case m.busy:
-			m.stop()
-		case m.input.Value() != "":
-			m.input.Reset()
-		case m.armed:
-			return tea.Quit
-		default:
-			m.armed = true
-		}
-		return nil
-	case "esc":
-		if m.approval != nil && m.approval.reasoning {
-			m.approval.reasoning, m.approval.reason = false, nil
-			return nil
-		}
-		if m.busy {
-			m.stop()
-		}
-		return nil
-	}
-	if m.approval != nil {
-		return m.dialogKey(k)
-	}
-	switch s {
-	case "enter":
-		text := strings.TrimSpace(m.input.Value())
-		if text == "" {
-			return nil
-		}
-		m.input.Reset()
-		m.remember(text)
-		if m.busy {
-			// Type-ahead: sent as the next prompt when this turn ends.
-			m.queued = append(m.queued, text)
-			return nil
-		}
-		if strings.HasPrefix(text, "/") {
-			return m.command(text)
-		}
-		return m.submit(text)
-	case "up":
-		if m.input.Line() == 0 && m.histPos > 0 {
-			if m.histPos == len(m.history) {
-				m.draft = m.input.Value()
-			}
-			m.histPos--
-			m.input.SetValue(m.history[m.histPos])
-			return nil
-		}
-	case "down":
-		if m.input.Line() == m.input.LineCount()-1 && m.histPos < len(m.history) {
-			m.histPos++
-			if m.histPos == len(m.history) {
-				m.input.SetValue(m.draft)
-			} else {
-				m.input.SetValue(m.history[m.histPos])
-			}
-			return nil
-		}
-	}
-	var cmd tea.Cmd
-	m.input, cmd = m.input.Update(k)
-	return cmd
-}
-
-func (m *model) remember(text string) {
-	if n := len(m.history); n == 0 || m.history[n-1] != text {
-		m.history = append(m.history, text)
-	}
-	m.histPos, m.draft = len(m.history), ""
-}
-
-// dialogKey answers the open approval dialog.
-func (m *model) dialogKey(k tea.KeyPressMsg) tea.Cmd {
-	a := m.approval
-	if a.reasoning {
-		switch k.String() {
-		case "enter":
-			m.answer(scheduler.Decision{Outcome: scheduler.OutcomeDeny, Reason: strings.TrimSpace(string(a.reason))})
-		case "backspace":
-			if len(a.reason) > 0 {
-				a.reason = a.reason[:len(a.reason)-1]
-			}
-		case "space":
-			a.reason = append(a.reason, ' ')
-		default:
-			a.reason = append(a.reason, []rune(k.Text)...)
-		}
-		return nil
-	}
-	switch k.String() {
-	case "y", "enter":
-		m.answer(scheduler.Decision{Outcome: scheduler.OutcomeAllowOnce})
-	case "a":
-		m.answer(scheduler.Decision{Outcome: scheduler.OutcomeAllowAlways})
-	case "n":
-		a.reasoning = true
+// resize takes a new window size. What is printed stays as the terminal
+// reflows it; the live area and everything committed later use the new
+// width, and the reply being streamed renders its open line again.
+func (m *model) resize(w, h int) tea.Cmd {
+	m.width, m.height = max(w, 20), max(h, 5)
+	m.input.SetWidth(m.width)
+	if m.reply != nil {
+		m.reply.width, m.reply.tailOK = m.width, false
 	}
 	return nil
 }
 
-func (m *model) answer(d scheduler.Decision) {
-	m.approval.reply <- d
-	m.approval = nil
+// submit starts an interaction for text.
+func (m *model) submit(text string) tea.Cmd {
+	cmds := []tea.Cmd{m.commit(m.renderUser(text))}
+	m.stats.prompts++
+	sent := m.expandPastes(text)
+	if m.cfg.Expand != nil {
+		sent = m.cfg.Expand(sent)
+	}
+	return tea.Batch(append(cmds, m.start([]llm.Part{{Text: sent}}, client.UserQuery))...)
+}
+
+// retry resends the history as it stands after a failed request (Ctrl+Y):
+// the prompt is in the history already and is not pushed again.
+func (m *model) retry() tea.Cmd {
+	if m.busy || !m.retryable {
+		return m.commit(m.st.dim.Render("nothing to retry"))
+	}
+	return tea.Batch(m.commit(m.st.dim.Render("↻ retrying the last request")), m.start(nil, client.Retry))
+}
+
+func (m *model) start(parts []llm.Part, typ client.SendType) tea.Cmd {
+	m.id++
+	ctx, cancel := context.WithCancel(m.base)
+	m.busy, m.cancel, m.cancelling, m.status, m.retryable = true, cancel, false, "", false
+	m.resetRound()
+	m.drv.start(ctx, m.id, parts, typ)
+	return m.tick()
+}
+
+func (m *model) tick() tea.Cmd {
+	if m.ticking {
+		return nil
+	}
+	m.ticking = true
+	return m.spin.Tick
 }
 
 // stop cancels the running interaction; its doneMsg ends it.
@@ -303,116 +265,6 @@ func (m *model) cancelRunning() {
 	}
 }
 
-// submit starts an interaction for text.
-func (m *model) submit(text string) tea.Cmd {
-	cmds := []tea.Cmd{m.commit(m.renderUser(text))}
-	m.id++
-	ctx, cancel := context.WithCancel(m.base)
-	m.busy, m.cancel, m.cancelling, m.status = true, cancel, false, ""
-	m.resetRound()
-	m.drv.start(ctx, m.id, []llm.Part{{Text: text}})
-	if !m.ticking {
-		m.ticking = true
-		cmds = append(cmds, m.spin.Tick)
-	}
-	return tea.Batch(cmds...)
-}
-
-func (m *model) resetRound() {
-	m.text.Reset()
-	m.thought.Reset()
-	m.roundDone = false
-}
-
-// event applies one stream event.
-func (m *model) event(ev turn.Event) tea.Cmd {
-	switch e := ev.(type) {
-	case turn.Content:
-		var cmd tea.Cmd
-		if m.roundDone {
-			// A continuation (next speaker, Stop hook) is a new message.
-			cmd = m.commitText()
-		}
-		m.text.WriteString(e.Text)
-		m.status = ""
-		return cmd
-	case turn.Thought:
-		m.thought.WriteString(e.Text)
-	case *turn.ToolCallRequest:
-		m.updateCard(callView{id: e.CallID, name: e.Name, args: e.Args})
-	case turn.Finished:
-		if e.Usage != nil {
-			m.usage.Add(e.Usage)
-		}
-		m.roundDone = true
-		return m.commitText()
-	case turn.Retry:
-		m.resetRound()
-		m.dropPendingCards()
-		m.status = "retrying: " + abbreviate(e.Reason, 100)
-	case turn.ChatCompressed:
-		return m.commit(m.st.dim.Render(formatCompressed(e)))
-	case turn.LoopDetected:
-		return tea.Batch(m.commitText(), m.commit(m.st.err.Render("✗ stopped: "+e.Message)))
-	case turn.Error:
-		if m.cancelling {
-			return nil
-		}
-		return tea.Batch(m.commitText(), m.commit(m.st.err.Render("✗ "+e.Err.Error())))
-	case turn.UserCancelled:
-	}
-	return nil
-}
-
-// commitText moves the streamed reply (and its folded thought) into the
-// conversation.
-func (m *model) commitText() tea.Cmd {
-	var cmds []tea.Cmd
-	if m.thought.Len() > 0 {
-		cmds = append(cmds, m.commit(m.renderThought(m.thought.String())))
-	}
-	if t := m.text.String(); strings.TrimSpace(t) != "" {
-		cmds = append(cmds, m.commit(m.md.render(t, m.width)))
-	}
-	m.text.Reset()
-	m.thought.Reset()
-	return tea.Batch(cmds...)
-}
-
-func (m *model) updateCard(v callView) {
-	for i, c := range m.cards {
-		if c.id == v.id {
-			if v.args == "" {
-				v.args = c.args
-			}
-			m.cards[i] = &v
-			return
-		}
-	}
-	m.cards = append(m.cards, &v)
-}
-
-// dropPendingCards forgets calls the scheduler never saw: a retried
-// stream's calls are not run.
-func (m *model) dropPendingCards() {
-	kept := m.cards[:0]
-	for _, c := range m.cards {
-		if c.state != "" {
-			kept = append(kept, c)
-		}
-	}
-	m.cards = kept
-}
-
-func (m *model) commitCards() tea.Cmd {
-	var cmds []tea.Cmd
-	for _, c := range m.cards {
-		cmds = append(cmds, m.commit(m.renderCard(c, false)))
-	}
-	m.cards = nil
-	return tea.Batch(cmds...)
-}
-
 // finish ends the interaction and sends what was typed meanwhile.
 func (m *model) finish(d doneMsg) tea.Cmd {
 	cmds := []tea.Cmd{m.commitText(), m.commitCards()}
@@ -421,46 +273,36 @@ func (m *model) finish(d doneMsg) tea.Cmd {
 	}
 	if d.cancelled {
 		cmds = append(cmds, m.commit(m.st.dim.Render("⏹ cancelled")))
+		m.retryable = false
+	}
+	if m.retryable {
+		cmds = append(cmds, m.commit(m.st.dim.Render("Ctrl+Y to retry")))
 	}
 	if m.approval != nil {
 		m.answer(scheduler.Decision{Outcome: scheduler.OutcomeCancel})
 	}
 	m.cancelRunning()
 	m.busy, m.cancel, m.cancelling, m.status = false, nil, false, ""
-	if len(m.queued) > 0 && !d.cancelled {
-		text := strings.Join(m.queued, "\n\n")
-		m.queued = nil
-		cmds = append(cmds, m.submit(text))
-	}
-	return tea.Batch(cmds...)
+	m.refreshContext()
+	return tea.Batch(append(cmds, m.sendQueued(d.cancelled))...)
 }
 
-// command runs a slash command typed on an idle prompt.
-func (m *model) command(text string) tea.Cmd {
-	name, _, _ := strings.Cut(text, " ")
-	switch name {
-	case "/quit", "/exit":
-		return tea.Quit
-	case "/help":
-		return m.commit(helpText)
-	case "/clear":
-		if m.cfg.Clear != nil {
-			m.cfg.Clear()
-		}
-		m.usage = llm.Usage{}
-		return tea.Sequence(tea.ClearScreen, m.commit(m.st.dim.Render("(new conversation)")))
+// sendQueued sends what was typed while the agent worked, as one prompt.
+func (m *model) sendQueued(cancelled bool) tea.Cmd {
+	if len(m.queued) == 0 || cancelled || m.busy || m.compacting {
+		return nil
 	}
-	return m.commit(m.st.err.Render("unknown command " + name + " (try /help)"))
+	text := strings.Join(m.queued, "\n\n")
+	m.queued = nil
+	return m.submit(text)
 }
 
-const helpText = `Commands:
-  /help    this help
-  /clear   start a new conversation
-  /quit    leave ply
-Keys:
-  Enter         send (while the agent works: queue for when it is done)
-  Ctrl+J        new line
-  Up/Down       previous/next prompt
-  Esc, Ctrl+C   stop the running request or tool
-  Ctrl+C twice  leave, on an empty prompt
-In the approval dialog: y allow once, a allow always, n deny (then type a reason, Enter).`
+func (m *model) refreshContext() {
+	if m.cfg.ContextUsed == nil {
+		return
+	}
+	used, window := m.cfg.ContextUsed()
+	if window > 0 {
+		m.ctxPct = min(used*100/window, 999)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"io"
 	"iter"
 	"sync"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -35,13 +36,24 @@ type ToolRunner interface {
 	RunTools(ctx context.Context, calls []*turn.ToolCallRequest) ([]llm.FunctionResponse, error)
 }
 
-// Config describes the session the UI shows.
+// Config describes the session the UI shows. Every callback is optional:
+// a command whose callback is nil says it is not available.
 type Config struct {
 	Model          string
 	PermissionMode string
 	Version        string
 	// NoColor renders without colour or other styling (NO_COLOR).
 	NoColor bool
+	// Root is the workspace root: @path completion and the approval
+	// dialog's diffs of write_file read under it.
+	Root string
+	// History is the conversation so far (a resumed session); it is shown
+	// above the prompt at start.
+	History []llm.Message
+	// First, when set (or FirstType is client.Retry), is sent at start:
+	// a resumed session's interrupted turn goes on without a new prompt.
+	First     []llm.Part
+	FirstType client.SendType
 	// Clear, when set, starts a fresh conversation for /clear.
 	Clear func()
 	// Checkpoint, when set, is called at each round boundary so the
@@ -49,6 +61,36 @@ type Config struct {
 	Checkpoint func()
 	// OnCancel, when set, records a cancellation.
 	OnCancel func(reason string)
+	// OnCompressed, when set, records that the history was compressed
+	// (automatically before a request, or by /compress).
+	OnCompressed func()
+	// Expand, when set, rewrites a prompt before it is sent (the contents
+	// of @path references are appended).
+	Expand func(prompt string) string
+
+	// Compress summarises the older history now (/compress). It may take
+	// a model round-trip; the UI calls it off its own goroutine.
+	Compress func(ctx context.Context) (before, after int, ok bool)
+	// ContextUsed estimates the tokens of the history and the model's
+	// window, for the footer's percentage.
+	ContextUsed func() (used, window int)
+	// SetModel switches the model for later requests (/model name).
+	SetModel func(name string) error
+	// Mode returns the current approval mode (a tool may change it);
+	// SetMode changes it (/approval-mode, Shift+Tab). Modes lists the
+	// modes in the order Shift+Tab cycles them.
+	Mode    func() string
+	SetMode func(name string) error
+	Modes   []string
+	// Sessions lists this workspace's saved sessions, newest first, and
+	// Resume switches to one, returning its history (/resume).
+	Sessions func() ([]SessionInfo, error)
+	Resume   func(id string) ([]llm.Message, error)
+	// Tools lists the tools the model is offered (/tools).
+	Tools func() []ToolInfo
+	// Memory lists the instruction files loaded into the system prompt
+	// (/memory).
+	Memory func() []MemoryFile
 
 	// In and Out are the terminal; nil means the process's own.
 	In  io.Reader
@@ -59,6 +101,24 @@ type Config struct {
 	// Size, when non-zero, is the initial window size; tests without a
 	// terminal use it.
 	Width, Height int
+}
+
+// SessionInfo is one saved session as the /resume picker lists it.
+type SessionInfo struct {
+	ID          string
+	Modified    time.Time
+	Turns       int
+	FirstPrompt string
+	Current     bool
+}
+
+// ToolInfo is one tool as /tools lists it.
+type ToolInfo struct{ Name, Description string }
+
+// MemoryFile is one loaded instruction file as /memory lists it.
+type MemoryFile struct {
+	Path  string
+	Bytes int
 }
 
 // UI is one interactive session. Build it first so that the scheduler can
@@ -107,15 +167,18 @@ func (u *UI) Run(ctx context.Context, rounds Rounds, tools ToolRunner) int {
 	u.mu.Lock()
 	u.prog = p
 	u.mu.Unlock()
-	final, err := p.Run()
+	_, err := p.Run()
 	u.mu.Lock()
 	u.prog = nil
 	u.mu.Unlock()
 	// Bubble Tea has restored the terminal by now, also after a panic in
-	// Update or View, so stderr is safe to write to again.
-	if fm, ok := final.(*model); ok {
-		fm.cancelRunning()
-		fm.drv.wait()
+	// Update or View, so stderr is safe to write to again. After a panic
+	// Run returns no model, so stop the interaction through our own
+	// reference, and make the session durable before reporting.
+	m.cancelRunning()
+	m.drv.wait()
+	if errors.Is(err, tea.ErrProgramPanic) && u.cfg.Checkpoint != nil {
+		u.cfg.Checkpoint()
 	}
 	switch {
 	case err == nil, errors.Is(err, tea.ErrInterrupted):

@@ -1,19 +1,12 @@
 package tui
 
 import (
-	"cmp"
-	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
-
-	"github.com/plyhq/ply/internal/scheduler"
-	"github.com/plyhq/ply/internal/turn"
 )
 
 type styles struct {
@@ -55,90 +48,20 @@ func wrap(text string, width int) string {
 }
 
 func (m *model) renderUser(text string) string {
-	return m.st.user.Render("> ") + text
+	lines := strings.Split(sanitizeLines(text), "\n")
+	for i, l := range lines {
+		lines[i] = strings.Join(wrapIndent("", l, max(m.width-3, 10)), "\n  ")
+	}
+	return m.st.user.Render("> ") + strings.Join(lines, "\n  ")
 }
 
-func (m *model) renderThought(t string) string {
-	// Folded: the reasoning is kept out of the way. UNFINISHED: a key to
-	// unfold it.
-	return m.st.dim.Render(fmt.Sprintf("∴ thought (%d words)", len(strings.Fields(t))))
-}
-
-func formatCompressed(e turn.ChatCompressed) string {
-	return fmt.Sprintf("compressed the conversation: ~%d → ~%d tokens", e.TokensBefore, e.TokensAfter)
-}
-
-// renderCard draws one tool call: a header with its state and a line with
-// its short result.
-func (m *model) renderCard(c *callView, live bool) string {
-	var icon string
-	st := m.st.dim
-	switch c.state {
-	case scheduler.StateExecuting:
-		icon = "⋯"
-		if live {
-			icon = m.spin.View()
-		}
-	case scheduler.StateAwaitingApproval:
-		icon, st = "?", m.st.warn
-	case scheduler.StateSuccess:
-		icon, st = "✓", m.st.ok
-	case scheduler.StateError:
-		icon, st = "✗", m.st.err
-	case scheduler.StateCancelled:
-		icon = "⊘"
-	default:
-		icon = "○"
+// sanitizeLines sanitizes each line of a multi-line text.
+func sanitizeLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = sanitize(l)
 	}
-	state := string(c.state)
-	if state == "" {
-		state = "pending"
-	}
-	head := st.Render(icon) + " " + m.st.bold.Render(c.name) + " " + abbreviate(argSummary(c.args), max(m.width-len(c.name)-30, 20)) +
-		" " + m.st.dim.Render(stateLabel(state, c.duration))
-	if !c.state.Terminal() {
-		return head
-	}
-	out := c.display
-	if out == "" {
-		out = c.output
-	}
-	line := firstLine(out, max(m.width-8, 20))
-	if c.state == scheduler.StateError {
-		msg := line
-		if c.errorType != "" {
-			msg = c.errorType + ": " + line
-		}
-		return head + "\n  ⎿ " + m.st.err.Render(msg)
-	}
-	if line == "" {
-		return head
-	}
-	return head + "\n  ⎿ " + m.st.dim.Render(line)
-}
-
-func stateLabel(state string, d time.Duration) string {
-	switch {
-	case d <= 0:
-		return state
-	case d < time.Millisecond:
-		return state + " · <1ms"
-	}
-	return state + " · " + d.Round(time.Millisecond).String()
-}
-
-// argSummary shows the argument a reader cares about most.
-func argSummary(args string) string {
-	var obj map[string]any
-	if json.Unmarshal([]byte(args), &obj) != nil {
-		return args
-	}
-	for _, k := range []string{"file_path", "path", "command", "pattern", "absolute_path", "dir_path"} {
-		if v, ok := obj[k].(string); ok {
-			return v
-		}
-	}
-	return args
+	return strings.Join(lines, "\n")
 }
 
 func firstLine(s string, n int) string {
@@ -159,86 +82,20 @@ func abbreviate(s string, n int) string {
 	return s
 }
 
-// renderDialog draws the approval dialog for a.
-func (m *model) renderDialog(a *approval) string {
-	var b strings.Builder
-	b.WriteString(m.st.warn.Render("Allow "+a.call.name+"?") + "\n")
-	b.WriteString(argDetails(a.call.args, max(m.width-8, 20), 8))
-	b.WriteString("\n\n")
-	if a.reasoning {
-		b.WriteString("Reason for denying (optional, Enter to send, Esc to go back):\n> " + string(a.reason) + "█")
-	} else {
-		b.WriteString(m.st.bold.Render("y") + " allow once   " + m.st.bold.Render("a") + " allow always   " +
-			m.st.bold.Render("n") + " deny   " + m.st.dim.Render("esc cancel"))
-	}
-	return m.st.dialog.Width(max(m.width-2, 20)).Render(b.String())
-}
-
-// argDetails lists a call's arguments, each cut to a few lines: enough to
-// judge an edit without flooding an 80x24 screen.
-func argDetails(args string, width, lines int) string {
-	var obj map[string]any
-	if json.Unmarshal([]byte(args), &obj) != nil || len(obj) == 0 {
-		return abbreviate(args, width*2)
-	}
-	var b strings.Builder
-	used := 0
-	for _, k := range sortedKeys(obj) {
-		v, ok := obj[k].(string)
-		if !ok {
-			raw, _ := json.Marshal(obj[k])
-			v = string(raw)
-		}
-		vl := strings.Split(strings.TrimRight(v, "\n"), "\n")
-		if used >= lines {
-			b.WriteString("…\n")
-			break
-		}
-		fmt.Fprintf(&b, "%s: ", k)
-		room := min(len(vl), max(lines-used, 1), 3)
-		for i := range room {
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			b.WriteString(abbreviate(vl[i], width-len(k)-2) + "\n")
-		}
-		if room < len(vl) {
-			fmt.Fprintf(&b, "  … (%d more lines)\n", len(vl)-room)
-		}
-		used += room
-	}
-	return strings.TrimRight(b.String(), "\n")
-}
-
-func sortedKeys(m map[string]any) []string {
-	// The paths first: they say what is touched.
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	rank := func(k string) int {
-		if strings.Contains(k, "path") || k == "command" {
-			return 0
-		}
-		return 1
-	}
-	slices.SortFunc(keys, func(a, b string) int {
-		return cmp.Or(cmp.Compare(rank(a), rank(b)), strings.Compare(a, b))
-	})
-	return keys
-}
-
-// View draws the live area: the reply being streamed, the running tool
-// calls, the dialog, the editor and the footer. Everything finished is
-// above it, already printed.
+// View draws the live area: the open line of the reply being streamed,
+// the running tool calls, the dialog or picker, the task list, the editor
+// and the footer. Everything finished is above it, already printed, and
+// is never drawn again.
 func (m *model) View() tea.View {
-	var parts []string
+	parts := make([]string, 0, 8)
 	if m.busy {
-		if t := m.text.String(); t != "" {
-			parts = append(parts, m.tail(wrap(t, m.width)))
+		if m.thinking.len() > 0 {
+			parts = append(parts, m.thoughtView())
 		}
-		if m.thought.Len() > 0 && m.text.Len() == 0 {
-			parts = append(parts, m.st.dim.Render("∴ thinking…"))
+		if m.reply != nil {
+			if t := m.reply.view(); t != "" {
+				parts = append(parts, m.tail(t, max(m.height-8-len(m.cards)*2, 3)))
+			}
 		}
 	}
 	for _, c := range m.cards {
@@ -247,10 +104,19 @@ func (m *model) View() tea.View {
 	if m.approval != nil {
 		parts = append(parts, m.renderDialog(m.approval))
 	}
-	if m.busy {
+	if m.picker != nil {
+		parts = append(parts, m.renderPicker())
+	}
+	if t := m.renderTodos(); t != "" && m.approval == nil && m.picker == nil {
+		parts = append(parts, t)
+	}
+	if m.busy || m.compacting {
 		line := m.spin.View() + " working… " + m.st.dim.Render("(esc to stop)")
-		if m.cancelling {
+		switch {
+		case m.cancelling:
 			line = m.spin.View() + " stopping…"
+		case m.compacting && !m.busy:
+			line = m.spin.View() + " compressing…"
 		}
 		if m.status != "" {
 			line += " " + m.st.dim.Render(m.status)
@@ -258,32 +124,39 @@ func (m *model) View() tea.View {
 		if n := len(m.queued); n > 0 {
 			line += m.st.dim.Render(fmt.Sprintf(" · %d queued", n))
 		}
-		parts = append(parts, line)
+		parts = append(parts, abbreviate(line, m.width-1))
 	}
-	if m.approval == nil {
+	if m.approval == nil && m.picker == nil {
 		parts = append(parts, m.input.View())
+		if m.hint != "" {
+			parts = append(parts, m.st.dim.Render(abbreviate(m.hint, m.width-1)))
+		}
 	}
 	parts = append(parts, m.footer())
 	return tea.NewView(strings.Join(parts, "\n"))
 }
 
-// tail keeps the last lines of the streamed reply that fit: the live area
-// cannot scroll, and the full reply is printed when it finishes.
-func (m *model) tail(s string) string {
-	room := max(m.height-8-len(m.cards)*2, 3)
-	lines := strings.Split(s, "\n")
-	if len(lines) > room {
-		lines = lines[len(lines)-room:]
+// tail keeps the last n lines of s: the live area cannot scroll.
+func (m *model) tail(s string, n int) string {
+	if strings.Count(s, "\n") < n {
+		return s
 	}
-	return strings.Join(lines, "\n")
+	lines := strings.Split(s, "\n")
+	return strings.Join(lines[len(lines)-n:], "\n")
 }
 
 func (m *model) footer() string {
 	if m.armed {
 		return m.st.warn.Render("Press Ctrl+C again to exit")
 	}
-	s := fmt.Sprintf("%s · %s mode · %s in / %s out tokens", m.cfg.Model, m.cfg.PermissionMode,
-		count(m.usage.InputTokens), count(m.usage.OutputTokens))
+	s := m.cfg.Model + " · " + m.mode() + " mode"
+	if m.ctxPct >= 0 {
+		s += fmt.Sprintf(" · %d%% context", m.ctxPct)
+	}
+	s += fmt.Sprintf(" · %s in / %s out tokens", count(m.stats.usage.InputTokens), count(m.stats.usage.OutputTokens))
+	if m.retryable && !m.busy {
+		s += " · ctrl+y retry"
+	}
 	return m.st.dim.Render(abbreviate(s, max(m.width-1, 10)))
 }
 

@@ -1,0 +1,318 @@
+package tui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/plyhq/ply/internal/llm"
+)
+
+// commands lists the slash commands with their help line, in help order.
+var commands = []struct{ name, help string }{
+	{"/help", "this help"},
+	{"/clear", "start a new conversation"},
+	{"/compress", "summarise the older conversation now, to free context"},
+	{"/stats", "token usage, rounds, tool calls and time of this session"},
+	{"/model", "[name]  show the model, or switch to name"},
+	{"/approval-mode", "[mode]  show the approval mode, or set it (Shift+Tab cycles)"},
+	{"/resume", "pick a saved session of this workspace to go on with"},
+	{"/tools", "list the tools the model may call"},
+	{"/memory", "list the instruction files loaded into the system prompt"},
+	{"/quit", "leave ply"},
+}
+
+func commandsWithPrefix(p string) []string {
+	var out []string
+	for _, c := range commands {
+		if strings.HasPrefix(c.name, p) {
+			out = append(out, c.name)
+		}
+	}
+	if p == "/e" || p == "/ex" || p == "/exi" || p == "/exit" {
+		out = append(out, "/exit")
+	}
+	return out
+}
+
+// compressedMsg reports the end of a /compress.
+type compressedMsg struct {
+	before, after int
+	ok            bool
+}
+
+// command runs a slash command. The ones that change the conversation
+// wait for an idle agent; the others work at any time.
+func (m *model) command(text string) tea.Cmd {
+	name, arg, _ := strings.Cut(text, " ")
+	arg = strings.TrimSpace(arg)
+	idle := func() bool { return !m.busy && !m.compacting }
+	switch name {
+	case "/quit", "/exit":
+		return tea.Quit
+	case "/help":
+		return m.commit(helpText())
+	case "/clear":
+		if !idle() {
+			return m.notIdle(name)
+		}
+		if m.cfg.Clear != nil {
+			m.cfg.Clear()
+		}
+		m.stats.usage, m.todos, m.lastThought, m.retryable = llm.Usage{}, nil, "", false
+		m.refreshContext()
+		return tea.Sequence(tea.ClearScreen, m.commit(m.st.dim.Render("(new conversation)")))
+	case "/compress":
+		if !idle() {
+			return m.notIdle(name)
+		}
+		if m.cfg.Compress == nil {
+			return m.unavailable(name)
+		}
+		m.compacting = true
+		compress := m.cfg.Compress
+		ctx := m.base
+		return tea.Batch(m.commit(m.st.dim.Render("compressing the conversation…")), m.tick(), func() tea.Msg {
+			b, a, ok := compress(ctx)
+			return compressedMsg{before: b, after: a, ok: ok}
+		})
+	case "/stats":
+		return m.commit(m.statsText())
+	case "/model":
+		if arg == "" {
+			return m.commit("model: " + m.cfg.Model)
+		}
+		if m.cfg.SetModel == nil {
+			return m.unavailable(name)
+		}
+		if err := m.cfg.SetModel(arg); err != nil {
+			return m.commit(m.st.err.Render("✗ " + err.Error()))
+		}
+		m.cfg.Model = arg
+		return m.commit(m.st.dim.Render("model set to " + arg + " (from the next request on)"))
+	case "/approval-mode":
+		if arg == "" {
+			return m.commit(fmt.Sprintf("approval mode: %s (modes: %s)", m.mode(), strings.Join(m.cfg.Modes, ", ")))
+		}
+		return m.setMode(arg)
+	case "/resume":
+		if !idle() {
+			return m.notIdle(name)
+		}
+		if m.cfg.Sessions == nil || m.cfg.Resume == nil {
+			return m.unavailable(name)
+		}
+		list, err := m.cfg.Sessions()
+		if err != nil {
+			return m.commit(m.st.err.Render("✗ listing sessions: " + err.Error()))
+		}
+		if len(list) == 0 {
+			return m.commit(m.st.dim.Render("no saved sessions for this workspace"))
+		}
+		m.picker = &picker{items: list}
+		return nil
+	case "/tools":
+		if m.cfg.Tools == nil {
+			return m.unavailable(name)
+		}
+		var b strings.Builder
+		b.WriteString("Tools:")
+		for _, t := range m.cfg.Tools() {
+			first, _, _ := strings.Cut(strings.TrimSpace(t.Description), "\n")
+			fmt.Fprintf(&b, "\n  %s  %s", m.st.bold.Render(t.Name), m.st.dim.Render(abbreviate(first, max(m.width-len(t.Name)-6, 10))))
+		}
+		return m.commit(b.String())
+	case "/memory":
+		if m.cfg.Memory == nil {
+			return m.unavailable(name)
+		}
+		files := m.cfg.Memory()
+		if len(files) == 0 {
+			return m.commit(m.st.dim.Render("no instruction files (PLY.md, AGENTS.md, …) are loaded"))
+		}
+		var b strings.Builder
+		b.WriteString("Instruction files, in the order they are loaded:")
+		for _, f := range files {
+			fmt.Fprintf(&b, "\n  %s %s", f.Path, m.st.dim.Render(fmt.Sprintf("(%d bytes)", f.Bytes)))
+		}
+		return m.commit(b.String())
+	}
+	msg := "unknown command " + name
+	if c := commandsWithPrefix(name); len(c) > 0 {
+		msg += " (did you mean " + strings.Join(c, ", ") + "?)"
+	} else {
+		msg += " (try /help)"
+	}
+	return m.commit(m.st.err.Render(msg))
+}
+
+func (m *model) notIdle(name string) tea.Cmd {
+	return m.commit(m.st.warn.Render(name + " waits for the agent: let it finish or press Esc"))
+}
+
+func (m *model) unavailable(name string) tea.Cmd {
+	return m.commit(m.st.err.Render(name + " is not available in this session"))
+}
+
+func (m *model) compressed(c compressedMsg) tea.Cmd {
+	m.compacting = false
+	m.refreshContext()
+	var cmd tea.Cmd
+	if c.ok {
+		m.stats.compressions++
+		cmd = m.commit(m.st.dim.Render(formatCompressed(c.before, c.after)))
+	} else {
+		cmd = m.commit(m.st.dim.Render("nothing to compress"))
+	}
+	return tea.Batch(cmd, m.sendQueued(false))
+}
+
+// mode is the approval mode now: a tool (exit_plan_mode) may change it.
+func (m *model) mode() string {
+	if m.cfg.Mode != nil {
+		return m.cfg.Mode()
+	}
+	return m.cfg.PermissionMode
+}
+
+func (m *model) setMode(name string) tea.Cmd {
+	if m.cfg.SetMode == nil {
+		return m.unavailable("/approval-mode")
+	}
+	if err := m.cfg.SetMode(name); err != nil {
+		return m.commit(m.st.err.Render("✗ " + err.Error()))
+	}
+	m.cfg.PermissionMode = m.mode()
+	return nil
+}
+
+// cycleMode moves to the next approval mode (Shift+Tab).
+func (m *model) cycleMode() tea.Cmd {
+	if len(m.cfg.Modes) == 0 || m.cfg.SetMode == nil {
+		return nil
+	}
+	i := slices.Index(m.cfg.Modes, m.mode())
+	return m.setMode(m.cfg.Modes[(i+1)%len(m.cfg.Modes)])
+}
+
+func (m *model) statsText() string {
+	s := m.stats
+	u := s.usage
+	lines := []string{
+		"Session stats:",
+		fmt.Sprintf("  time        %s", time.Since(s.start).Round(time.Second)),
+		fmt.Sprintf("  prompts     %d, model rounds %d, compressions %d", s.prompts, s.rounds, s.compressions),
+		fmt.Sprintf("  tool calls  %d (%d failed or denied)", s.toolCalls, s.toolFailed),
+		fmt.Sprintf("  tokens      %d in (%d cached), %d out (%d reasoning)", u.InputTokens, u.CachedTokens, u.OutputTokens, u.ReasoningTokens),
+	}
+	if m.ctxPct >= 0 {
+		lines = append(lines, fmt.Sprintf("  context     %d%% of the window used", m.ctxPct))
+	}
+	return strings.Join(lines, "\n")
+}
+
+func helpText() string {
+	var b strings.Builder
+	b.WriteString("Commands:\n")
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  %-15s %s\n", c.name, c.help)
+	}
+	b.WriteString(`Keys:
+  Enter           send (while the agent works: queue for when it is done)
+  Ctrl+J          new line (Shift+Enter where the terminal reports it)
+  Up/Down         previous/next prompt
+  Tab             complete a /command or an @path
+  Esc, Ctrl+C     stop the running request or tool
+  Ctrl+Y          retry the last failed request
+  Ctrl+T          show or fold the model's thoughts
+  Shift+Tab       next approval mode
+  Ctrl+C twice    leave, on an empty prompt
+In the approval dialog: y allow once, a allow always, n deny (then type a reason, Enter), ↑/↓ scroll.`)
+	return b.String()
+}
+
+// picker is the /resume session list.
+type picker struct {
+	items []SessionInfo
+	sel   int
+}
+
+func (m *model) pickerKey(k tea.KeyPressMsg) tea.Cmd {
+	p := m.picker
+	switch k.String() {
+	case "up", "k":
+		p.sel = max(p.sel-1, 0)
+	case "down", "j":
+		p.sel = min(p.sel+1, len(p.items)-1)
+	case "enter":
+		m.picker = nil
+		return m.resume(p.items[p.sel])
+	}
+	return nil
+}
+
+func (m *model) resume(s SessionInfo) tea.Cmd {
+	if s.Current {
+		return m.commit(m.st.dim.Render("that is the session you are in"))
+	}
+	h, err := m.cfg.Resume(s.ID)
+	if err != nil {
+		return m.commit(m.st.err.Render("✗ resuming " + s.ID + ": " + err.Error()))
+	}
+	m.stats.usage, m.todos, m.lastThought, m.retryable = llm.Usage{}, nil, "", false
+	m.refreshContext()
+	return tea.Sequence(tea.ClearScreen,
+		m.commit(m.st.dim.Render("resumed session "+s.ID)),
+		m.commit(m.renderHistory(h)))
+}
+
+func (m *model) renderPicker() string {
+	p := m.picker
+	room := max(m.height-6, 3)
+	first := max(0, min(p.sel-room/2, len(p.items)-room))
+	var b strings.Builder
+	b.WriteString(m.st.warn.Render("Resume a session") + m.st.dim.Render("  ↑/↓ choose · Enter resume · Esc close"))
+	for i := first; i < min(first+room, len(p.items)); i++ {
+		s := p.items[i]
+		cur := ""
+		if s.Current {
+			cur = " (this one)"
+		}
+		line := fmt.Sprintf("%s  %3d turns  %s%s", s.Modified.Local().Format("01-02 15:04"), s.Turns, sanitize(s.FirstPrompt), cur)
+		line = abbreviate(line, max(m.width-4, 10))
+		if i == p.sel {
+			b.WriteString("\n" + m.st.user.Render("› ") + m.st.bold.Render(line))
+		} else {
+			b.WriteString("\n  " + line)
+		}
+	}
+	return b.String()
+}
+
+// renderHistory draws a loaded conversation: prompts, replies rendered as
+// markdown, and one line per tool call.
+func (m *model) renderHistory(h []llm.Message) string {
+	var blocks []string
+	for i := range h {
+		msg := &h[i]
+		if msg.Role == llm.RoleUser {
+			if t := strings.TrimSpace(msg.Text()); t != "" {
+				blocks = append(blocks, m.renderUser(abbreviate(t, 2000)))
+			}
+			continue
+		}
+		if t := msg.Text(); strings.TrimSpace(t) != "" {
+			blocks = append(blocks, m.md.render(t, m.width))
+		}
+		for _, p := range msg.Parts {
+			if p.Call != nil {
+				blocks = append(blocks, m.st.dim.Render("⏺ "+p.Call.Name+" "+
+					abbreviate(sanitize(argSummary(p.Call.Args)), max(m.width-len(p.Call.Name)-4, 10))))
+			}
+		}
+	}
+	return strings.Join(blocks, "\n")
+}
