@@ -16,7 +16,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -67,7 +66,20 @@ func Builtin() []Definition {
 // maxDefinitionFile bounds a definition file: it becomes a system prompt.
 const maxDefinitionFile = 64 << 10
 
-var validName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+// validName reports whether name is lower-case letters, digits, - and _,
+// starting with a letter or digit, at most 64 bytes. (A function, not a
+// regexp: compiling one at package init costs every start.)
+func validName(name string) bool {
+	if name == "" || len(name) > 64 || name[0] == '-' || name[0] == '_' {
+		return false
+	}
+	for _, r := range name {
+		if !('a' <= r && r <= 'z' || '0' <= r && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
 
 // Load reads the definitions in dirs (the user's agents directory, then
 // the project's), later directories overriding earlier ones by name, over
@@ -152,7 +164,7 @@ func LoadFile(path string) (Definition, error) {
 	switch {
 	case d.Name == "":
 		return fail(`front matter needs "name"`)
-	case !validName.MatchString(d.Name):
+	case !validName(d.Name):
 		return fail("name %q: use lower-case letters, digits, - and _ (at most 64)", d.Name)
 	case d.Description == "":
 		return fail(`front matter needs "description": the model picks a subagent by it`)
