@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/plyhq/ply/internal/scheduler"
 )
 
 // loadSchema reads --json-schema: inline JSON, or @file relative to dir.
@@ -35,20 +34,14 @@ func loadSchema(arg, dir string) (json.RawMessage, error) {
 		return nil, errors.New(`--json-schema must describe an object ("type": "object")`)
 	}
 	obj["type"] = "object"
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(src))
-	if err != nil {
-		return nil, fmt.Errorf("--json-schema: %w", err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("ply://json-schema", doc); err != nil {
-		return nil, fmt.Errorf("--json-schema: %w", err)
-	}
-	if _, err := c.Compile("ply://json-schema"); err != nil {
-		return nil, fmt.Errorf("--json-schema is not a valid JSON Schema: %w", err)
-	}
 	out, err := json.Marshal(obj)
 	if err != nil {
 		return nil, fmt.Errorf("--json-schema: %w", err)
+	}
+	// The structured_output tool validates against this text with the
+	// scheduler's validator, so it is checked by the same one.
+	if err := scheduler.CheckSchema(out); err != nil {
+		return nil, fmt.Errorf("--json-schema is not a valid JSON Schema: %w", err)
 	}
 	return out, nil
 }

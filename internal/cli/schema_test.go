@@ -69,10 +69,26 @@ func TestJSONSchemaEndlessInvalidLoopIsCapped(t *testing.T) {
 }
 
 func TestJSONSchemaBadSchema(t *testing.T) {
-	for _, s := range []string{`{"type":"array"}`, `not json`, `{"type":"object","properties":{"a":{"type":"nonsense"}}}`, `@missing.json`} {
+	for _, s := range []string{`{"type":"array"}`, `not json`, `{"type":"object","properties":{"a":{"type":"nonsense"}}}`, `@missing.json`,
+		`{"properties":{"a":{"pattern":"("}}}`, `{"required":"a"}`, `{"properties":{"a":{"$ref":"https://example.invalid/a.json"}}}`,
+		`{"properties":{"a":{"$ref":"#/$defs/missing"}}}`} {
 		r := runPly(t, t.TempDir(), nil, "", "-y", "--json-schema", s, "-p", "x")
 		if r.code != 42 || !strings.Contains(r.stderr, "--json-schema") {
 			t.Errorf("%s: exit %d stderr %q", s, r.code, r.stderr)
 		}
+	}
+}
+
+// TestLoadSchema: what a broken schema is told, and that a draft-07 schema
+// with references loads.
+func TestLoadSchema(t *testing.T) {
+	if _, err := loadSchema(`{"properties":{"a":{"type":"nonsense"}}}`, t.TempDir()); err == nil ||
+		!strings.Contains(err.Error(), `--json-schema is not a valid JSON Schema: the schema at "/properties/a": "nonsense" is not a JSON Schema type`) {
+		t.Errorf("bad type: %v", err)
+	}
+	ok := `{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"n":{"type":"integer"}},"properties":{"a":{"$ref":"#/definitions/n"}}}`
+	out, err := loadSchema(ok, t.TempDir())
+	if err != nil || !strings.Contains(string(out), `"type":"object"`) {
+		t.Errorf("draft-07: %s, %v", out, err)
 	}
 }

@@ -7,15 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 
 	"github.com/plyhq/ply/internal/tools"
 )
@@ -92,10 +86,8 @@ func (s *Scheduler) validate(t tools.Tool, args string) (json.RawMessage, string
 	if err != nil {
 		return nil, fmt.Sprintf("Tool %q cannot be called: its parameter schema is invalid (%v). This is a bug in ply, not in your call.", t.Name(), err)
 	}
-	if sch != nil {
-		if err := sch.Validate(v); err != nil {
-			return nil, fmt.Sprintf("Invalid arguments for tool %q: %s.", t.Name(), describeValidation(err))
-		}
+	if msgs := sch.validate(v); len(msgs) > 0 {
+		return nil, fmt.Sprintf("Invalid arguments for tool %q: %s.", t.Name(), joinProblems(msgs))
 	}
 	return raw, ""
 }
@@ -148,121 +140,6 @@ func jsonType(v any) string {
 		return "an array"
 	}
 	return "an object"
-}
-
-// schemaCache compiles each tool's schema once. It is keyed by tool name
-// and checks the schema text, so a tool re-registered with a new schema is
-// recompiled rather than validated against a stale one.
-type schemaCache struct {
-	mu sync.Mutex
-	m  map[string]schemaEntry
-}
-
-type schemaEntry struct {
-	src string
-	sch *jsonschema.Schema
-	err error
-}
-
-func (c *schemaCache) get(t tools.Tool) (*jsonschema.Schema, error) {
-	src := t.Schema()
-	if len(bytes.TrimSpace(src)) == 0 {
-		return nil, nil // no schema: any object
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.m[t.Name()]; ok && e.src == string(src) {
-		return e.sch, e.err
-	}
-	sch, err := compileSchema(t.Name(), src)
-	if c.m == nil {
-		c.m = make(map[string]schemaEntry)
-	}
-	c.m[t.Name()] = schemaEntry{src: string(src), sch: sch, err: err}
-	return sch, err
-}
-
-func compileSchema(name string, src []byte) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(src))
-	if err != nil {
-		return nil, fmt.Errorf("parse schema: %w", err)
-	}
-	loc := "mem:///tools/" + url.PathEscape(name) + ".json"
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(loc, doc); err != nil {
-		return nil, fmt.Errorf("add schema: %w", err)
-	}
-	sch, err := c.Compile(loc)
-	if err != nil {
-		return nil, fmt.Errorf("compile schema: %w", err)
-	}
-	return sch, nil
-}
-
-var printer = message.NewPrinter(language.English)
-
-// describeValidation turns a schema failure into sentences naming the
-// parameter, what was expected and what was found.
-func describeValidation(err error) string {
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return err.Error()
-	}
-	var msgs []string
-	collectLeaves(ve, &msgs)
-	msgs = slices.Compact(msgs)
-	const maxMsgs = 5
-	if len(msgs) > maxMsgs {
-		msgs = append(msgs[:maxMsgs], fmt.Sprintf("and %d more problems", len(msgs)-maxMsgs))
-	}
-	return strings.Join(msgs, "; ")
-}
-
-func collectLeaves(e *jsonschema.ValidationError, out *[]string) {
-	if len(e.Causes) == 0 {
-		*out = append(*out, leafMessage(e))
-		return
-	}
-	for _, c := range e.Causes {
-		collectLeaves(c, out)
-	}
-}
-
-func leafMessage(e *jsonschema.ValidationError) string {
-	loc := strings.Join(e.InstanceLocation, ".")
-	child := func(name string) string {
-		if loc == "" {
-			return name
-		}
-		return loc + "." + name
-	}
-	switch k := e.ErrorKind.(type) {
-	case *kind.Required:
-		if len(k.Missing) == 1 {
-			return fmt.Sprintf("missing required parameter %q", child(k.Missing[0]))
-		}
-		names := make([]string, len(k.Missing))
-		for i, m := range k.Missing {
-			names[i] = fmt.Sprintf("%q", child(m))
-		}
-		return "missing required parameters " + strings.Join(names, ", ")
-	case *kind.Type:
-		want := strings.Join(k.Want, " or ")
-		if loc == "" {
-			return fmt.Sprintf("the arguments must be %s, got %s", want, k.Got)
-		}
-		return fmt.Sprintf("parameter %q must be %s, got %s", loc, want, k.Got)
-	case *kind.AdditionalProperties:
-		names := make([]string, len(k.Properties))
-		for i, p := range k.Properties {
-			names[i] = fmt.Sprintf("%q", child(p))
-		}
-		return "unknown parameter " + strings.Join(names, ", ")
-	}
-	if loc == "" {
-		return "arguments: " + e.ErrorKind.LocalizedString(printer)
-	}
-	return fmt.Sprintf("parameter %q: %s", loc, e.ErrorKind.LocalizedString(printer))
 }
 
 // notRegistered tells the model the tool does not exist, with the closest

@@ -185,3 +185,121 @@ func TestSuggest(t *testing.T) {
 		t.Errorf("levenshtein = %d, want 3", d)
 	}
 }
+
+// TestSchemaMessages: what the model is told for the keywords the
+// pre-pass covers, and for one it leaves to the library.
+func TestSchemaMessages(t *testing.T) {
+	tests := []struct {
+		name, schema, args, want string
+	}{
+		{"enum", `{"type":"object","properties":{"mode":{"enum":["fast","full"]}}}`, `{"mode":"slow"}`,
+			`parameter "mode" must be one of "fast", "full", got "slow"`},
+		{"const", `{"type":"object","properties":{"v":{"const":2}}}`, `{"v":3}`,
+			`parameter "v" must be 2, got 3`},
+		{"optional as anyOf with null", `{"type":"object","properties":{"limit":{"anyOf":[{"type":"integer"},{"type":"null"}]}}}`, `{"limit":"ten"}`,
+			`parameter "limit" must be integer or null, got string`},
+		{"type list", `{"type":"object","properties":{"v":{"type":["string","array"]}}}`, `{"v":true}`,
+			`parameter "v" must be string or array, got boolean`},
+		{"$ref into $defs", `{"type":"object","$defs":{"P":{"type":"object","properties":{"x":{"type":"number"}},"required":["x"]}},"properties":{"ps":{"type":"array","items":{"$ref":"#/$defs/P"}}}}`,
+			`{"ps":[{"x":1},{"y":2}]}`, `missing required parameter "ps.1.x"`},
+		{"draft-07 definitions", `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","definitions":{"N":{"type":"integer"}},"properties":{"n":{"$ref":"#/definitions/N","type":"string"}}}`,
+			`{"n":"x"}`, `parameter "n" must be integer, got string`},
+		{"minimum", `{"type":"object","properties":{"n":{"type":"integer","minimum":1}}}`, `{"n":0}`,
+			`parameter "n" must be at least 1, got 0`},
+		{"exclusiveMaximum", `{"type":"object","properties":{"n":{"type":"number","exclusiveMaximum":1.5}}}`, `{"n":1.5}`,
+			`parameter "n" must be less than 1.5, got 1.5`},
+		{"draft-04 exclusiveMinimum", `{"$schema":"http://json-schema.org/draft-04/schema#","type":"object","properties":{"n":{"type":"integer","minimum":0,"exclusiveMinimum":true}}}`, `{"n":0}`,
+			`parameter "n" must be greater than 0, got 0`},
+		{"minLength", `{"type":"object","properties":{"s":{"type":"string","minLength":1}}}`, `{"s":""}`,
+			`parameter "s" must be at least 1 character long, got 0`},
+		{"pattern", `{"type":"object","properties":{"id":{"type":"string","pattern":"^[a-z]+$"}}}`, `{"id":"A1"}`,
+			`parameter "id" must match the regular expression "^[a-z]+$", got "A1"`},
+		{"maxItems", `{"type":"object","properties":{"l":{"type":"array","maxItems":1}}}`, `{"l":[1,2]}`,
+			`parameter "l" must have at most 1 item, got 2`},
+		{"prefixItems", `{"type":"object","properties":{"p":{"type":"array","prefixItems":[{"type":"string"},{"type":"integer"}]}}}`, `{"p":["a","b"]}`,
+			`parameter "p.1" must be integer, got string`},
+		{"nested unknown", `{"type":"object","properties":{"o":{"type":"object","properties":{"a":{}},"additionalProperties":false}}}`, `{"o":{"b":1}}`,
+			`unknown parameter "o.b" ("o" takes "a")`},
+		{"property not allowed", `{"type":"object","properties":{"x":false}}`, `{"x":1}`,
+			`parameter "x" is not allowed`},
+		{"allOf", `{"type":"object","allOf":[{"required":["a"]},{"required":["b"]}]}`, `{}`,
+			`missing required parameter "a"; missing required parameter "b"`},
+		{"oneOf, none", `{"type":"object","properties":{"x":{"oneOf":[{"type":"string","maxLength":1},{"type":"object","required":["k"]}]}}}`, `{"x":"ab"}`,
+			`parameter "x" matches none of the 2 allowed forms: (1) parameter "x" must be at most 1 character long, got 2; (2) parameter "x" must be object, got string`},
+		{"left to the library: oneOf, both", `{"type":"object","properties":{"x":{"oneOf":[{"type":"string"},{"maxLength":5}]}}}`, `{"x":"ab"}`,
+			`parameter "x": matches more than one of the allowed forms, and must match exactly one (oneOf)`},
+		{"left to the library: uniqueItems", `{"type":"object","properties":{"t":{"type":"array","uniqueItems":true}}}`, `{"t":[1,1]}`,
+			`parameter "t": must not contain equal items`},
+		{"left to the library: multipleOf", `{"type":"object","properties":{"n":{"multipleOf":2}}}`, `{"n":3}`,
+			`parameter "n": multipleOf: 3 is not a multiple of 2`},
+		{"unknown $schema validated as 2020-12", `{"$schema":"https://json-schema.org/draft/2019-09/schema","type":"object","required":["a"]}`, `{}`,
+			`missing required parameter "a"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := New(tools.NewRegistry())
+			_, msg := s.validate(&fakeTool{name: "t", schema: tt.schema}, tt.args)
+			if want := `Invalid arguments for tool "t": ` + tt.want; !strings.HasPrefix(msg, want) {
+				t.Errorf("message %q\n    want %q", msg, want)
+			}
+		})
+	}
+}
+
+// TestExternalSchemaFallback: a schema from an MCP server that cannot be
+// compiled leaves the tool callable with any object; the same schema on one
+// of ply's own tools is a bug, said so.
+func TestExternalSchemaFallback(t *testing.T) {
+	for _, schema := range []string{
+		`{"type":"object","properties":{"a":{"$ref":"https://example.invalid/a.json"}}}`,
+		`{"type":"object","properties":{"a":{"type":"str"}}}`,
+		`{"type":"object","properties":{"a":{"type":"string","pattern":"^(?=x)"}}}`,
+		`{"type":"object","required":"a"}`,
+		`{"$schema":"http://json-schema.org/draft-03/schema#","type":"object","properties":{"a":{"required":true}}}`,
+		`"not a schema"`,
+	} {
+		s := New(tools.NewRegistry())
+		if params, msg := s.validate(&fakeTool{name: "mcp__srv__t", schema: schema}, `{"a":1}`); msg != "" || string(params) != `{"a":1}` {
+			t.Errorf("%s: MCP tool: %q", schema, msg)
+		}
+		if _, msg := s.validate(&fakeTool{name: "mcp__srv__t", schema: schema}, `[1]`); !strings.Contains(msg, "must be a JSON object") {
+			t.Errorf("%s: MCP tool, array arguments: %q", schema, msg)
+		}
+		if _, msg := s.validate(&fakeTool{name: "read_file", schema: schema}, `{"a":1}`); !strings.Contains(msg, "its parameter schema is invalid") || !strings.Contains(msg, "bug in ply") {
+			t.Errorf("%s: own tool: %q", schema, msg)
+		}
+	}
+}
+
+// TestRefCycle: references that loop without consuming the arguments must
+// not recurse for ever (the library would overflow the stack).
+func TestRefCycle(t *testing.T) {
+	for _, schema := range []string{
+		`{"type":"object","$ref":"#"}`,
+		`{"type":"object","$defs":{"a":{"$ref":"#/$defs/b"},"b":{"allOf":[{"$ref":"#/$defs/a"}]}},"$ref":"#/$defs/a","required":["x"]}`,
+	} {
+		s := New(tools.NewRegistry())
+		_, msg := s.validate(&fakeTool{name: "t", schema: schema}, `{"y":1}`)
+		if strings.Contains(schema, "required") != strings.Contains(msg, `missing required parameter "x"`) {
+			t.Errorf("%s: %q", schema, msg)
+		}
+	}
+	// A recursive schema that does consume the arguments is fine.
+	tree := `{"type":"object","$defs":{"node":{"type":"object","properties":{"kids":{"type":"array","items":{"$ref":"#/$defs/node"}},"v":{"type":"integer"}}}},"properties":{"root":{"$ref":"#/$defs/node"}}}`
+	_, msg := New(tools.NewRegistry()).validate(&fakeTool{name: "t", schema: tree}, `{"root":{"kids":[{"kids":[{"v":"x"}]}]}}`)
+	if !strings.Contains(msg, `parameter "root.kids.0.kids.0.v" must be integer, got string`) {
+		t.Errorf("tree: %q", msg)
+	}
+}
+
+// TestSchemaCacheRecompiles: a tool re-registered under the same name with
+// another schema is validated against the new one.
+func TestSchemaCacheRecompiles(t *testing.T) {
+	s := New(tools.NewRegistry())
+	if _, msg := s.validate(&fakeTool{name: "t", schema: `{"type":"object","required":["a"]}`}, `{}`); msg == "" {
+		t.Fatal("first schema not applied")
+	}
+	if _, msg := s.validate(&fakeTool{name: "t", schema: `{"type":"object"}`}, `{}`); msg != "" {
+		t.Fatalf("stale schema: %q", msg)
+	}
+}
