@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/plyhq/ply/internal/headless"
+	"github.com/plyhq/ply/internal/mcp"
 	"github.com/plyhq/ply/internal/settings"
 	"github.com/plyhq/ply/internal/tools"
 )
@@ -46,6 +47,9 @@ func Main(ctx context.Context, args []string, sio IO) int {
 	}
 	if len(args) > 0 && args[0] == "sessions" {
 		return sessionsCommand(args[1:], sio)
+	}
+	if len(args) > 0 && args[0] == "mcp" {
+		return mcpCommand(ctx, args[1:], sio)
 	}
 	opts, err := Parse(args)
 	if err != nil {
@@ -97,6 +101,7 @@ type config struct {
 	settingsFiles []settings.File
 	workspace     string
 	home          string
+	mcp           map[string]mcp.ServerConfig
 	// interactive: no prompt, on a terminal; the UI asks for one.
 	interactive bool
 }
@@ -202,9 +207,7 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 		}
 	}
 	// Settings: the user's, then the project's; flags and the
-	// environment override both. UNFINISHED: named model providers
-	// (base URL, key variable, window) in settings; only model,
-	// authType, approvalMode, permissions and hooks are read so far.
+	// environment override both.
 	st, files, err := settings.Load(c.home, c.workspace)
 	if err != nil {
 		return nil, headless.ExitConfig, fmt.Errorf("bad settings file: %w", err)
@@ -217,6 +220,9 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 		default:
 			return nil, headless.ExitConfig, fmt.Errorf("settings: unknown approvalMode %q: use plan, default, auto-edit or yolo", c.mode)
 		}
+	}
+	if c.mcp, err = mcpConfig(st, o.MCPConfig); err != nil {
+		return nil, headless.ExitConfig, err
 	}
 	if code, err := resolveProvider(c, o, env); err != nil {
 		return nil, code, err
@@ -268,21 +274,11 @@ func sessionsCommand(args []string, sio IO) int {
 	if len(args) > 0 {
 		return fail(sio, headless.ExitInput, "ply sessions takes no arguments")
 	}
-	c := &config{home: sio.Getenv("PLY_HOME"), workspace: sio.Cwd}
-	if c.home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return fail(sio, headless.ExitConfig, "no home directory: set PLY_HOME")
-		}
-		c.home = filepath.Join(h, ".ply")
+	home, workspace, err := locate(sio)
+	if err != nil {
+		return fail(sio, headless.ExitConfig, err.Error())
 	}
-	if c.workspace == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return fail(sio, headless.ExitError, err.Error())
-		}
-		c.workspace = wd
-	}
+	c := &config{home: home, workspace: workspace}
 	ws, err := tools.NewWorkspace(c.workspace)
 	if err != nil {
 		return fail(sio, headless.ExitInput, err.Error())

@@ -1,14 +1,26 @@
 package cli
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
 	"testing"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 )
+
+// mcpServerEnv makes the test binary an MCP server on stdin/stdout, for
+// the sessions that use one.
+const mcpServerEnv = "PLY_CLI_TEST_MCP_SERVER"
 
 // Every in-process run must leave no goroutine behind: streams, tools and
 // background shell jobs all end with the run.
 func TestMain(m *testing.M) {
+	if os.Getenv(mcpServerEnv) != "" {
+		os.Exit(serveTestMCP())
+	}
 	goleak.VerifyTestMain(m,
 		// The shared HTTP transport keeps idle keep-alive connections to
 		// the fake servers; they are the transport's, not a run's.
@@ -16,4 +28,32 @@ func TestMain(m *testing.M) {
 		goleak.IgnoreTopFunction("net/http.(*persistConn).writeLoop"),
 		goleak.IgnoreTopFunction("internal/poll.runtime_pollWait"),
 	)
+}
+
+// serveTestMCP serves "lookup" (answers), "broken" (an error result) and
+// "crash" (the server exits mid-call).
+func serveTestMCP() int {
+	s := sdk.NewServer(&sdk.Implementation{Name: "cli-test", Version: "1"}, nil)
+	schema := json.RawMessage(`{"type":"object","properties":{"key":{"type":"string"}},"required":["key"]}`)
+	s.AddTool(&sdk.Tool{Name: "lookup", Description: "Look a key up.", InputSchema: schema},
+		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			var a struct{ Key string }
+			_ = json.Unmarshal(req.Params.Arguments, &a)
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "value of " + a.Key}}}, nil
+		})
+	s.AddTool(&sdk.Tool{Name: "broken", Description: "Fails.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: "backend unavailable"}}}, nil
+		})
+	s.AddTool(&sdk.Tool{Name: "crash", Description: "Exits.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			fmt.Fprintln(os.Stderr, "fatal: crash requested")
+			os.Exit(2)
+			return nil, nil
+		})
+	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, "serve:", err)
+		return 1
+	}
+	return 0
 }

@@ -19,7 +19,7 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	// Tea's back would garble the screen. The UI exists only once the
 	// chat does, so notices go through a sink it is plugged into.
 	notices := &noticeWriter{}
-	c, code, err := buildCore(cfg, sio, log, notices)
+	c, code, err := buildCore(ctx, cfg, sio, log, notices)
 	if err != nil {
 		return fail(sio, code, err.Error())
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,7 +44,9 @@ type core struct {
 	todos  *tools.TodoList
 	// agents runs the agent tool's subagents; the entry layer sets its
 	// approver and output before the first round.
-	agents   *subagents
+	agents *subagents
+	// mcp holds the MCP servers' states, for the init message.
+	mcp      []headless.MCPServer
 	schedOps []scheduler.Option
 	closers  []func()
 }
@@ -79,7 +82,7 @@ func (c *core) recordToolState(call *scheduler.Call) {
 
 // buildCore builds the layers for cfg. notices receives what hooks say to
 // the user. On error it returns the exit code and has released everything.
-func buildCore(cfg *config, sio IO, log *slog.Logger, notices io.Writer) (_ *core, code int, err error) {
+func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notices io.Writer) (_ *core, code int, err error) {
 	c := &core{}
 	defer func() {
 		if err != nil {
@@ -92,6 +95,17 @@ func buildCore(cfg *config, sio IO, log *slog.Logger, notices io.Writer) (_ *cor
 		return nil, headless.ExitInput, err
 	}
 	c.ws = ws
+	// MCP servers start now, in parallel with the rest of start-up, and
+	// are waited for only just before the tool list is needed; ctx
+	// (Ctrl+C) ends a slow start.
+	mcpServers := startMCP(ctx, cfg, log)
+	if mcpServers != nil {
+		c.closers = append(c.closers, func() {
+			if err := mcpServers.Close(); err != nil {
+				log.Warn("closing MCP servers", "err", err)
+			}
+		})
+	}
 	shell := tools.NewShell(ws)
 	c.closers = append(c.closers, func() { shell.Close() })
 	if err := setupSandbox(cfg.opts, ws, shell, sio.Stderr); err != nil {
@@ -140,7 +154,7 @@ func buildCore(cfg *config, sio IO, log *slog.Logger, notices io.Writer) (_ *cor
 	}
 	policy, err := permission.New(permission.Config{
 		Mode: mode, Workspace: ws, Settings: ruleSets,
-		AllowedTools: cfg.opts.AllowedTools, ExcludeTools: cfg.opts.ExcludeTools, CoreTools: cfg.opts.CoreTools,
+		AllowedTools: append(slices.Clone(cfg.opts.AllowedTools), trustedServers(cfg.mcp)...), ExcludeTools: cfg.opts.ExcludeTools, CoreTools: cfg.opts.CoreTools,
 	})
 	if err != nil {
 		// A rule that does not parse could be a deny rule that would
@@ -186,6 +200,7 @@ func buildCore(cfg *config, sio IO, log *slog.Logger, notices io.Writer) (_ *cor
 	})
 
 	provider := cfg.wire.newProvider(cfg.baseURL, cfg.apiKey, cfg.model, cfg.headers)
+	c.mcp = addMCPTools(ctx, mcpServers, reg, policy.Offered, notices)
 	instructions := sysprompt.LoadInstructions(cfg.home, cfg.workspace)
 	system := sysprompt.Build(sysprompt.Env{
 		Workspace: ws.Root(), Tools: reg.Names(),
@@ -252,7 +267,7 @@ func buildCore(cfg *config, sio IO, log *slog.Logger, notices io.Writer) (_ *cor
 
 // runHeadless builds the layers for cfg and runs the headless loop.
 func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
-	c, code, err := buildCore(cfg, sio, log, sio.Stderr)
+	c, code, err := buildCore(ctx, cfg, sio, log, sio.Stderr)
 	if err != nil {
 		return fail(sio, code, err.Error())
 	}
@@ -271,7 +286,7 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 	)
 	hcfg := headless.Config{
 		Format: cfg.format, SessionID: sess.id, Model: cfg.model, CWD: c.ws.Root(),
-		Tools: c.reg.Names(), Agents: c.agentNames(), PermissionMode: cfg.mode, Version: Version,
+		Tools: c.reg.Names(), Agents: c.agentNames(), MCPServers: c.mcp, PermissionMode: cfg.mode, Version: Version,
 		MaxSessionTurns: cfg.opts.MaxSessionTurns, MaxToolCalls: cfg.opts.MaxToolCalls,
 		MaxWallTime: cfg.opts.MaxWallTime, Stdout: sio.Stdout, Stderr: sio.Stderr,
 		StructuredOutput: structuredName(cfg),

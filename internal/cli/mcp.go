@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/plyhq/ply/internal/headless"
+	"github.com/plyhq/ply/internal/mcp"
+	"github.com/plyhq/ply/internal/settings"
+	"github.com/plyhq/ply/internal/tools"
+)
+
+// mcpConfig merges the settings' mcpServers with those of --mcp-config,
+// the flag's winning by name. A broken entry anywhere stops the start:
+// running without a server the user configured would be a surprise later.
+func mcpConfig(st settings.Settings, flag string) (map[string]mcp.ServerConfig, error) {
+	servers, err := mcp.ParseServers(st.MCPServers)
+	if err != nil {
+		return nil, fmt.Errorf("settings: %w", err)
+	}
+	if flag != "" {
+		extra, err := mcp.ParseConfigFlag(flag)
+		if err != nil {
+			return nil, err
+		}
+		if servers == nil {
+			servers = map[string]mcp.ServerConfig{}
+		}
+		maps.Copy(servers, extra)
+	}
+	return servers, nil
+}
+
+// trustedServers returns allow rules for the servers marked trust: their
+// tools run without asking, as in the peers' configuration files.
+func trustedServers(servers map[string]mcp.ServerConfig) []string {
+	var rules []string
+	for _, s := range servers {
+		if s.Trust && !s.Disabled {
+			rules = append(rules, "mcp__"+s.ID)
+		}
+	}
+	return rules
+}
+
+// startMCP starts the configured servers in the background; addMCPTools
+// later waits for them. Between the two, the rest of start-up runs.
+func startMCP(ctx context.Context, cfg *config, log *slog.Logger) *mcp.Manager {
+	if len(cfg.mcp) == 0 {
+		return nil
+	}
+	return mcp.Start(ctx, cfg.mcp, mcp.Options{Logger: log.With("component", "mcp"), ClientVersion: Version})
+}
+
+// addMCPTools registers the tools of the servers that started, unless the
+// policy does not offer them, and reports each server that failed once,
+// on notices. It returns the servers' states for the init message.
+func addMCPTools(ctx context.Context, m *mcp.Manager, reg *tools.Registry, offered func(string) bool, notices io.Writer) []headless.MCPServer {
+	if m == nil {
+		return nil
+	}
+	ts, fails := m.Tools(ctx)
+	var states []headless.MCPServer
+	connected := map[string]bool{}
+	for _, t := range ts {
+		if mt, ok := t.(*mcp.Tool); ok {
+			connected[mt.Server()] = true
+		}
+		if offered(t.Name()) {
+			reg.Register(t)
+		}
+	}
+	for name := range connected {
+		states = append(states, headless.MCPServer{Name: name, Status: "connected"})
+	}
+	for _, f := range fails {
+		fmt.Fprintf(notices, "ply: warning: MCP server %q is not available, continuing without it: %v\n", f.Server, oneLine(f.Err))
+		states = append(states, headless.MCPServer{Name: f.Server, Status: "failed"})
+	}
+	return states
+}
+
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
+// mcpCommand is `ply mcp list [--mcp-config JSON|FILE]`: it connects to
+// every configured server, lists its tools, and disconnects.
+func mcpCommand(ctx context.Context, args []string, sio IO) int {
+	if len(args) == 0 || args[0] != "list" {
+		return fail(sio, headless.ExitInput, "usage: ply mcp list [--mcp-config JSON|FILE]")
+	}
+	var flag string
+	rest := args[1:]
+	for len(rest) > 0 {
+		switch a := rest[0]; {
+		case a == "--mcp-config" && len(rest) > 1:
+			flag, rest = rest[1], rest[2:]
+		case strings.HasPrefix(a, "--mcp-config="):
+			flag, rest = strings.TrimPrefix(a, "--mcp-config="), rest[1:]
+		default:
+			return fail(sio, headless.ExitInput, fmt.Sprintf("ply mcp list: unexpected argument %q (usage: ply mcp list [--mcp-config JSON|FILE])", a))
+		}
+	}
+	home, workspace, err := locate(sio)
+	if err != nil {
+		return fail(sio, headless.ExitConfig, err.Error())
+	}
+	st, _, err := settings.Load(home, workspace)
+	if err != nil {
+		return fail(sio, headless.ExitConfig, "bad settings file: "+err.Error())
+	}
+	servers, err := mcpConfig(st, flag)
+	if err != nil {
+		return fail(sio, headless.ExitConfig, err.Error())
+	}
+	log, closeLog := openLog(home, false)
+	defer closeLog()
+	lctx, cancel := context.WithTimeout(ctx, mcp.DefaultConnectTimeout+5*time.Second)
+	defer cancel()
+	statuses := mcp.List(lctx, servers, mcp.Options{Logger: log.With("component", "mcp"), ClientVersion: Version})
+	if err := mcp.FormatList(sio.Stdout, statuses); err != nil {
+		return fail(sio, headless.ExitError, err.Error())
+	}
+	for _, s := range statuses {
+		if !s.Disabled && !s.Connected {
+			return headless.ExitError // listed, but the caller should know
+		}
+	}
+	return 0
+}
+
+// locate finds ply's home and the workspace, for the subcommands that
+// need no provider.
+func locate(sio IO) (home, workspace string, err error) {
+	home = sio.Getenv("PLY_HOME")
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return "", "", errors.New("no home directory: set PLY_HOME")
+		}
+		home = filepath.Join(h, ".ply")
+	}
+	workspace = sio.Cwd
+	if workspace == "" {
+		if workspace, err = os.Getwd(); err != nil {
+			return "", "", fmt.Errorf("finding the working directory: %w", err)
+		}
+	}
+	return home, workspace, nil
+}
