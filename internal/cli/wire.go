@@ -117,15 +117,19 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		}
 	})
 	c.agents = &subagents{log: log}
+	provider := cfg.wire.newProvider(cfg.baseURL, cfg.apiKey, cfg.model, cfg.headers)
+	asker := &modelAsker{provider: provider, model: cfg.model}
 	reg := tools.NewRegistry(
 		tools.NewListDirectory(ws),
 		tools.NewReadFile(ws),
 		tools.NewGrep(ws),
 		tools.NewGlob(ws),
+		tools.NewReadManyFiles(ws),
 		tools.NewEdit(ws),
 		tools.NewWriteFile(ws),
 		shell,
 		tools.NewTodoWrite(c.todos),
+		tools.NewWebFetch(tools.WebFetchOptions{Asker: asker, AllowPrivate: cfg.settings.WebFetch.AllowPrivate}),
 	)
 	if cfg.home != "" {
 		reg.Register(tools.NewSaveMemory(filepath.Join(cfg.home, sysprompt.InstructionNames[0])))
@@ -199,7 +203,6 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		}
 	})
 
-	provider := cfg.wire.newProvider(cfg.baseURL, cfg.apiKey, cfg.model, cfg.headers)
 	c.mcp = addMCPTools(ctx, mcpServers, reg, policy.Offered, notices)
 	instructions := sysprompt.LoadInstructions(cfg.home, cfg.workspace)
 	system := sysprompt.Build(sysprompt.Env{
@@ -216,6 +219,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		}
 		retry = retry.Scale(f)
 	}
+	asker.retry = retry
 	chatCfg := chat.Config{
 		Model:  cfg.model,
 		System: system,
