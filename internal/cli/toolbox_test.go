@@ -120,6 +120,11 @@ func TestParallelSubagentsOverlapAndReturnInCallOrder(t *testing.T) {
 	if last["type"] != "result" || last["subtype"] != "success" || last["result"] != "Both done." {
 		t.Errorf("last line = %v", last)
 	}
+	// The totals include the subagents' tokens (10 in, 2 out each); the
+	// parent's own turns report no usage.
+	if u, _ := last["usage"].(map[string]any); u["input_tokens"] != 20.0 || u["output_tokens"] != 4.0 {
+		t.Errorf("result usage = %v, want the subagents' 20 in and 4 out", last["usage"])
+	}
 }
 
 func TestTodosAndMemory(t *testing.T) {

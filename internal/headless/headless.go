@@ -328,12 +328,22 @@ func (r *run) fail(subtype string, code int, msg string) int {
 	return code
 }
 
+// totalUsage is the loop's own usage and its subagents'.
+func (r *run) totalUsage() *llm.Usage {
+	u := r.usage
+	if r.out != nil {
+		n := r.out.nestedUsage()
+		u.Add(&n)
+	}
+	return &u
+}
+
 func (r *run) resultMsg(subtype string, isErr bool, msg string) Result {
 	res := Result{
 		Type: "result", Subtype: subtype, UUID: newUUID(), SessionID: r.cfg.SessionID,
 		IsError: isErr, DurationMS: time.Since(r.start).Milliseconds(),
 		DurationAPIMS: r.apiTime.Milliseconds(), NumTurns: r.turns,
-		Result: r.lastText, Usage: usageOf(&r.usage), PermissionDenials: r.denials,
+		Result: r.lastText, Usage: usageOf(r.totalUsage()), PermissionDenials: r.denials,
 	}
 	if res.PermissionDenials == nil {
 		res.PermissionDenials = []Denial{}
@@ -383,6 +393,23 @@ type printer struct {
 	sink     *printer
 	parentID *string
 	final    *Result
+	// nested is the usage of the subagents run below this printer's
+	// loop, which the result's totals include (guarded by mu: parallel
+	// subagents finish concurrently).
+	nested llm.Usage
+}
+
+// addNested adds a finished subagent's usage to the totals.
+func (p *printer) addNested(u llm.Usage) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.nested.Add(&u)
+}
+
+func (p *printer) nestedUsage() llm.Usage {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.nested
 }
 
 func newPrinter(cfg Config) *printer {

@@ -36,5 +36,8 @@ func Nested(ctx context.Context, cfg Config, rounds Rounds, tools ToolRunner, pr
 	}
 	r := &run{cfg: cfg, start: time.Now(), out: p, firstType: client.UserQuery}
 	r.loopWithCaps(ctx, rounds, tools, prompt)
+	if p.sink != nil {
+		p.sink.addNested(*r.totalUsage())
+	}
 	return *p.final
 }
