@@ -2,10 +2,13 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"sync"
 
+	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/tui"
@@ -47,6 +50,18 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 		Expand:       func(p string) string { return expandAtPaths(p, c.ws) },
 		In:           sio.Stdin, Out: sio.Stdout, Stderr: sio.Stderr,
 	}
+	// SessionStart runs before the first prompt the session sends, as
+	// headless runs it; UserPromptSubmit before every typed prompt.
+	source := sessionSource(sess.history == nil)
+	tcfg.BeforePrompt = func(ctx context.Context, parts []llm.Part) ([]llm.Part, error) {
+		out, blocked, reason := promptHooks(ctx, c.hooks, parts, source)
+		if blocked {
+			return nil, fmt.Errorf("the prompt was blocked by a UserPromptSubmit hook: %s", reason)
+		}
+		// Interactions run one at a time, so this needs no lock.
+		source = ""
+		return out, nil
+	}
 	addTUIControls(&tcfg, cfg, c, log)
 	ui := tui.New(tcfg)
 	notices.set(ui)
@@ -58,8 +73,11 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 			ui.OnUpdate(call)
 		}),
 	)...)
+	// Subagents ask through the same dialog; their progress lines would
+	// garble the screen, so they go to the agent card's live output.
+	c.agents.approver = ui
+	c.agents.format, c.agents.stdout, c.agents.stderr = headless.FormatText, io.Discard, io.Discard
 	log.Info("interactive run", "session", sess.id, "model", cfg.model, "mode", cfg.mode)
-	// UNFINISHED: SessionStart and UserPromptSubmit hooks per typed prompt.
 	return ui.Run(ctx, c.client, tuiRunner{&runner{sched: sched, chat: ch}})
 }
 

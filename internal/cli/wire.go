@@ -278,7 +278,7 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 	defer c.close()
 	sess, ch := c.sess, c.chat
 	if len(sess.first) > 0 && sess.firstType == client.UserQuery {
-		first, blocked, reason := promptHooks(ctx, c.hooks, sess.first, sess.history == nil)
+		first, blocked, reason := promptHooks(ctx, c.hooks, sess.first, sessionSource(sess.history == nil))
 		if blocked {
 			return fail(sio, headless.ExitError, "the prompt was blocked by a UserPromptSubmit hook: "+reason)
 		}
@@ -423,9 +423,10 @@ func newHooks(cfg *config, root string, sess *opened, stderr io.Writer) (*hooks.
 	})
 }
 
-// promptHooks runs SessionStart (for a new session) and UserPromptSubmit
-// on the first prompt; their context is added as text after the prompt.
-func promptHooks(ctx context.Context, r *hooks.Runner, parts []llm.Part, fresh bool) ([]llm.Part, bool, string) {
+// promptHooks runs SessionStart with source (unless source is empty: the
+// session started earlier) and UserPromptSubmit on a prompt; their context
+// is added as text after the prompt.
+func promptHooks(ctx context.Context, r *hooks.Runner, parts []llm.Part, source string) ([]llm.Part, bool, string) {
 	var text strings.Builder
 	for _, p := range parts {
 		if p.Response == nil {
@@ -433,12 +434,10 @@ func promptHooks(ctx context.Context, r *hooks.Runner, parts []llm.Part, fresh b
 		}
 	}
 	var extra []string
-	source := "resume"
-	if fresh {
-		source = "startup"
-	}
-	if c := r.SessionStart(ctx, source); c != "" {
-		extra = append(extra, c)
+	if source != "" {
+		if c := r.SessionStart(ctx, source); c != "" {
+			extra = append(extra, c)
+		}
 	}
 	block, reason, c := r.UserPromptSubmit(ctx, text.String())
 	if block {
@@ -451,4 +450,12 @@ func promptHooks(ctx context.Context, r *hooks.Runner, parts []llm.Part, fresh b
 		parts = append(parts, llm.Part{Text: e})
 	}
 	return parts, false, ""
+}
+
+// sessionSource names how the session began, for SessionStart.
+func sessionSource(fresh bool) string {
+	if fresh {
+		return "startup"
+	}
+	return "resume"
 }

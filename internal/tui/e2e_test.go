@@ -135,3 +135,94 @@ func testTmuxApproveEdit(t *testing.T, w, h int, noColor bool) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestTmuxPromptHooks checks that a typed prompt goes through the
+// settings' hooks: SessionStart once, UserPromptSubmit for each prompt,
+// and a blocked prompt is shown as such and never sent.
+func TestTmuxPromptHooks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and drives a terminal")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed: the pseudo-terminal test needs it")
+	}
+	bin := filepath.Join(t.TempDir(), "ply")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/plyhq/ply/cmd/ply").CombinedOutput(); err != nil {
+		t.Fatalf("building ply: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	write := func(name, body string, mode os.FileMode) string {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	start := write("start.sh", "#!/bin/sh\ncat >/dev/null\necho START-CTX-7\n", 0o755)
+	submit := write("submit.sh", `#!/bin/sh
+input=$(cat)
+case "$input" in *forbidden*) echo "prompts about that are not allowed" >&2; exit 2;; esac
+echo PROMPT-CTX-9
+`, 0o755)
+	write(".ply/settings.json", `{"hooks": {
+		"SessionStart": [{"hooks": [{"type": "command", "command": "`+start+`"}]}],
+		"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "`+submit+`"}]}]
+	}}`, 0o644)
+	srv := fp.New(t,
+		fp.Turn{fp.Text("first answer"), fp.Usage(10, 2)},
+		fp.Turn{fp.Text("second answer"), fp.Usage(20, 3)},
+	)
+	x := &tmux{t: t, socket: fmt.Sprintf("ply-test-%d-hooks", os.Getpid())}
+	env := []string{
+		"OPENAI_API_KEY=test-key", "OPENAI_MODEL=test-model", "OPENAI_BASE_URL=" + srv.URL,
+		"PLY_HOME=" + filepath.Join(t.TempDir(), "home"), "PLY_RETRY_DELAY_SCALE=0.001", "TERM=xterm-256color",
+	}
+	cmd := "cd " + dir + " && exec env " + strings.Join(env, " ") + " " + bin
+	x.run("new-session", "-d", "-s", "ply", "-x", "100", "-y", "30", cmd)
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
+
+	x.waitFor("test-model ·")
+	send := func(text string) {
+		x.run("send-keys", "-t", "ply", "-l", text)
+		x.run("send-keys", "-t", "ply", "Enter")
+	}
+	send("a forbidden thing")
+	x.waitFor("prompts about that are not allowed")
+	send("first question")
+	x.waitFor("first answer")
+	send("second question")
+	x.waitFor("second answer")
+
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2 (the blocked prompt is not sent)", len(reqs))
+	}
+	users := func(r fp.Request) string {
+		var b strings.Builder
+		for _, m := range r.Messages {
+			if m.Role == "user" {
+				b.WriteString(m.Text() + "\n")
+			}
+		}
+		return b.String()
+	}
+	first, second := users(reqs[0]), users(reqs[1])
+	if strings.Contains(first, "forbidden") {
+		t.Errorf("the blocked prompt reached the model:\n%s", first)
+	}
+	for _, want := range []string{"first question", "START-CTX-7", "PROMPT-CTX-9"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("first request's user text lacks %q:\n%s", want, first)
+		}
+	}
+	// SessionStart ran once; the second prompt has its own submit context.
+	if n := strings.Count(second, "START-CTX-7"); n != 1 {
+		t.Errorf("SessionStart context appears %d times in the second request, want 1:\n%s", n, second)
+	}
+	if n := strings.Count(second, "PROMPT-CTX-9"); n != 2 {
+		t.Errorf("UserPromptSubmit context appears %d times in the second request, want 2:\n%s", n, second)
+	}
+}
