@@ -19,7 +19,8 @@ import (
 // Rendering is line by line with a little state (inside a fence or not),
 // so a reply can be rendered as it streams: each finished line once, and
 // only the open last line again per chunk (see mdStream).
-// UNFINISHED: tables are shown as their source lines, not aligned.
+// Tables are the exception: their rows are held until the table ends
+// (see mdtable.go).
 type markdown struct {
 	noColor bool
 	bold    lipgloss.Style
@@ -53,6 +54,9 @@ var (
 	numRe    = regexp.MustCompile(`^(\s*)(\d{1,9}[.)])\s+(.*)$`)
 	ruleRe   = regexp.MustCompile(`^\s*([-*_])(\s*([-*_]))(\s*([-*_]))+\s*$`)
 	tableSep = regexp.MustCompile(`^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$`)
+	// tableDelim is a table's delimiter row, as GFM has it: one dash a
+	// cell is enough.
+	tableDelim = regexp.MustCompile(`^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$`)
 )
 
 // render renders a whole text at width: what streaming it would give.
@@ -86,6 +90,16 @@ type mdStream struct {
 	any    bool // a line was emitted
 	tail   string
 	tailOK bool
+
+	// A row that may be a table's header, until the next line says.
+	cand    string
+	hasCand bool
+	// The table being held: its rows (header first when header), and
+	// its columns' alignment.
+	inTable bool
+	header  bool
+	rows    [][]string
+	align   []byte
 }
 
 func (md *markdown) stream(width int) *mdStream {
@@ -134,24 +148,91 @@ func (s *mdStream) end() []string {
 	if s.open.Len() > 0 {
 		out = s.emit(out, s.open.String())
 	}
+	out = s.flushHeld(out)
 	*s = mdStream{md: s.md, width: s.width}
 	return out
 }
 
 // view renders the open line as it would be committed (without the blank
-// line it may owe).
+// line it may owe), after the lines held back: a table's rows so far or
+// a possible header row.
 func (s *mdStream) view() string {
-	if !s.tailOK {
-		st := s.st
-		s.tail = strings.Join(s.md.line(nil, &st, s.open.String(), s.width), "\n")
-		s.tailOK = true
+	if s.tailOK {
+		return s.tail
 	}
+	st := s.st
+	open := s.open.String()
+	var lines []string
+	switch {
+	case s.inTable:
+		rows := s.rows
+		if tableRow(open) {
+			rows = append(rows[:len(rows):len(rows)], splitRow(open))
+			open = ""
+		}
+		lines = s.md.table(rows, s.align, s.header, s.width)
+	case s.hasCand:
+		lines = s.md.line(nil, &st, s.cand, s.width)
+	}
+	if open != "" || len(lines) == 0 {
+		lines = s.md.line(lines, &st, open, s.width)
+	}
+	s.tail = strings.Join(lines, "\n")
+	s.tailOK = true
 	return s.tail
 }
 
-// emit renders one source line; blank lines between paragraphs are
-// collapsed to one, and none is emitted first or last.
+// emit takes one source line. Outside code, a line with a cell separator
+// is held until the next shows whether it heads a table (a separator row
+// follows); a table's rows are held until a line that is not one.
 func (s *mdStream) emit(out []string, line string) []string {
+	if s.st.fence != "" {
+		return s.emitLine(out, line)
+	}
+	switch {
+	case s.inTable:
+		if tableRow(line) {
+			s.rows = append(s.rows, splitRow(line))
+			if len(s.rows) >= maxTableRows {
+				out = s.flushHeld(out)
+				s.inTable, s.header = true, false
+			}
+			return out
+		}
+		out = s.flushHeld(out)
+	case s.hasCand:
+		if strings.Contains(line, "|") && tableDelim.MatchString(line) {
+			s.hasCand = false
+			s.inTable, s.header, s.align = true, true, alignments(line)
+			s.rows = [][]string{splitRow(s.cand)}
+			return out
+		}
+		out = s.flushHeld(out)
+	}
+	if tableRow(line) {
+		s.cand, s.hasCand = line, true
+		return out
+	}
+	return s.emitLine(out, line)
+}
+
+// flushHeld renders what is held back: the table, or the row that did
+// not head one.
+func (s *mdStream) flushHeld(out []string) []string {
+	switch {
+	case s.inTable:
+		out = s.put(out, s.md.table(s.rows, s.align, s.header, s.width))
+		s.inTable, s.rows = false, nil
+	case s.hasCand:
+		s.hasCand = false
+		out = s.emitLine(out, s.cand)
+	}
+	return out
+}
+
+// emitLine renders one source line; blank lines between paragraphs are
+// collapsed to one, and none is emitted first or last.
+func (s *mdStream) emitLine(out []string, line string) []string {
 	if s.st.fence == "" && strings.TrimSpace(line) == "" {
 		s.blanks = s.any
 		return out
@@ -168,6 +249,19 @@ func (s *mdStream) emit(out []string, line string) []string {
 		s.any = true
 	}
 	return out
+}
+
+// put appends rendered lines, after the blank line owed.
+func (s *mdStream) put(out, lines []string) []string {
+	if len(lines) == 0 {
+		return out
+	}
+	if s.blanks {
+		out = append(out, "")
+		s.blanks = false
+	}
+	s.any = true
+	return append(out, lines...)
 }
 
 // cutLong splits a line longer than maxOpenLine: at its last space in

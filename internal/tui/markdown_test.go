@@ -120,3 +120,44 @@ func FuzzMarkdown(f *testing.F) {
 		}
 	})
 }
+
+// TestMarkdownTable checks that a table is drawn aligned, by the
+// delimiter row's alignment, narrowed to the width, and that a row
+// without a delimiter row after it stays text.
+func TestMarkdownTable(t *testing.T) {
+	md := newMarkdown(true)
+	text := "Before | after\n\n| Name | Size | Notes |\n|:---|---:|:-:|\n| `a.go` | 12 | **new** |\n| b_long_name.go | 1234 | x |\nAfter the table."
+	got := md.render(text, 60)
+	want := strings.Join([]string{
+		"Before | after",
+		"",
+		"Name           │ Size │ Notes",
+		"───────────────┼──────┼──────",
+		"a.go           │   12 │  new",
+		"b_long_name.go │ 1234 │   x",
+		"After the table.",
+	}, "\n")
+	if got != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
+	}
+
+	// Narrow: the widest column gives way, cells are cut with an ellipsis.
+	narrow := md.render("| key | description |\n|---|---|\n| k | "+strings.Repeat("very long text ", 6)+"|", 30)
+	for i, l := range strings.Split(narrow, "\n") {
+		if w := ansi.StringWidth(l); w > 28 {
+			t.Errorf("line %d is %d columns, want ≤ 28: %q", i, w, l)
+		}
+	}
+	if !strings.Contains(narrow, "…") || !strings.Contains(narrow, "k   │ very") {
+		t.Errorf("narrow table:\n%s", narrow)
+	}
+
+	// While a table streams, the live view shows its rows so far aligned.
+	s := md.stream(60)
+	if lines := s.write("| a | bbbb |\n|---|---|\n| ccc | d |\n| e"); len(lines) != 0 {
+		t.Fatalf("a table's rows were committed before it ended: %q", lines)
+	}
+	if v := s.view(); !strings.Contains(v, "ccc │ d") || !strings.Contains(v, "e   │") {
+		t.Errorf("live view of a streaming table:\n%s", v)
+	}
+}
