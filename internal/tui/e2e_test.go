@@ -48,16 +48,10 @@ func (x *tmux) waitFor(want string) string {
 	}
 }
 
-func TestTmuxApproveEdit(t *testing.T) {
-	t.Run("100x30", func(t *testing.T) { testTmuxApproveEdit(t, 100, 30, false) })
-	t.Run("80x24 NO_COLOR", func(t *testing.T) { testTmuxApproveEdit(t, 80, 24, true) })
-}
-
-// colour matches an SGR sequence that sets a foreground colour (39, the
-// default colour, is a reset and allowed).
-var colour = regexp.MustCompile(`\x1b\[(?:[0-9;]*;)?(?:3[0-8]|9[0-7])[;m]`)
-
-func testTmuxApproveEdit(t *testing.T, w, h int, noColor bool) {
+// buildPly skips a test that needs a terminal where it cannot have one,
+// and builds the binary it drives.
+func buildPly(t *testing.T) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the binary and drives a terminal")
 	}
@@ -68,6 +62,20 @@ func testTmuxApproveEdit(t *testing.T, w, h int, noColor bool) {
 	if out, err := exec.Command("go", "build", "-o", bin, "github.com/plyhq/ply/cmd/ply").CombinedOutput(); err != nil {
 		t.Fatalf("building ply: %v\n%s", err, out)
 	}
+	return bin
+}
+
+func TestTmuxApproveEdit(t *testing.T) {
+	t.Run("100x30", func(t *testing.T) { testTmuxApproveEdit(t, 100, 30, false) })
+	t.Run("80x24 NO_COLOR", func(t *testing.T) { testTmuxApproveEdit(t, 80, 24, true) })
+}
+
+// colour matches an SGR sequence that sets a foreground colour (39, the
+// default colour, is a reset and allowed).
+var colour = regexp.MustCompile(`\x1b\[(?:[0-9;]*;)?(?:3[0-8]|9[0-7])[;m]`)
+
+func testTmuxApproveEdit(t *testing.T, w, h int, noColor bool) {
+	bin := buildPly(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "hello.py")
 	if err := os.WriteFile(file, []byte("def greet(name):\n    return \"Hello, \" + name + \"!\"\n"), 0o644); err != nil {
@@ -140,16 +148,7 @@ func testTmuxApproveEdit(t *testing.T, w, h int, noColor bool) {
 // settings' hooks: SessionStart once, UserPromptSubmit for each prompt,
 // and a blocked prompt is shown as such and never sent.
 func TestTmuxPromptHooks(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and drives a terminal")
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed: the pseudo-terminal test needs it")
-	}
-	bin := filepath.Join(t.TempDir(), "ply")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/plyhq/ply/cmd/ply").CombinedOutput(); err != nil {
-		t.Fatalf("building ply: %v\n%s", err, out)
-	}
+	bin := buildPly(t)
 	dir := t.TempDir()
 	write := func(name, body string, mode os.FileMode) string {
 		p := filepath.Join(dir, name)
