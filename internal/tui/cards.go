@@ -7,6 +7,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/plyhq/ply/internal/scheduler"
 )
@@ -115,7 +116,8 @@ func (m *model) renderCard(c *callView, live bool) string {
 	head := st.Render(icon) + " " + m.st.bold.Render(c.name) + " " + abbreviate(sanitize(argSummary(c.args)), room) +
 		" " + m.st.dim.Render(label)
 	var b strings.Builder
-	b.WriteString(head)
+	// room's floor and the spinner's two columns can overflow a narrow screen.
+	b.WriteString(ansi.Truncate(head, m.width-1, "…"))
 	w := max(m.width-6, 10)
 	if c.state == scheduler.StateExecuting {
 		for _, l := range liveLines(c.live, cardLiveLines, w) {

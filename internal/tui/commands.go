@@ -7,6 +7,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/plyhq/ply/internal/llm"
 )
@@ -185,7 +186,12 @@ func (m *model) setMode(name string) tea.Cmd {
 	if err := m.cfg.SetMode(name); err != nil {
 		return m.commit(m.st.err.Render("✗ " + err.Error()))
 	}
-	m.cfg.PermissionMode = m.mode()
+	if m.cfg.Mode == nil {
+		// No one else reports the mode: what was set is it.
+		m.cfg.PermissionMode = name
+	} else {
+		m.cfg.PermissionMode = m.mode()
+	}
 	return nil
 }
 
@@ -274,7 +280,7 @@ func (m *model) renderPicker() string {
 	room := max(m.height-6, 3)
 	first := max(0, min(p.sel-room/2, len(p.items)-room))
 	var b strings.Builder
-	b.WriteString(m.st.warn.Render("Resume a session") + m.st.dim.Render("  ↑/↓ choose · Enter resume · Esc close"))
+	b.WriteString(ansi.Truncate(m.st.warn.Render("Resume a session")+m.st.dim.Render("  ↑/↓ choose · Enter resume · Esc close"), m.width-1, "…"))
 	for i := first; i < min(first+room, len(p.items)); i++ {
 		s := p.items[i]
 		cur := ""

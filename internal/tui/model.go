@@ -105,7 +105,10 @@ func newModel(cfg Config, drv *driver) *model {
 	m.md = newMarkdown(cfg.NoColor)
 	m.input.SetWidth(m.width)
 	if cfg.NoColor {
+		// The editor's drawn cursor is reverse video: without styling the
+		// terminal's own cursor shows where typing goes (see View).
 		m.input.SetStyles(plainTextareaStyles())
+		m.input.SetVirtualCursor(false)
 	}
 	return m
 }

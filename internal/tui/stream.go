@@ -75,7 +75,7 @@ func (m *model) event(ev turn.Event) tea.Cmd {
 		}
 		m.resetRound()
 		m.dropPendingCards()
-		m.status = "retrying: " + abbreviate(e.Reason, 100)
+		m.status = "retrying: " + abbreviate(sanitize(e.Reason), 100)
 		return cmd
 	case turn.ChatCompressed:
 		m.stats.compressions++
@@ -108,10 +108,12 @@ func (m *model) commitThought() tea.Cmd {
 	if strings.TrimSpace(t) == "" {
 		return nil
 	}
-	m.lastThought = t
 	if m.showThoughts {
+		// Shown in full already: Ctrl+T has nothing more to print.
+		m.lastThought = ""
 		return m.commit(m.renderThoughtFull(t))
 	}
+	m.lastThought = t
 	return m.commit(m.st.dim.Render(fmt.Sprintf("∴ thought (%d words) · ctrl+t to show", words)))
 }
 
@@ -157,7 +159,7 @@ func (m *model) renderThoughtFull(t string) string {
 // folded, or its last lines when thoughts are shown.
 func (m *model) thoughtView() string {
 	if !m.showThoughts {
-		return m.st.dim.Render(fmt.Sprintf("∴ thinking… (%d words) · ctrl+t to show", m.thinking.words))
+		return m.st.dim.Render(abbreviate(fmt.Sprintf("∴ thinking… (%d words) · ctrl+t to show", m.thinking.words), m.width-1))
 	}
 	t := m.thinking.b.String()
 	if len(t) > 2000 {

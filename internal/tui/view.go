@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 type styles struct {
@@ -39,6 +40,7 @@ func plainTextareaStyles() textarea.Styles {
 		*s = textarea.StyleState{Base: plain, Text: plain, LineNumber: plain, CursorLineNumber: plain,
 			CursorLine: plain, EndOfBuffer: plain, Placeholder: plain, Prompt: plain}
 	}
+	st.Cursor.Color = nil // the terminal's default cursor colour
 	return st
 }
 
@@ -124,16 +126,28 @@ func (m *model) View() tea.View {
 		if n := len(m.queued); n > 0 {
 			line += m.st.dim.Render(fmt.Sprintf(" · %d queued", n))
 		}
-		parts = append(parts, abbreviate(line, m.width-1))
+		// The line is styled: cut it by its visible width, keeping its
+		// escape sequences whole.
+		parts = append(parts, ansi.Truncate(line, m.width-1, "…"))
 	}
+	var cur *tea.Cursor
 	if m.approval == nil && m.picker == nil {
+		if cur = m.input.Cursor(); cur != nil {
+			// The real cursor (NoColor): the editor's position plus the
+			// lines drawn above it.
+			for _, p := range parts {
+				cur.Y += strings.Count(p, "\n") + 1
+			}
+		}
 		parts = append(parts, m.input.View())
 		if m.hint != "" {
 			parts = append(parts, m.st.dim.Render(abbreviate(m.hint, m.width-1)))
 		}
 	}
 	parts = append(parts, m.footer())
-	return tea.NewView(strings.Join(parts, "\n"))
+	v := tea.NewView(strings.Join(parts, "\n"))
+	v.Cursor = cur
+	return v
 }
 
 // tail keeps the last n lines of s: the live area cannot scroll.
