@@ -26,6 +26,7 @@ type model struct {
 	base context.Context
 
 	width, height int
+	inputCache    inputCache // the input box's last drawing
 	input         textarea.Model
 	spin          spinner.Model
 	ticking       bool

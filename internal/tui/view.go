@@ -139,7 +139,7 @@ func (m *model) View() tea.View {
 				cur.Y += strings.Count(p, "\n") + 1
 			}
 		}
-		parts = append(parts, m.input.View())
+		parts = append(parts, m.inputView())
 		if m.hint != "" {
 			parts = append(parts, m.st.dim.Render(abbreviate(m.hint, m.width-1)))
 		}
@@ -179,4 +179,24 @@ func count(n int) string {
 		return fmt.Sprint(n)
 	}
 	return fmt.Sprintf("%.1fk", float64(n)/1000)
+}
+
+// inputCache keeps the input box's drawing while what it shows stays the
+// same: drawing it costs more than the rest of a frame, and while a reply
+// streams every chunk draws a frame with the box unchanged.
+type inputCache struct {
+	key  string
+	view string
+}
+
+// inputView draws the input box, or returns the last drawing when nothing
+// it depends on changed. The box's cursor does not blink (its blink
+// messages are not forwarded), so its text, cursor position, width and
+// focus are all it depends on.
+func (m *model) inputView() string {
+	key := fmt.Sprintf("%d,%d,%d,%d,%t\x00%s", m.width, m.input.Width(), m.input.Line(), m.input.Column(), m.input.Focused(), m.input.Value())
+	if key != m.inputCache.key || m.inputCache.view == "" {
+		m.inputCache = inputCache{key: key, view: m.input.View()}
+	}
+	return m.inputCache.view
 }
