@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -43,6 +44,7 @@ func commandsWithPrefix(p string) []string {
 type compressedMsg struct {
 	before, after int
 	ok            bool
+	cancelled     bool
 }
 
 // command runs a slash command. The ones that change the conversation
@@ -75,10 +77,12 @@ func (m *model) command(text string) tea.Cmd {
 		}
 		m.compacting = true
 		compress := m.cfg.Compress
-		ctx := m.base
-		return tea.Batch(m.commit(m.st.dim.Render("compressing the conversation…")), m.tick(), func() tea.Msg {
+		ctx, cancel := context.WithCancel(m.base)
+		m.stopCompress = cancel
+		return tea.Batch(m.commit(m.st.dim.Render("compressing the conversation… (esc to stop)")), m.tick(), func() tea.Msg {
+			defer cancel()
 			b, a, ok := compress(ctx)
-			return compressedMsg{before: b, after: a, ok: ok}
+			return compressedMsg{before: b, after: a, ok: ok, cancelled: ctx.Err() != nil}
 		})
 	case "/stats":
 		return m.commit(m.statsText())
@@ -159,13 +163,16 @@ func (m *model) unavailable(name string) tea.Cmd {
 }
 
 func (m *model) compressed(c compressedMsg) tea.Cmd {
-	m.compacting = false
+	m.compacting, m.stopCompress, m.cancelling = false, nil, false
 	m.refreshContext()
 	var cmd tea.Cmd
-	if c.ok {
+	switch {
+	case c.cancelled && !c.ok:
+		cmd = m.commit(m.st.dim.Render("⏹ compression stopped; the conversation is as it was"))
+	case c.ok:
 		m.stats.compressions++
 		cmd = m.commit(m.st.dim.Render(formatCompressed(c.before, c.after)))
-	} else {
+	default:
 		cmd = m.commit(m.st.dim.Render("nothing to compress"))
 	}
 	return tea.Batch(cmd, m.sendQueued(false))

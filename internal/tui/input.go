@@ -24,6 +24,8 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		switch {
 		case m.busy:
 			m.stop()
+		case m.compacting:
+			m.stopCompressing()
 		case m.picker != nil:
 			m.picker = nil
 		case m.input.Value() != "":
@@ -43,6 +45,8 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.picker = nil
 		case m.busy:
 			m.stop()
+		case m.compacting:
+			m.stopCompressing()
 		default:
 			m.hint = ""
 		}

@@ -54,6 +54,8 @@ type model struct {
 	status     string
 	retryable  bool // the last interaction failed in a model request: Ctrl+Y resends
 	compacting bool // /compress runs
+	// stopCompress cancels the running /compress.
+	stopCompress context.CancelFunc
 
 	// Thoughts: the last one, and whether they are shown unfolded.
 	lastThought  string
@@ -231,7 +233,10 @@ func (m *model) submit(text string) tea.Cmd {
 // retry resends the history as it stands after a failed request (Ctrl+Y):
 // the prompt is in the history already and is not pushed again.
 func (m *model) retry() tea.Cmd {
-	if m.busy || !m.retryable {
+	if m.busy {
+		return m.commit(m.st.dim.Render("a request is running: Ctrl+Y retries one that failed"))
+	}
+	if !m.retryable {
 		return m.commit(m.st.dim.Render("nothing to retry"))
 	}
 	return tea.Batch(m.commit(m.st.dim.Render("↻ retrying the last request")), m.start(nil, client.Retry))
@@ -260,6 +265,14 @@ func (m *model) stop() {
 		m.answer(scheduler.Decision{Outcome: scheduler.OutcomeCancel})
 	}
 	m.cancelRunning()
+	m.cancelling = true
+}
+
+// stopCompressing cancels /compress; its compressedMsg ends it.
+func (m *model) stopCompressing() {
+	if m.stopCompress != nil {
+		m.stopCompress()
+	}
 	m.cancelling = true
 }
 

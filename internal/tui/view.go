@@ -118,7 +118,7 @@ func (m *model) View() tea.View {
 		case m.cancelling:
 			line = m.spin.View() + " stopping…"
 		case m.compacting && !m.busy:
-			line = m.spin.View() + " compressing…"
+			line = m.spin.View() + " compressing… " + m.st.dim.Render("(esc to stop)")
 		}
 		if m.status != "" {
 			line += " " + m.st.dim.Render(m.status)
