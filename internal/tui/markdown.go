@@ -238,30 +238,29 @@ func (s *mdStream) emitLine(out []string, line string) []string {
 		return out
 	}
 	n := len(out)
-	out = s.md.line(out, &s.st, line, s.width)
-	if len(out) > n {
-		if s.blanks {
-			out = append(out, "")
-			copy(out[n+1:], out[n:])
-			out[n] = ""
-			s.blanks = false
-		}
-		s.any = true
-	}
-	return out
+	return s.settle(s.md.line(out, &s.st, line, s.width), n)
 }
 
 // put appends rendered lines, after the blank line owed.
 func (s *mdStream) put(out, lines []string) []string {
-	if len(lines) == 0 {
+	n := len(out)
+	return s.settle(append(out, lines...), n)
+}
+
+// settle takes out with new lines from index n on: when there are any, it
+// puts the blank line owed before them.
+func (s *mdStream) settle(out []string, n int) []string {
+	if len(out) == n {
 		return out
 	}
 	if s.blanks {
 		out = append(out, "")
+		copy(out[n+1:], out[n:])
+		out[n] = ""
 		s.blanks = false
 	}
 	s.any = true
-	return append(out, lines...)
+	return out
 }
 
 // cutLong splits a line longer than maxOpenLine: at its last space in
