@@ -145,7 +145,19 @@ func (m *model) View() tea.View {
 		}
 	}
 	parts = append(parts, m.footer())
-	v := tea.NewView(strings.Join(parts, "\n"))
+	content := strings.Join(parts, "\n")
+	if n := strings.Count(content, "\n") + 1; n > m.height {
+		// Taller than the screen (many running cards, a dialog): the
+		// live area cannot scroll, so its top gives way and the dialog,
+		// editor and footer stay in view.
+		content = m.tail(content, m.height)
+		if cur != nil {
+			if cur.Y -= n - m.height; cur.Y < 0 {
+				cur = nil
+			}
+		}
+	}
+	v := tea.NewView(content)
 	v.Cursor = cur
 	return v
 }
