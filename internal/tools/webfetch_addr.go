@@ -30,7 +30,7 @@ func (e *privateAddrError) Error() string {
 		what = fmt.Sprintf("%s (%s)", e.host, e.ip)
 	}
 	return fmt.Sprintf("%s is a %s address; web_fetch connects only to public internet addresses "+
-		"unless the user allows the host in the settings", what, e.why)
+		"unless the user lists the host in the settings' webFetch.allowPrivate", what, e.why)
 }
 
 // addrPolicy is the parsed AllowPrivate list.
