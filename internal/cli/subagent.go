@@ -35,6 +35,9 @@ var subagentOnly = []string{agent.Name, tools.StructuredOutputName, tools.ExitPl
 // its own over the parent's provider, the parent's tools (or the
 // definition's subset) on a scheduler of its own under the parent's
 // policy, hooks and approver, and the headless loop with its own caps.
+//
+// UNFINISHED: a subagent's own history lives only in its chat; the
+// session's transcript has the agent call and its report, not the steps.
 type subagents struct {
 	provider chat.Provider
 	model    string
