@@ -225,3 +225,48 @@ echo PROMPT-CTX-9
 		t.Errorf("UserPromptSubmit context appears %d times in the second request, want 2:\n%s", n, second)
 	}
 }
+
+// TestTmuxSubagentAsks checks that a subagent's call that needs approval
+// is asked in the UI's dialog, and runs once allowed.
+func TestTmuxSubagentAsks(t *testing.T) {
+	bin := buildPly(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(file, []byte("status: draft\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := func(v any) string {
+		b, _ := json.Marshal(v)
+		return string(b)
+	}
+	srv := fp.New(t,
+		// The main agent hands the task over; the subagent edits, asks,
+		// reports; the main agent answers.
+		fp.Turn{fp.ToolCall("call_a", "agent", args(map[string]any{"description": "mark final", "prompt": "set the status to final"}))},
+		fp.Turn{fp.ToolCall("call_e", "edit", args(map[string]any{"file_path": file, "old_string": "status: draft", "new_string": "status: final"}))},
+		fp.Turn{fp.Text("The status is final now.")},
+		fp.Turn{fp.Text("Done: the subagent marked the notes final.")},
+	)
+	x := &tmux{t: t, socket: fmt.Sprintf("ply-test-%d-agent", os.Getpid())}
+	env := []string{
+		"OPENAI_API_KEY=test-key", "OPENAI_MODEL=test-model", "OPENAI_BASE_URL=" + srv.URL,
+		"PLY_HOME=" + filepath.Join(t.TempDir(), "home"), "PLY_RETRY_DELAY_SCALE=0.001", "TERM=xterm-256color",
+	}
+	cmd := "cd " + dir + " && exec env " + strings.Join(env, " ") + " " + bin + " --approval-mode default"
+	x.run("new-session", "-d", "-s", "ply", "-x", "100", "-y", "30", cmd)
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
+
+	x.waitFor("test-model · default mode")
+	x.run("send-keys", "-t", "ply", "-l", "mark the notes final")
+	x.run("send-keys", "-t", "ply", "Enter")
+	x.waitFor("Allow edit?")
+	x.run("send-keys", "-t", "ply", "-l", "y")
+	x.waitFor("the subagent marked the notes final")
+	got, _ := os.ReadFile(file)
+	if string(got) != "status: final\n" {
+		t.Fatalf("the subagent's edit did not run: %q", got)
+	}
+	if err := srv.CheckPairing(); err != nil {
+		t.Fatal(err)
+	}
+}
