@@ -65,6 +65,28 @@ func buildPly(t *testing.T) string {
 	return bin
 }
 
+// startPly runs bin in dir on a private tmux server of its own, in a
+// w×h terminal, against srv, with a fresh PLY_HOME and env added; the
+// server is killed when the test ends.
+func startPly(t *testing.T, bin, dir string, srv *fp.Server, w, h int, env []string, flags ...string) *tmux {
+	t.Helper()
+	x := &tmux{t: t, socket: fmt.Sprintf("ply-test-%d-%s", os.Getpid(), strings.NewReplacer("/", "-", " ", "-").Replace(t.Name()))}
+	env = append([]string{
+		"OPENAI_API_KEY=test-key", "OPENAI_MODEL=test-model", "OPENAI_BASE_URL=" + srv.URL,
+		"PLY_HOME=" + filepath.Join(t.TempDir(), "home"), "PLY_RETRY_DELAY_SCALE=0.001", "TERM=xterm-256color",
+	}, env...)
+	cmd := "cd " + dir + " && exec env " + strings.Join(env, " ") + " " + strings.Join(append([]string{bin}, flags...), " ")
+	x.run("new-session", "-d", "-s", "ply", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), cmd)
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
+	return x
+}
+
+// args encodes a tool call's arguments.
+func args(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
 func TestTmuxApproveEdit(t *testing.T) {
 	t.Run("100x30", func(t *testing.T) { testTmuxApproveEdit(t, 100, 30, false) })
 	t.Run("80x24 NO_COLOR", func(t *testing.T) { testTmuxApproveEdit(t, 80, 24, true) })
@@ -81,10 +103,6 @@ func testTmuxApproveEdit(t *testing.T, w, h int, noColor bool) {
 	if err := os.WriteFile(file, []byte("def greet(name):\n    return \"Hello, \" + name + \"!\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := func(v any) string {
-		b, _ := json.Marshal(v)
-		return string(b)
-	}
 	srv := fp.New(t,
 		fp.Turn{fp.ToolCall("call_1", "read_file", args(map[string]any{"file_path": file})), fp.Usage(100, 10)},
 		fp.Turn{fp.ToolCall("call_2", "edit", args(map[string]any{
@@ -92,17 +110,11 @@ func testTmuxApproveEdit(t *testing.T, w, h int, noColor bool) {
 		fp.Turn{fp.Text("Done: **greet** now uses an f-string."), fp.Usage(130, 9)},
 	)
 
-	x := &tmux{t: t, socket: fmt.Sprintf("ply-test-%d-%d", os.Getpid(), w)}
-	env := []string{
-		"OPENAI_API_KEY=test-key", "OPENAI_MODEL=test-model", "OPENAI_BASE_URL=" + srv.URL,
-		"PLY_HOME=" + filepath.Join(t.TempDir(), "home"), "PLY_RETRY_DELAY_SCALE=0.001", "TERM=xterm-256color",
-	}
+	var env []string
 	if noColor {
 		env = append(env, "NO_COLOR=1")
 	}
-	cmd := "cd " + dir + " && exec env " + strings.Join(env, " ") + " " + bin + " --approval-mode default"
-	x.run("new-session", "-d", "-s", "ply", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), cmd)
-	t.Cleanup(func() { _ = exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
+	x := startPly(t, bin, dir, srv, w, h, env, "--approval-mode", "default")
 
 	x.waitFor("test-model · default mode")
 	x.run("send-keys", "-t", "ply", "-l", "use an f-string")
@@ -174,14 +186,7 @@ echo PROMPT-CTX-9
 		fp.Turn{fp.Text("first answer"), fp.Usage(10, 2)},
 		fp.Turn{fp.Text("second answer"), fp.Usage(20, 3)},
 	)
-	x := &tmux{t: t, socket: fmt.Sprintf("ply-test-%d-hooks", os.Getpid())}
-	env := []string{
-		"OPENAI_API_KEY=test-key", "OPENAI_MODEL=test-model", "OPENAI_BASE_URL=" + srv.URL,
-		"PLY_HOME=" + filepath.Join(t.TempDir(), "home"), "PLY_RETRY_DELAY_SCALE=0.001", "TERM=xterm-256color",
-	}
-	cmd := "cd " + dir + " && exec env " + strings.Join(env, " ") + " " + bin
-	x.run("new-session", "-d", "-s", "ply", "-x", "100", "-y", "30", cmd)
-	t.Cleanup(func() { _ = exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
+	x := startPly(t, bin, dir, srv, 100, 30, nil)
 
 	x.waitFor("test-model ·")
 	send := func(text string) {
@@ -235,10 +240,6 @@ func TestTmuxSubagentAsks(t *testing.T) {
 	if err := os.WriteFile(file, []byte("status: draft\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := func(v any) string {
-		b, _ := json.Marshal(v)
-		return string(b)
-	}
 	srv := fp.New(t,
 		// The main agent hands the task over; the subagent edits, asks,
 		// reports; the main agent answers.
@@ -247,14 +248,7 @@ func TestTmuxSubagentAsks(t *testing.T) {
 		fp.Turn{fp.Text("The status is final now.")},
 		fp.Turn{fp.Text("Done: the subagent marked the notes final.")},
 	)
-	x := &tmux{t: t, socket: fmt.Sprintf("ply-test-%d-agent", os.Getpid())}
-	env := []string{
-		"OPENAI_API_KEY=test-key", "OPENAI_MODEL=test-model", "OPENAI_BASE_URL=" + srv.URL,
-		"PLY_HOME=" + filepath.Join(t.TempDir(), "home"), "PLY_RETRY_DELAY_SCALE=0.001", "TERM=xterm-256color",
-	}
-	cmd := "cd " + dir + " && exec env " + strings.Join(env, " ") + " " + bin + " --approval-mode default"
-	x.run("new-session", "-d", "-s", "ply", "-x", "100", "-y", "30", cmd)
-	t.Cleanup(func() { _ = exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
+	x := startPly(t, bin, dir, srv, 100, 30, nil, "--approval-mode", "default")
 
 	x.waitFor("test-model · default mode")
 	x.run("send-keys", "-t", "ply", "-l", "mark the notes final")
