@@ -100,7 +100,7 @@ func resolveProvider(c *config, o *Options, env func(string) string) (int, error
 	for _, e := range wf.modelEnvs {
 		c.model = firstNonEmpty(c.model, env(e))
 	}
-	c.model = firstNonEmpty(c.model, c.settings.Model)
+	c.model = firstNonEmpty(c.model, c.settings.Model.Name)
 	if c.apiKey == "" && !wf.keyOptional {
 		hint := ""
 		if wf.keyFlag != nil {

@@ -15,12 +15,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Settings is the merged view. Raw keeps each file's full object for
 // consumers that decode their own section (hooks).
 type Settings struct {
-	Model        string      `json:"model"`
+	// Model is the "model" entry: a plain name, or Qwen Code's object
+	// form with the name and the loop's knobs.
+	Model        Model       `json:"model"`
 	AuthType     string      `json:"authType"`
 	ApprovalMode string      `json:"approvalMode"`
 	Permissions  Permissions `json:"permissions"`
@@ -145,6 +148,14 @@ func syntaxError(path string, src, clean []byte, err error) error {
 		off = se.Offset
 	case errors.As(err, &te):
 		off = te.Offset
+		if off == 0 && te.Field != "" {
+			// A custom decoder's error carries no offset: point at the
+			// field's key instead.
+			key := te.Field[strings.LastIndexByte(te.Field, '.')+1:]
+			if i := bytes.Index(clean, []byte(`"`+key+`"`)); i >= 0 {
+				off = int64(i) + 1
+			}
+		}
 	}
 	if off < 0 {
 		return &SyntaxError{Path: path, Line: 1, Column: 1, Msg: err.Error()}
@@ -171,9 +182,7 @@ func merge(files []File) Settings {
 	var out Settings
 	for _, f := range files {
 		s := f.Settings
-		if s.Model != "" {
-			out.Model = s.Model
-		}
+		out.Model = out.Model.over(s.Model)
 		if s.AuthType != "" {
 			out.AuthType = s.AuthType
 		}

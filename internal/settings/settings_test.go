@@ -57,7 +57,7 @@ func TestProjectOverridesUser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Model != "project-model" || s.ApprovalMode != "default" || len(files) != 2 {
+	if s.Model.Name != "project-model" || s.ApprovalMode != "default" || len(files) != 2 {
 		t.Fatalf("merged %+v", s)
 	}
 	if len(s.Permissions.Deny) != 2 || s.Permissions.Allow[0] != "Bash(git *)" {
@@ -83,7 +83,7 @@ func TestBrokenFileReportsLineAndColumn(t *testing.T) {
 
 func TestMissingFilesAreFine(t *testing.T) {
 	s, files, err := Load(t.TempDir(), t.TempDir())
-	if err != nil || len(files) != 0 || s.Model != "" {
+	if err != nil || len(files) != 0 || s.Model.Name != "" {
 		t.Fatalf("%+v %v %v", s, files, err)
 	}
 }
