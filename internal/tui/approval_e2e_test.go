@@ -78,3 +78,45 @@ func TestTmuxLongCommandReadable(t *testing.T) {
 		t.Fatalf("the rule was not saved: %s", saved)
 	}
 }
+
+// TestTmuxPlanApprovedWithAutoEdits: in plan mode, exit_plan_mode's plan
+// is shown rendered in full with the plan's choices; "approve, auto-accept
+// edits" switches to auto-edit, so the edit that follows runs unasked.
+func TestTmuxPlanApprovedWithAutoEdits(t *testing.T) {
+	bin := buildPly(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(file, []byte("status: draft\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan := "## Mark the notes final\n\n1. Change **status** in `notes.txt`.\n2. Nothing else.\n"
+	srv := fp.New(t,
+		fp.Turn{fp.ToolCall("call_p", "exit_plan_mode", args(map[string]any{"plan": plan}))},
+		fp.Turn{fp.ToolCall("call_e", "edit", args(map[string]any{"file_path": file, "old_string": "status: draft", "new_string": "status: final"}))},
+		fp.Turn{fp.Text("finished the plan")},
+	)
+	x := startPly(t, bin, dir, srv, 80, 24, []string{"NO_COLOR=1"}, "--approval-mode", "plan")
+	x.waitFor("test-model · plan mode")
+	x.run("send-keys", "-t", "ply", "-l", "mark the notes final")
+	x.run("send-keys", "-t", "ply", "Enter")
+	s := x.waitFor("Plan: approve it to leave plan mode?")
+	_, box, _ := strings.Cut(s, "╭")
+	for _, want := range []string{"Mark the notes final", "1. Change status in notes.txt.", "2. Nothing else.",
+		"a approve, auto-accept edits", "y approve, ask before each edit", "n no, keep planning"} {
+		if !strings.Contains(box, want) {
+			t.Errorf("the plan dialog lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(box, "allow always") {
+		t.Errorf("the plan dialog offers allow always:\n%s", s)
+	}
+	x.run("send-keys", "-t", "ply", "-l", "a")
+	s = x.waitFor("finished the plan")
+	if strings.Contains(s, "Allow edit?") {
+		t.Errorf("the edit was asked about after auto-accepted edits:\n%s", s)
+	}
+	x.waitFor("auto-edit mode")
+	if got, _ := os.ReadFile(file); string(got) != "status: final\n" {
+		t.Fatalf("the edit did not run: %q", got)
+	}
+}
