@@ -297,3 +297,13 @@ func TestNothingToRemember(t *testing.T) {
 		t.Fatalf("answer %+v", d)
 	}
 }
+
+// TestDiffDialogShowsOtherArguments: an edit's diff comes with the
+// arguments the diff does not show, such as replace_all.
+func TestDiffDialogShowsOtherArguments(t *testing.T) {
+	h, _ := openDialog(t, "edit", map[string]any{"file_path": "a.go", "old_string": "x", "new_string": "y", "replace_all": true}, nil)
+	box := dialogBox(h.view())
+	if !strings.Contains(box, "│ replace_all: true") || !strings.Contains(box, "│ -x") || strings.Contains(box, "old_string") {
+		t.Fatalf("the dialog does not say replace_all:\n%s", box)
+	}
+}

@@ -29,6 +29,7 @@ func (m *model) dialogBody(a *approval) []string {
 		out = strings.Split(m.md.render(a.plan, w), "\n")
 	case a.diff != nil:
 		out = wrapIndent("file_path: ", sanitize(a.path), w)
+		out = append(out, otherArgLines(a.call.args, w)...)
 		for _, l := range a.diff {
 			out = append(out, m.wrapDiffLine(sanitize(l), w)...)
 		}
@@ -92,6 +93,23 @@ func argLines(args string, width int) []string {
 		}
 	}
 	return out
+}
+
+// otherArgLines lists the arguments of an edit or write_file call that
+// its diff does not show (replace_all, say).
+func otherArgLines(args string, width int) []string {
+	var obj map[string]any
+	if json.Unmarshal([]byte(args), &obj) != nil {
+		return nil
+	}
+	for _, k := range []string{"file_path", "old_string", "new_string", "content"} {
+		delete(obj, k)
+	}
+	if len(obj) == 0 {
+		return nil
+	}
+	rest, _ := json.Marshal(obj)
+	return argLines(string(rest), width)
 }
 
 // sortedKeys orders arguments for reading: paths and the command first,
