@@ -25,9 +25,15 @@ import (
 // is missing), and every other byte of the file stays as it was. A file
 // that does not parse, or whose permissions or permissions.allow is not an
 // object or a list, is left alone and reported.
+//
+// Neither the file nor its directory may be a symbolic link: a cloned
+// repository's .ply could point elsewhere, and the rule would land in a
+// file the user did not choose.
 func SaveAllowRules(path string, rules []string) error {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real // a linked settings file stays a link
+	for _, p := range []string{filepath.Dir(path), path} {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("permission: not saving rules: %s is a symbolic link; add them to the file it points to by hand", p)
+		}
 	}
 	src, err := os.ReadFile(path)
 	mode := fs.FileMode(0o644)

@@ -154,3 +154,34 @@ func FuzzAppendAllowRules(f *testing.F) {
 }
 
 func mustJSON(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+// TestSaveAllowRulesRefusesLinks: a settings file or .ply directory that
+// is a symbolic link (a cloned repository's, say) is not written through.
+func TestSaveAllowRulesRefusesLinks(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "elsewhere")
+	if err := os.MkdirAll(target, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(target, "settings.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	linkedDir := filepath.Join(dir, "a", ".ply")
+	linkedFile := filepath.Join(dir, "b", ".ply", "settings.json")
+	for _, l := range [][2]string{{target, linkedDir}, {filepath.Join(target, "settings.json"), linkedFile}} {
+		if err := os.MkdirAll(filepath.Dir(l[1]), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(l[0], l[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{filepath.Join(linkedDir, "settings.json"), linkedFile} {
+		if err := SaveAllowRules(p, []string{"Read"}); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(target, "settings.json")); string(b) != "{}" {
+		t.Fatalf("written through a link: %s", b)
+	}
+}
