@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/permission"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/tui"
 	"github.com/plyhq/ply/internal/turn"
@@ -63,6 +65,7 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 		return out, nil
 	}
 	addTUIControls(&tcfg, cfg, c, log)
+	addAlwaysScope(&tcfg, cfg, c)
 	ui := tui.New(tcfg)
 	notices.set(ui)
 	sched := scheduler.New(c.reg, append(c.schedOps,
@@ -119,4 +122,18 @@ func (w *noticeWriter) Write(p []byte) (int, error) {
 		}
 	}
 	return len(p), nil
+}
+
+// addAlwaysScope lets the approval dialog say what "allow always" adds and
+// save it to the project's or the user's settings file.
+func addAlwaysScope(t *tui.Config, cfg *config, c *core) {
+	t.AlwaysScope = func(call *scheduler.Call) (tui.AlwaysScope, bool) {
+		rules, desc := c.policy.AlwaysScope(call)
+		return tui.AlwaysScope{Rules: rules, Desc: desc}, len(rules) > 0
+	}
+	t.SaveRules = permission.SaveAllowRules
+	t.ProjectSettings = filepath.Join(cfg.workspace, ".ply", "settings.json")
+	if cfg.home != "" {
+		t.UserSettings = filepath.Join(cfg.home, "settings.json")
+	}
 }

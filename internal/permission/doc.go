@@ -15,8 +15,10 @@
 // parsed, by internal/shell, and files are only looked at with Lstat and
 // Readlink to follow symbolic links. It never asks the user (the
 // scheduler's Approver does), has no UI and no HTTP, reads no settings file
-// (the caller passes the rule lists in) and persists nothing: session rules
-// die with the Policy.
+// (the caller passes the rule lists in) and persists nothing by itself:
+// session rules die with the Policy, unless the caller saves them with
+// SaveAllowRules, which appends to a settings file's permissions.allow
+// as text, keeping the file's comments.
 //
 // # Rules
 //

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -216,12 +215,7 @@ func (p *Policy) SessionRules() []string {
 // with words known only at run time gives none, since no allow rule could
 // cover it. For any other tool it is the tool's name.
 func (p *Policy) AllowAlways(c *scheduler.Call) {
-	var texts []string
-	if c.Name == ToolShell {
-		texts = p.sessionShellRules(newCallInfo(c))
-	} else {
-		texts = []string{c.Name}
-	}
+	texts, _ := p.AlwaysScope(c)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, t := range texts {
@@ -233,31 +227,6 @@ func (p *Policy) AllowAlways(c *scheduler.Call) {
 			p.session = append(p.session, sourced{r, SourceSession})
 		}
 	}
-}
-
-// sessionShellRules returns the prefix rules that cover ci's command.
-func (p *Policy) sessionShellRules(ci *callInfo) []string {
-	cmds, err := shellCommands(ci.args.Command)
-	if err != nil {
-		return nil
-	}
-	allow := p.allowRules()
-	var out []string
-	for _, sc := range cmds {
-		if len(sc.Args) == 0 || readOnlyAlone(sc) || coveredByRule(allow, sc) {
-			continue
-		}
-		words := sessionPrefix(sc)
-		quoted := make([]string, len(words))
-		for i, w := range words {
-			quoted[i] = quoteWord(w)
-		}
-		t := "Bash(" + strings.Join(quoted, " ") + ":*)"
-		if !slices.Contains(out, t) {
-			out = append(out, t)
-		}
-	}
-	return out
 }
 
 // allowRules returns the allow rules with the session's, as one list.

@@ -243,6 +243,8 @@ func (s *Scheduler) approve(ctx context.Context, calls []*Call) {
 		case s.approver == nil:
 			c.fail(ErrorTypeExecutionDenied, withReason(fmt.Sprintf(
 				"Tool %q needs the user's approval, and no one can approve it in this mode, so it was not run.", c.Name), reason)+" "+s.approvalHint)
+		case precheckFailed(ctx, c):
+			// It would fail: the user is not asked to approve it.
 		default:
 			if s.ask(ctx, c) == OutcomeCancel {
 				// The user aborts the whole batch: nothing of it runs,

@@ -1,49 +1,69 @@
 package tui
 
 import (
-	"cmp"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/plyhq/ply/internal/scheduler"
+	"github.com/plyhq/ply/internal/tools"
 )
 
-// approval is the open dialog.
+// AlwaysScope is what answering "allow always" to one call allows: the
+// permission rules it adds for the session, and a phrase saying which
+// calls they cover ("commands starting with `git status`").
+type AlwaysScope struct {
+	Rules []string
+	Desc  string
+}
+
+// approval is the open dialog. Everything the call would do is in its
+// body, wrapped to the screen's width and scrolled when taller than the
+// room: a reader approves only what they could read.
 type approval struct {
 	call      callView
 	reply     chan scheduler.Decision
 	reasoning bool // typing the reason for a denial
 	reason    []rune
+	// scope is what "allow always" covers; hasScope false means the UI
+	// was not told, and the option then names the whole tool.
+	scope    AlwaysScope
+	hasScope bool
 	// diff is the change an edit or write_file call would make, as
-	// unified lines; scroll is the first one shown.
-	diff   []string
-	path   string
+	// unified lines; plan is exit_plan_mode's plan, in markdown.
+	diff []string
+	path string
+	plan string
+	// scroll is the first body line shown.
 	scroll int
+	// body caches the body's lines for bodyWidth.
+	body      []string
+	bodyWidth int
 }
 
 // maxDiffFile bounds the file write_file's diff reads from disk.
 const maxDiffFile = 1 << 20
 
 func (m *model) newApproval(msg approvalMsg) *approval {
-	a := &approval{call: msg.call, reply: msg.reply}
+	a := &approval{call: msg.call, reply: msg.reply, scope: msg.scope, hasScope: msg.hasScope}
 	var args struct {
 		FilePath  string  `json:"file_path"`
 		OldString *string `json:"old_string"`
 		NewString *string `json:"new_string"`
 		Content   *string `json:"content"`
+		Plan      *string `json:"plan"`
 	}
 	if json.Unmarshal([]byte(msg.call.args), &args) != nil {
 		return a
 	}
 	a.path = args.FilePath
 	switch {
+	case msg.call.name == tools.ExitPlanModeName && args.Plan != nil:
+		a.plan = *args.Plan
 	case msg.call.name == "edit" && args.OldString != nil && args.NewString != nil:
 		a.diff = lineDiff(*args.OldString, *args.NewString, 2)
 	case msg.call.name == "write_file" && args.Content != nil:
@@ -51,6 +71,9 @@ func (m *model) newApproval(msg approvalMsg) *approval {
 	}
 	return a
 }
+
+// isPlan reports whether the dialog asks to approve a plan.
+func (a *approval) isPlan() bool { return a.call.name == tools.ExitPlanModeName }
 
 // readForDiff returns a file's text as on disk ("" when it does not exist
 // or is too big to diff).
@@ -76,7 +99,7 @@ func (m *model) readForDiff(path string) string {
 	return string(b)
 }
 
-// dialogKey answers the open approval dialog.
+// dialogKey answers the open approval dialog, or scrolls its body.
 func (m *model) dialogKey(k tea.KeyPressMsg) tea.Cmd {
 	a := m.approval
 	if a.reasoning {
@@ -94,131 +117,82 @@ func (m *model) dialogKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
-	room := m.diffRoom()
+	if m.scrollDialog(k.String()) {
+		return nil
+	}
+	if a.isPlan() {
+		return m.planKey(k.String())
+	}
 	switch k.String() {
 	case "y", "enter":
 		m.answer(scheduler.Decision{Outcome: scheduler.OutcomeAllowOnce})
 	case "a":
-		m.answer(scheduler.Decision{Outcome: scheduler.OutcomeAllowAlways})
+		if m.alwaysOffered(a) {
+			m.answer(scheduler.Decision{Outcome: scheduler.OutcomeAllowAlways})
+		}
+	case "p", "u":
+		return m.allowAndSave(k.String() == "p")
 	case "n":
 		a.reasoning = true
-	case "up", "k":
-		a.scroll = max(a.scroll-1, 0)
-	case "down", "j":
-		a.scroll = min(a.scroll+1, max(len(a.diff)-room, 0))
-	case "pgup":
-		a.scroll = max(a.scroll-room, 0)
-	case "pgdown", "space":
-		a.scroll = min(a.scroll+room, max(len(a.diff)-room, 0))
 	}
 	return nil
+}
+
+// planKey answers the plan dialog. Approving sets the mode the user chose
+// before the call is let through, so that the calls after it in the same
+// batch already meet the new mode.
+func (m *model) planKey(key string) tea.Cmd {
+	var cmd tea.Cmd
+	switch key {
+	case "a":
+		cmd = m.setModeIfAble("auto-edit")
+	case "y", "enter":
+		cmd = m.setModeIfAble("default")
+	case "n":
+		m.approval.reasoning = true
+		return nil
+	default:
+		return nil
+	}
+	m.answer(scheduler.Decision{Outcome: scheduler.OutcomeAllowOnce})
+	return cmd
+}
+
+// setModeIfAble switches the approval mode where the session lets the UI.
+func (m *model) setModeIfAble(name string) tea.Cmd {
+	if m.cfg.SetMode == nil {
+		return nil
+	}
+	return m.setMode(name)
+}
+
+// scrollDialog moves the dialog's body for a scrolling key and reports
+// whether k was one.
+func (m *model) scrollDialog(k string) bool {
+	a := m.approval
+	room := m.bodyRoom(a)
+	last := max(len(m.dialogBody(a))-room, 0)
+	switch k {
+	case "up", "k":
+		a.scroll--
+	case "down", "j":
+		a.scroll++
+	case "pgup":
+		a.scroll -= room
+	case "pgdown", "space":
+		a.scroll += room
+	case "home":
+		a.scroll = 0
+	case "end":
+		a.scroll = last
+	default:
+		return false
+	}
+	a.scroll = min(max(a.scroll, 0), last)
+	return true
 }
 
 func (m *model) answer(d scheduler.Decision) {
 	m.approval.reply <- d
 	m.approval = nil
-}
-
-// diffRoom is how many diff lines the dialog shows: what is left of the
-// screen after the dialog's frame, the prompt line and the footer.
-func (m *model) diffRoom() int { return max(m.height-12, 3) }
-
-// renderDialog draws the approval dialog for a.
-func (m *model) renderDialog(a *approval) string {
-	var b strings.Builder
-	w := max(m.width-6, 14)
-	b.WriteString(m.st.warn.Render("Allow "+a.call.name+"?") + "\n")
-	if a.diff != nil {
-		b.WriteString("file_path: " + abbreviate(sanitize(a.path), w-11) + "\n")
-		room := m.diffRoom()
-		end := min(a.scroll+room, len(a.diff))
-		if a.scroll > 0 {
-			b.WriteString(m.st.dim.Render(fmt.Sprintf("↑ %d more lines", a.scroll)) + "\n")
-		}
-		for _, l := range a.diff[a.scroll:end] {
-			b.WriteString(m.md.hl.diffLine(abbreviateKeep(sanitize(l), w)) + "\n")
-		}
-		if n := len(a.diff) - end; n > 0 {
-			b.WriteString(m.st.dim.Render(fmt.Sprintf("↓ +%d more lines (↑/↓ to scroll)", n)) + "\n")
-		}
-		b.WriteString("\n")
-	} else {
-		b.WriteString(argDetails(sanitize(a.call.args), w, 8))
-		b.WriteString("\n\n")
-	}
-	if a.reasoning {
-		b.WriteString("Reason for denying (optional, Enter to send, Esc to go back):\n> " + string(a.reason) + "█")
-	} else {
-		b.WriteString(m.st.bold.Render("y") + " allow once   " + m.st.bold.Render("a") + " allow always   " +
-			m.st.bold.Render("n") + " deny   " + m.st.dim.Render("esc cancel"))
-	}
-	return m.st.dialog.Width(max(m.width-2, 20)).Render(b.String())
-}
-
-// argSummary shows the argument a reader cares about most.
-func argSummary(args string) string {
-	var obj map[string]any
-	if json.Unmarshal([]byte(args), &obj) != nil {
-		return args
-	}
-	for _, k := range []string{"file_path", "path", "command", "pattern", "absolute_path", "dir_path", "url", "query"} {
-		if v, ok := obj[k].(string); ok {
-			return v
-		}
-	}
-	return args
-}
-
-// argDetails lists a call's arguments, each cut to a few lines: enough to
-// judge a call without flooding an 80x24 screen.
-func argDetails(args string, width, lines int) string {
-	var obj map[string]any
-	if json.Unmarshal([]byte(args), &obj) != nil || len(obj) == 0 {
-		return abbreviate(args, width*2)
-	}
-	var b strings.Builder
-	used := 0
-	for _, k := range sortedKeys(obj) {
-		v, ok := obj[k].(string)
-		if !ok {
-			raw, _ := json.Marshal(obj[k])
-			v = string(raw)
-		}
-		vl := strings.Split(strings.TrimRight(v, "\n"), "\n")
-		if used >= lines {
-			b.WriteString("…\n")
-			break
-		}
-		fmt.Fprintf(&b, "%s: ", k)
-		room := min(len(vl), max(lines-used, 1), 3)
-		for i := range room {
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			b.WriteString(abbreviate(vl[i], max(width-len(k)-2, 10)) + "\n")
-		}
-		if room < len(vl) {
-			fmt.Fprintf(&b, "  … (%d more lines)\n", len(vl)-room)
-		}
-		used += room
-	}
-	return strings.TrimRight(b.String(), "\n")
-}
-
-func sortedKeys(m map[string]any) []string {
-	// The paths first: they say what is touched.
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	rank := func(k string) int {
-		if strings.Contains(k, "path") || k == "command" {
-			return 0
-		}
-		return 1
-	}
-	slices.SortFunc(keys, func(a, b string) int {
-		return cmp.Or(cmp.Compare(rank(a), rank(b)), strings.Compare(a, b))
-	})
-	return keys
 }

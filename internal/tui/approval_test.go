@@ -169,7 +169,7 @@ func TestApprovalDialogShowsDiff(t *testing.T) {
 		{"write_file new", "write_file", args(map[string]string{"file_path": "new.txt", "content": "hello\nworld\n"}),
 			[]string{"+hello", "+world"}, []string{"-"}},
 		{"long diff scrolls", "write_file", args(map[string]string{"file_path": "n.txt", "content": long}),
-			[]string{"+line", "↓ +28 more lines (↑/↓ to scroll)"}, []string{"↑ "}},
+			[]string{"+line", "lines 1–14 of 41 · ↑/↓ PgUp/PgDn to scroll"}, nil},
 		{"no diff", "run_shell_command", args(map[string]string{"command": "make test"}),
 			[]string{"command: make test"}, []string{"file_path:"}},
 	} {
@@ -192,7 +192,7 @@ func TestApprovalDialogShowsDiff(t *testing.T) {
 			}
 			if tc.name == "long diff scrolls" {
 				h.press(tea.KeyDown, 0)
-				if !strings.Contains(h.view(), "↑ 1 more lines") {
+				if !strings.Contains(h.view(), "lines 2–15 of 41") {
 					t.Fatalf("Down did not scroll the diff:\n%s", h.view())
 				}
 			}

@@ -243,7 +243,10 @@ func helpText() string {
   Ctrl+T          show or fold the model's thoughts
   Shift+Tab       next approval mode
   Ctrl+C twice    leave, on an empty prompt
-In the approval dialog: y allow once, a allow always, n deny (then type a reason, Enter), ↑/↓ scroll.`)
+In the approval dialog: y allow once, a allow always (for the scope it names, this session),
+p/u allow always and save the rule to the project's/user's settings, n deny (then type a reason,
+Enter); ↑/↓, PgUp/PgDn, Home/End scroll. A plan: a approve with auto-accepted edits, y approve
+and ask before each edit, n keep planning.`)
 	return b.String()
 }
 

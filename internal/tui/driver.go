@@ -44,6 +44,9 @@ type (
 	approvalMsg struct {
 		call  callView
 		reply chan scheduler.Decision
+		// scope is what "allow always" would allow, when hasScope.
+		scope    AlwaysScope
+		hasScope bool
 	}
 	noticeMsg struct{ text string }
 )
@@ -85,7 +88,15 @@ func (u *UI) Approve(ctx context.Context, c *scheduler.Call) (scheduler.Decision
 		return scheduler.Decision{}, fmt.Errorf("the interactive UI is not running")
 	}
 	reply := make(chan scheduler.Decision, 1)
-	u.send(approvalMsg{call: viewOf(c), reply: reply})
+	msg := approvalMsg{call: viewOf(c), reply: reply}
+	if u.cfg.AlwaysScope != nil {
+		scope, ok := u.cfg.AlwaysScope(c)
+		if !ok {
+			scope = AlwaysScope{} // nothing can be remembered
+		}
+		msg.scope, msg.hasScope = scope, true
+	}
+	u.send(msg)
 	select {
 	case <-ctx.Done():
 		return scheduler.Decision{}, ctx.Err()

@@ -21,6 +21,7 @@ import (
 
 	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/turn"
 )
 
@@ -86,6 +87,16 @@ type Config struct {
 	Mode    func() string
 	SetMode func(name string) error
 	Modes   []string
+	// AlwaysScope, when set, says what answering "allow always" to a call
+	// would allow, for the dialog to show; ok false means nothing can be
+	// remembered for that call, and the option is not offered. Unset, the
+	// dialog says the whole tool.
+	AlwaysScope func(c *scheduler.Call) (scope AlwaysScope, ok bool)
+	// SaveRules, when set, appends allow rules to the permissions.allow
+	// list of the settings file at path; the dialog offers it for
+	// ProjectSettings and UserSettings, the files' paths, when not "".
+	SaveRules                     func(path string, rules []string) error
+	ProjectSettings, UserSettings string
 	// Sessions lists this workspace's saved sessions, newest first, and
 	// Resume switches to one, returning its history (/resume).
 	Sessions func() ([]SessionInfo, error)
