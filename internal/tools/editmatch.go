@@ -102,6 +102,16 @@ func matchEdit(content, oldStr, newStr string, replaceAll bool) (*editOutcome, e
 	}
 	switch {
 	case len(spans) == 0:
+		if o, ok := stripLineNumbers(oldStr); ok {
+			// Pasted from read_file with its "     3\t" prefixes: try
+			// again without them, in new_string too where every line
+			// has one.
+			n, _ := stripLineNumbers(newStr)
+			if n == "" && newStr != "" {
+				n = newStr
+			}
+			return matchEdit(content, o, n, replaceAll)
+		}
 		return nil, errEditNoMatch
 	case len(spans) > 1 && !replaceAll:
 		return nil, &editCountError{count: len(spans)}
@@ -362,4 +372,27 @@ func normalizeForMatch(s string, index bool) (norm string, starts []int32, trail
 		trail = pendingRunes
 	}
 	return b.String(), starts, trail
+}
+
+// stripLineNumbers removes read_file's cat -n prefix (spaces, digits, a
+// tab) from every line of s; ok is false when some line lacks it.
+func stripLineNumbers(s string) (string, bool) {
+	if s == "" {
+		return "", false
+	}
+	lines := strings.SplitAfter(s, "\n")
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, l := range lines {
+		if l == "" {
+			continue
+		}
+		rest := strings.TrimLeft(l, " ")
+		digits := len(rest) - len(strings.TrimLeft(rest, "0123456789"))
+		if digits == 0 || len(rest) == digits || rest[digits] != '\t' {
+			return "", false
+		}
+		b.WriteString(rest[digits+1:])
+	}
+	return b.String(), true
 }
