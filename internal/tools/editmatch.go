@@ -17,7 +17,10 @@ var (
 
 // editCountError says old_string matched more than once without
 // replace_all.
-type editCountError struct{ count int }
+type editCountError struct {
+	count int
+	lines []string // the line numbers the matches start at
+}
 
 func (e *editCountError) Error() string {
 	return fmt.Sprintf("old_string matches %d places, expected exactly 1", e.count)
@@ -95,10 +98,13 @@ func matchEdit(content, oldStr, newStr string, replaceAll bool) (*editOutcome, e
 		find, tolerant = findTolerant, true
 		spans = find(body, oldStr, false, 0)
 	}
-	if len(spans) == 1 && !replaceAll && len(find(body, oldStr, true, 2)) > 1 {
-		// An occurrence overlapping the one found makes the edit just
-		// as ambiguous: in "aaa", the model's "aa" could mean either.
-		return nil, &editCountError{count: 2}
+	if len(spans) == 1 && !replaceAll {
+		if both := find(body, oldStr, true, 2); len(both) > 1 {
+			// An occurrence overlapping the one found makes the edit
+			// just as ambiguous: in "aaa", the model's "aa" could mean
+			// either.
+			return nil, &editCountError{count: 2, lines: matchLines(body, both)}
+		}
 	}
 	switch {
 	case len(spans) == 0:
@@ -112,9 +118,9 @@ func matchEdit(content, oldStr, newStr string, replaceAll bool) (*editOutcome, e
 			}
 			return matchEdit(content, o, n, replaceAll)
 		}
-		return nil, errEditNoMatch
+		return nil, &editNoMatchError{hint: diagnoseNoMatch(body, oldStr)}
 	case len(spans) > 1 && !replaceAll:
-		return nil, &editCountError{count: len(spans)}
+		return nil, &editCountError{count: len(spans), lines: matchLines(body, spans)}
 	}
 
 	// Size from the spans, not len(oldStr): a tolerant span can be
