@@ -291,7 +291,6 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 		sess.first = first
 	}
 	opts := append(c.schedOps,
-		scheduler.WithApprovalHint("This run has no one to approve it: run ply with --yolo (or --approval-mode yolo) to allow edits and shell commands."),
 		scheduler.WithOnUpdate(c.recordToolState),
 	)
 	hcfg := headless.Config{
