@@ -48,7 +48,10 @@ func Snapshot(ctx context.Context, dir string, runGit bool) *Repo {
 	var statusErr, logErr error
 	if runGit && gitBranch(dir) != "" {
 		wg.Add(2)
-		go func() { defer wg.Done(); status, statusErr = gitOutput(ctx, dir, "status", "--short", "--untracked-files=normal", "--no-renames") }()
+		go func() {
+			defer wg.Done()
+			status, statusErr = gitOutput(ctx, dir, "status", "--short", "--untracked-files=normal", "--no-renames")
+		}()
 		go func() {
 			defer wg.Done()
 			log, logErr = gitOutput(ctx, dir, "log", "--oneline", "--no-decorate", fmt.Sprintf("-%d", repoCommits))
