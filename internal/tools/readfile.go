@@ -494,7 +494,11 @@ func resolveFilePath(ws *Workspace, param, p string) (string, *Result) {
 func fileErrorResult(path string, err error) Result {
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return Errorf("FILE_NOT_FOUND", "File not found: %s", path)
+		msg := "File not found: " + path
+		if near := nearMisses(path); len(near) > 0 {
+			msg += ". Did you mean " + joinList(near) + "?"
+		}
+		return Errorf("FILE_NOT_FOUND", "%s", msg)
 	case errors.Is(err, os.ErrPermission):
 		return Errorf("PERMISSION_DENIED", "Permission denied: %s", path)
 	}
