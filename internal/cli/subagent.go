@@ -89,8 +89,7 @@ func (s *subagents) Run(ctx context.Context, t agent.Task) agent.Report {
 	if s.approver != nil {
 		opts = append(opts, scheduler.WithApprover(s.approver))
 	}
-	sched := scheduler.New(reg, append(opts, scheduler.WithApprovalHint(
-		"The subagent's call needs approval that no one can give here: run ply with --yolo (or --approval-mode yolo), or allow the tool with a rule."))...)
+	sched := scheduler.New(reg, opts...)
 	format, stderr := s.format, s.stderr
 	if t.Out != nil {
 		// Without a parent printer (the TUI), progress lines go to the

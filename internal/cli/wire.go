@@ -95,6 +95,10 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		return nil, headless.ExitInput, err
 	}
 	c.ws = ws
+	// UNFINISHED(trust): git runs for the snapshot only in trusted
+	// folders once folder trust lands; until then always, with the
+	// config that could run programs switched off.
+	repo := startSnapshot(ctx, ws.Root(), true)
 	// MCP servers start now, in parallel with the rest of start-up, and
 	// are waited for only just before the tool list is needed; ctx
 	// (Ctrl+C) ends a slow start.
@@ -208,7 +212,8 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 	system := sysprompt.Build(sysprompt.Env{
 		Workspace: ws.Root(), Tools: reg.Names(),
 		Override: cfg.opts.SystemPrompt, Append: strings.TrimSpace(appendPrompt),
-		Instructions: instructions,
+		Instructions: instructions, Mode: cfg.mode, Interactive: cfg.interactive || cfg.streamInput,
+		Sandbox: sandboxSummary(cfg.opts), Repo: repo(),
 	})
 	retry := chat.DefaultRetryPolicy
 	if s := sio.Getenv("PLY_RETRY_DELAY_SCALE"); s != "" {
@@ -265,7 +270,8 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 	}
 	a := c.agents
 	a.provider, a.model, a.base, a.reg, a.schedOps, a.sessionID = provider, cfg.model, chatCfg, reg, c.schedOps, sess.id
-	a.env = sysprompt.Env{Workspace: ws.Root(), Instructions: instructions}
+	a.env = sysprompt.Env{Workspace: ws.Root(), Instructions: instructions, Subagent: true,
+		Mode: cfg.mode, Interactive: cfg.interactive || cfg.streamInput, Sandbox: sandboxSummary(cfg.opts)}
 	return c, 0, nil
 }
 
@@ -285,7 +291,6 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 		sess.first = first
 	}
 	opts := append(c.schedOps,
-		scheduler.WithApprovalHint("This run has no one to approve it: run ply with --yolo (or --approval-mode yolo) to allow edits and shell commands."),
 		scheduler.WithOnUpdate(c.recordToolState),
 	)
 	hcfg := headless.Config{

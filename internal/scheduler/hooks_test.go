@@ -257,7 +257,7 @@ func TestToolHooksPostToolBatch(t *testing.T) {
 		}
 		for _, c := range calls {
 			if !c.State().Terminal() || !strings.HasSuffix(c.Response().Output,
-				"[A PostToolBatch hook stopped the agent after this batch of tool calls. Reason: tests are red]") {
+				"[A PostToolBatch hook stopped the agent after this batch of tool calls. Reason: tests are red.]") {
 				t.Errorf("%s: %s %q", c.CallID, c.State(), c.Response().Output)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/plyhq/ply/internal/tools"
@@ -30,7 +31,8 @@ const (
 
 // DefaultApprovalHint is appended to the error of a call that needs
 // approval when there is no Approver (headless runs).
-const DefaultApprovalHint = "To allow it, run ply with --yolo, choose a more permissive --approval-mode, or add a permission rule for this tool."
+const DefaultApprovalHint = "Retrying will not help. Tools that read or search, and shell commands that only read (ls, cat, grep, git status, git diff, git log), run without approval: " +
+	"do what you can with them, then finish and tell the user what you could not do or verify. The user can allow more with an approval mode or a permission rule."
 
 // Option configures a Scheduler.
 type Option func(*Scheduler)
@@ -304,6 +306,9 @@ func (s *Scheduler) alwaysAllowed(name string) bool {
 func withReason(msg, reason string) string {
 	if reason == "" {
 		return msg
+	}
+	if !strings.HasSuffix(reason, ".") {
+		reason += "."
 	}
 	return msg + " Reason: " + reason
 }

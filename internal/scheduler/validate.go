@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -146,6 +147,9 @@ func jsonType(v any) string {
 // registered names when some are close enough to be a misspelling.
 func notRegistered(name string, names []string) string {
 	msg := fmt.Sprintf("Tool %q not found in the registry.", name)
+	if alias, ok := foreignNames[strings.ToLower(name)]; ok && slices.Contains(names, alias) {
+		return msg + " Did you mean " + strconv.Quote(alias) + "?"
+	}
 	if s := suggest(name, names); len(s) > 0 {
 		quoted := make([]string, len(s))
 		for i, n := range s {
@@ -160,6 +164,23 @@ func notRegistered(name string, names []string) string {
 		return msg + " Available tools: " + strings.Join(names, ", ") + "."
 	}
 	return msg
+}
+
+// foreignNames maps the tool names of other coding agents (and the
+// commands models reach for), lower-cased, to ply's tool that does the
+// same: a model trained on them is pointed at the right one at once.
+var foreignNames = map[string]string{
+	"bash": "run_shell_command", "shell": "run_shell_command", "exec_command": "run_shell_command",
+	"run_command": "run_shell_command", "execute_command": "run_shell_command", "terminal": "run_shell_command",
+	"read": "read_file", "view": "read_file", "cat": "read_file", "open_file": "read_file", "view_file": "read_file",
+	"str_replace": "edit", "str_replace_editor": "edit", "str_replace_based_edit_tool": "edit", "apply_patch": "edit",
+	"multiedit": "edit", "multi_edit": "edit", "replace": "edit", "edit_file": "edit", "replace_in_file": "edit",
+	"write": "write_file", "create_file": "write_file", "create": "write_file",
+	"grep": "grep_search", "search_file_content": "grep_search", "rg": "grep_search", "search": "grep_search", "ripgrep": "grep_search",
+	"ls": "list_directory", "list_dir": "list_directory", "list_files": "list_directory",
+	"find_files": "glob", "find": "glob", "file_search": "glob",
+	"webfetch": "web_fetch", "fetch": "web_fetch", "fetch_url": "web_fetch",
+	"task": "agent", "todowrite": "todo_write", "exitplanmode": "exit_plan_mode",
 }
 
 // suggest returns up to three names within a typo's distance of name,

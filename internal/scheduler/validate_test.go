@@ -80,7 +80,7 @@ func TestImmediateErrors(t *testing.T) {
 		{"policy denies", denyWrite, Request{Name: "write_file", Args: `{"tag":"x"}`},
 			ErrorTypeExecutionDenied, []string{`Execution of tool "write_file" was denied`, "Reason: read-only session"}},
 		{"needs approval, nobody to ask", nil, Request{Name: "write_file", Args: `{"tag":"x"}`},
-			ErrorTypeExecutionDenied, []string{`Tool "write_file" needs the user's approval`, "--yolo", "--approval-mode"}},
+			ErrorTypeExecutionDenied, []string{`Tool "write_file" needs the user's approval`, "Retrying will not help", "git status", "approval mode or a permission rule"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

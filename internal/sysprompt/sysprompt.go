@@ -25,6 +25,20 @@ type Env struct {
 	Override string
 	// Instructions are the user's and the project's instruction files.
 	Instructions []Instruction
+	// Mode is the approval mode (plan, default, auto-edit, yolo); ""
+	// leaves the approval section out.
+	Mode string
+	// Interactive says a person can answer approval requests (the TUI,
+	// an SDK with can_use_tool); otherwise a call that needs approval is
+	// refused.
+	Interactive bool
+	// Sandbox describes the confinement of shell commands ("" for none).
+	Sandbox string
+	// Repo is the repository snapshot taken at start, nil for none.
+	Repo *Repo
+	// Subagent selects the base prompt of a subagent, which works alone
+	// on one task with the tools it was given.
+	Subagent bool
 }
 
 const instructions = `You are ply, a coding agent working in the user's repository from their terminal. You help with software engineering tasks: reading and changing code, running commands, finding and fixing bugs, explaining code.
@@ -35,15 +49,31 @@ How to work:
 - Use run_shell_command to build, test, lint and inspect. Explain a command that modifies files or the system before running it. Prefer non-interactive commands; never start editors or pagers.
 - Verify your work: run the project's tests or build after a change when they exist.
 - Paths given to tools are absolute or relative to the workspace root; stay inside the workspace.
-- Be concise. When the task is done, say briefly what you changed. Do not stop to ask for confirmation on routine steps; ask only when the request is ambiguous or a step is destructive.
-- Several independent tool calls may be made in one reply; they are run in parallel when safe.`
+- Several independent tool calls may be made in one reply; they are run in parallel when safe.
+- Git: never commit, push, stash, reset, checkout or clean the user's work unless asked; the working tree may hold uncommitted changes that are not yours.
+- Verify for real: a pipe into head or tail hides a command's exit status; go test and similar tools may report cached results (use -count=1); a test that did not run proves nothing.
+- Fix what was asked. Leave unrelated problems alone, but mention the ones you notice.
+- Do not stop to ask for confirmation on routine steps; ask only when the request is ambiguous or a step is destructive. If a tool call is refused, do not repeat it: do what you can without it.
+- Be concise. The final answer says what you changed (file:line where useful), how you verified it, and what you could not verify or do.`
+
+// subagentInstructions is the base prompt of a subagent: it works alone,
+// with only the tools it was given, for the agent that started it.
+const subagentInstructions = `You are a subagent of ply, a coding agent: the main agent handed you one task in the user's repository. Work on it alone with the tools listed below; you have no others, and no one can answer questions.
+
+How to work:
+- Search and read before concluding: grep_search, glob, list_directory and read_file when you have them. Paths are absolute or relative to the workspace root.
+- Change files or run commands only if the task asks for it and you have the tools to do it.
+- Be thorough but economical: make independent tool calls in one reply.`
 
 // Build returns the system prompt for env.
 func Build(env Env) string {
 	var b strings.Builder
-	if env.Override != "" {
+	switch {
+	case env.Override != "":
 		b.WriteString(env.Override)
-	} else {
+	case env.Subagent:
+		b.WriteString(subagentInstructions)
+	default:
 		b.WriteString(instructions)
 	}
 	b.WriteString("\n\n# Environment\n")
@@ -60,6 +90,10 @@ func Build(env Env) string {
 	if len(env.Tools) > 0 {
 		b.WriteString("- Tools available: " + strings.Join(env.Tools, ", ") + "\n")
 	}
+	b.WriteString(approvalSection(env))
+	if env.Repo != nil {
+		b.WriteString(env.Repo.render())
+	}
 	b.WriteString(renderInstructions(env.Instructions))
 	if env.Append != "" {
 		b.WriteString("\n")
@@ -73,7 +107,7 @@ func Build(env Env) string {
 // running git.
 func gitBranch(dir string) string {
 	for d := dir; ; {
-		head, err := os.ReadFile(filepath.Join(d, ".git", "HEAD"))
+		head, err := os.ReadFile(filepath.Join(gitDir(d), "HEAD"))
 		if err == nil {
 			s := strings.TrimSpace(string(head))
 			if ref, ok := strings.CutPrefix(s, "ref: refs/heads/"); ok {
@@ -90,4 +124,22 @@ func gitBranch(dir string) string {
 		}
 		d = parent
 	}
+}
+
+// gitDir is dir's .git directory, following the "gitdir: path" file that
+// a worktree or a submodule has instead.
+func gitDir(dir string) string {
+	dot := filepath.Join(dir, ".git")
+	b, err := os.ReadFile(dot)
+	if err != nil {
+		return dot // a directory, or nothing
+	}
+	p, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+	if !ok {
+		return dot
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	return p
 }

@@ -159,13 +159,21 @@ func editErrorResult(path string, err error) Result {
 	var ce *editCountError
 	switch {
 	case errors.As(err, &ce):
-		return Errorf("EDIT_EXPECTED_OCCURRENCE_MISMATCH", "Failed to edit %s: old_string matches %d places, but exactly 1 is expected. "+
+		where := ""
+		if len(ce.lines) > 0 {
+			where = fmt.Sprintf(" (%s %s)", pluralOf(len(ce.lines), "line", "lines"), joinList(ce.lines))
+		}
+		return Errorf("EDIT_EXPECTED_OCCURRENCE_MISMATCH", "Failed to edit %s: old_string matches %d places%s, but exactly 1 is expected. "+
 			"Include more surrounding lines in old_string to identify the one to change, or set replace_all to true to replace all %d.",
-			path, ce.count, ce.count)
+			path, ce.count, where, ce.count)
 	case errors.Is(err, errEditNoMatch):
+		hint := "The file may have changed, or old_string differs in whitespace or indentation. Use read_file to see the current content."
+		var ne *editNoMatchError
+		if errors.As(err, &ne) && ne.hint != "" {
+			hint = ne.hint
+		}
 		return Errorf("EDIT_NO_OCCURRENCE_FOUND", "Failed to edit %s: 0 occurrences of old_string found (also compared ignoring quote, dash "+
-			"and space styles and trailing whitespace). The file may have changed, or old_string differs in whitespace or indentation. "+
-			"Use read_file to see the current content, then retry with text copied exactly from it.", path)
+			"and space styles and trailing whitespace). %s\nRetry with old_string copied exactly from the file, without read_file's line-number prefixes.", path, hint)
 	case errors.Is(err, errEditEmptyOld):
 		return Errorf("ATTEMPT_TO_CREATE_EXISTING_FILE", "Failed to edit %s: an empty old_string only creates a new file, but this file "+
 			"exists and is not empty. Give the exact text to replace as old_string, or use write_file to replace the whole file.", path)

@@ -17,7 +17,10 @@ var (
 
 // editCountError says old_string matched more than once without
 // replace_all.
-type editCountError struct{ count int }
+type editCountError struct {
+	count int
+	lines []string // the line numbers the matches start at
+}
 
 func (e *editCountError) Error() string {
 	return fmt.Sprintf("old_string matches %d places, expected exactly 1", e.count)
@@ -95,16 +98,29 @@ func matchEdit(content, oldStr, newStr string, replaceAll bool) (*editOutcome, e
 		find, tolerant = findTolerant, true
 		spans = find(body, oldStr, false, 0)
 	}
-	if len(spans) == 1 && !replaceAll && len(find(body, oldStr, true, 2)) > 1 {
-		// An occurrence overlapping the one found makes the edit just
-		// as ambiguous: in "aaa", the model's "aa" could mean either.
-		return nil, &editCountError{count: 2}
+	if len(spans) == 1 && !replaceAll {
+		if both := find(body, oldStr, true, 2); len(both) > 1 {
+			// An occurrence overlapping the one found makes the edit
+			// just as ambiguous: in "aaa", the model's "aa" could mean
+			// either.
+			return nil, &editCountError{count: 2, lines: matchLines(body, both)}
+		}
 	}
 	switch {
 	case len(spans) == 0:
-		return nil, errEditNoMatch
+		if o, ok := stripLineNumbers(oldStr); ok {
+			// Pasted from read_file with its "     3\t" prefixes: try
+			// again without them, in new_string too where every line
+			// has one.
+			n, _ := stripLineNumbers(newStr)
+			if n == "" && newStr != "" {
+				n = newStr
+			}
+			return matchEdit(content, o, n, replaceAll)
+		}
+		return nil, &editNoMatchError{hint: diagnoseNoMatch(body, oldStr)}
 	case len(spans) > 1 && !replaceAll:
-		return nil, &editCountError{count: len(spans)}
+		return nil, &editCountError{count: len(spans), lines: matchLines(body, spans)}
 	}
 
 	// Size from the spans, not len(oldStr): a tolerant span can be
@@ -362,4 +378,27 @@ func normalizeForMatch(s string, index bool) (norm string, starts []int32, trail
 		trail = pendingRunes
 	}
 	return b.String(), starts, trail
+}
+
+// stripLineNumbers removes read_file's cat -n prefix (spaces, digits, a
+// tab) from every line of s; ok is false when some line lacks it.
+func stripLineNumbers(s string) (string, bool) {
+	if s == "" {
+		return "", false
+	}
+	lines := strings.SplitAfter(s, "\n")
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, l := range lines {
+		if l == "" {
+			continue
+		}
+		rest := strings.TrimLeft(l, " ")
+		digits := len(rest) - len(strings.TrimLeft(rest, "0123456789"))
+		if digits == 0 || len(rest) == digits || rest[digits] != '\t' {
+			return "", false
+		}
+		b.WriteString(rest[digits+1:])
+	}
+	return b.String(), true
 }

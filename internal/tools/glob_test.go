@@ -28,7 +28,7 @@ func TestSearchToolSchemas(t *testing.T) {
 		props    []string
 	}{
 		{NewGlob(ws), "glob", KindSearch, []string{"pattern"}, []string{"pattern", "path"}},
-		{NewGrep(ws), "grep_search", KindSearch, []string{"pattern"}, []string{"pattern", "path", "glob", "limit"}},
+		{NewGrep(ws), "grep_search", KindSearch, []string{"pattern"}, []string{"pattern", "path", "glob", "limit", "case_insensitive", "context", "before", "after", "output_mode"}},
 		{sh, "run_shell_command", KindExecute, []string{"command"}, []string{"command", "description", "directory", "is_background", "timeout"}},
 	} {
 		if tc.tool.Name() != tc.name || tc.tool.Kind() != tc.kind || tc.tool.Description() == "" {

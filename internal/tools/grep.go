@@ -2,7 +2,6 @@ package tools
 
 import (
 	"bytes"
-	"cmp"
 	"container/heap"
 	"context"
 	"encoding/json"
@@ -14,7 +13,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -56,7 +54,10 @@ func (*Grep) Description() string {
 	return `Searches file contents for a regular expression and returns the matching lines grouped by file, with line numbers.
 - ALWAYS use this tool for content search instead of running grep or rg through the shell.
 - Regular expressions use RE2 syntax (e.g. "log.*Error", "func\\s+\\w+"); escape special characters ("interface\\{\\}" finds "interface{}").
-- Matching is case-insensitive; start the pattern with (?-i) for a case-sensitive search.
+- Matching is case-sensitive, as in grep and rg; set case_insensitive (or start the pattern with (?i)) to ignore case.
+- Lines are shown as they are in the file, indentation included, so a line can be copied into edit's old_string.
+- context, before and after show lines around each match ("L12:" is a match, "L11-" a context line, "--" a gap).
+- output_mode "files_with_matches" lists only the files, "count" the number of matching lines per file.
 - Matches one line at a time. Files excluded by .gitignore, the .git directory and binary files are skipped.
 - Filter files with the glob parameter (e.g. "*.js", "*.{ts,tsx}", "src/**/*.go").`
 }
@@ -80,6 +81,30 @@ var grepSchema = json.RawMessage(`{
       "type": "integer",
       "minimum": 1,
       "description": "Show at most this many matching lines. Optional: all matches are shown if not specified, up to the output size cap."
+    },
+    "case_insensitive": {
+      "type": "boolean",
+      "description": "Ignore case. Default false: the search is case-sensitive."
+    },
+    "context": {
+      "type": "integer",
+      "minimum": 0,
+      "description": "Lines to show before and after each match (like grep -C)."
+    },
+    "before": {
+      "type": "integer",
+      "minimum": 0,
+      "description": "Lines to show before each match (like grep -B); overrides context for that side."
+    },
+    "after": {
+      "type": "integer",
+      "minimum": 0,
+      "description": "Lines to show after each match (like grep -A); overrides context for that side."
+    },
+    "output_mode": {
+      "type": "string",
+      "enum": ["content", "files_with_matches", "count"],
+      "description": "content (default): matching lines; files_with_matches: only the paths of files that match; count: matching lines per file."
     }
   },
   "required": ["pattern"],
@@ -89,10 +114,15 @@ var grepSchema = json.RawMessage(`{
 func (*Grep) Schema() json.RawMessage { return grepSchema }
 
 type grepParams struct {
-	Pattern string   `json:"pattern"`
-	Path    *string  `json:"path"`
-	Glob    *string  `json:"glob"`
-	Limit   *float64 `json:"limit"`
+	Pattern         string   `json:"pattern"`
+	Path            *string  `json:"path"`
+	Glob            *string  `json:"glob"`
+	Limit           *float64 `json:"limit"`
+	CaseInsensitive bool     `json:"case_insensitive"`
+	Context         *float64 `json:"context"`
+	Before          *float64 `json:"before"`
+	After           *float64 `json:"after"`
+	OutputMode      string   `json:"output_mode"`
 }
 
 func (t *Grep) Execute(ctx context.Context, args json.RawMessage, _ Output) (Result, error) {
@@ -110,7 +140,11 @@ func (t *Grep) Execute(ctx context.Context, args json.RawMessage, _ Output) (Res
 		}
 		limit = int(min(*p.Limit, grepMaxKept))
 	}
-	m, err := newGrepMatcher(p.Pattern)
+	view, r := newGrepView(p)
+	if r != nil {
+		return *r, nil
+	}
+	m, err := newGrepMatcher(p.Pattern, p.CaseInsensitive)
 	if err != nil {
 		return Errorf("INVALID_TOOL_PARAMS", "Invalid regular expression pattern %q: %v", p.Pattern, err), nil
 	}
@@ -126,6 +160,7 @@ func (t *Grep) Execute(ctx context.Context, args json.RawMessage, _ Output) (Res
 	}
 
 	s := newGrepSearch(m, limit)
+	s.view = view
 	var stats walkStats
 	if !fi.IsDir() {
 		// A file named explicitly is searched whatever the ignore rules
@@ -155,6 +190,9 @@ func (t *Grep) Execute(ctx context.Context, args json.RawMessage, _ Output) (Res
 	if err != nil {
 		return Errorf("GREP_EXECUTION_ERROR", "search of %s failed: %v", target, err), nil
 	}
+	if view.mode == grepModeContent && view.before+view.after > 0 {
+		s.addContext(ctx, target, fi.IsDir())
+	}
 	return s.result(p.Pattern, target, p.Glob, stats), nil
 }
 
@@ -162,14 +200,16 @@ func (t *Grep) Execute(ctx context.Context, args json.RawMessage, _ Output) (Res
 // use by the walk's workers.
 type grepSearch struct {
 	m         *grepMatcher
+	view      grepView
 	agg       grepAgg
-	longLines int // set after the walk
+	counts    grepCounts // files_with_matches and count modes
+	longLines int        // set after the walk
 	failMu    sync.Mutex
 	failed    int // files that could not be read
 }
 
 func newGrepSearch(m *grepMatcher, limit int) *grepSearch {
-	return &grepSearch{m: m, agg: grepAgg{keep: limit, budget: grepMaxOutputChars}}
+	return &grepSearch{m: m, view: grepView{mode: grepModeContent}, agg: grepAgg{keep: limit, budget: grepMaxOutputChars}}
 }
 
 // grepWorker is per-goroutine scratch, reused across files so that
@@ -188,6 +228,8 @@ type grepWorker struct {
 type grepLine struct {
 	n    int
 	text string
+	// context marks a line shown around a match, not a match.
+	context bool
 }
 
 // searchFile searches one file, streaming it through the worker's buffer.
@@ -195,6 +237,9 @@ func (s *grepSearch) searchFile(ctx context.Context, w *grepWorker, path, rel st
 	w.lines, w.count, w.binary = w.lines[:0], 0, false
 	w.cost = len("File: \n---\n") + len(rel)
 	w.keep = s.agg.room(rel)
+	if s.view.mode != grepModeContent {
+		w.keep = 0 // only counted
+	}
 	if err := s.scanFile(ctx, w, path); err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			s.failMu.Lock()
@@ -203,7 +248,10 @@ func (s *grepSearch) searchFile(ctx context.Context, w *grepWorker, path, rel st
 		}
 		return
 	}
-	if w.count > 0 {
+	switch {
+	case w.count > 0 && s.view.mode != grepModeContent:
+		s.counts.add(rel, w.count)
+	case w.count > 0:
 		s.agg.add(rel, slices.Clone(w.lines), w.cost, w.count)
 	}
 }
@@ -334,10 +382,12 @@ func (w *grepWorker) add(n int, line []byte) {
 	}
 }
 
-// grepLineText is the displayed form of a line: trimmed like Qwen Code
-// does, cut to grepMaxLineChars on a rune boundary, valid UTF-8.
+// grepLineText is the displayed form of a line: its indentation kept (a
+// line copied into edit's old_string must match the file) and trailing
+// white space dropped, cut to grepMaxLineChars on a rune boundary, valid
+// UTF-8.
 func grepLineText(line []byte) string {
-	line = bytes.TrimSpace(line)
+	line = bytes.TrimRight(line, " \t\r\f\v")
 	cut := false
 	if len(line) > grepMaxLineChars {
 		n := grepMaxLineChars
@@ -432,80 +482,6 @@ func (h *grepFileHeap) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
-}
-
-// result renders the answer.
-func (s *grepSearch) result(pattern, target string, glob *string, stats walkStats) Result {
-	where := fmt.Sprintf("in %s", target)
-	if glob != nil && strings.TrimSpace(*glob) != "" {
-		where += fmt.Sprintf(" (filter: %q)", *glob)
-	}
-	var notes []string
-	if s.longLines > 0 {
-		notes = append(notes, fmt.Sprintf("[%d line(s) longer than %d bytes were not searched.]", s.longLines, grepMaxLine))
-	}
-	if s.failed > 0 {
-		notes = append(notes, fmt.Sprintf("[%d file(s) could not be read.]", s.failed))
-	}
-	if stats.Unreadable > 0 {
-		notes = append(notes, strings.TrimPrefix(searchUnreadableNote(stats), "\n"))
-	}
-	a := &s.agg
-	if a.total == 0 {
-		out := fmt.Sprintf("No matches found for pattern %q %s.", pattern, where)
-		if len(notes) > 0 {
-			out += "\n" + strings.Join(notes, "\n")
-		}
-		return Result{Output: out, Display: "No matches found"}
-	}
-	term := "matches"
-	if a.total == 1 {
-		term = "match"
-	}
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "Found %d %s for pattern %q %s:\n---\n", a.total, term, pattern, where)
-	budget := grepMaxOutputChars - sb.Len() - 200 - len(strings.Join(notes, "\n"))
-	files := slices.SortedFunc(slices.Values(a.files), func(x, y grepFileHits) int { return cmp.Compare(x.rel, y.rel) })
-	shown, full := 0, false
-	for _, f := range files {
-		head := "File: " + f.rel + "\n"
-		if sb.Len()+len(head) > budget {
-			full = true
-			break
-		}
-		sb.WriteString(head)
-		for _, l := range f.lines {
-			if shown == a.keep {
-				break
-			}
-			line := "L" + strconv.Itoa(l.n) + ": " + l.text + "\n"
-			if sb.Len()+len(line) > budget {
-				full = true
-				break
-			}
-			sb.WriteString(line)
-			shown++
-		}
-		sb.WriteString("---\n")
-		if full || shown == a.keep {
-			break
-		}
-	}
-	if shown < a.total {
-		why := fmt.Sprintf("limit %d", a.keep)
-		if full {
-			why = fmt.Sprintf("output capped at %d characters", grepMaxOutputChars)
-		}
-		notes = append([]string{fmt.Sprintf("[Showing the first %d of %d matches (%s); %d omitted. Use a more specific pattern, path or glob to narrow the search.]", shown, a.total, why, a.total-shown)}, notes...)
-	}
-	for _, n := range notes {
-		sb.WriteString(n)
-		sb.WriteByte('\n')
-	}
-	return Result{
-		Output:  strings.TrimSuffix(sb.String(), "\n"),
-		Display: fmt.Sprintf("Found %d %s", a.total, term),
-	}
 }
 
 // grepFilter is the glob parameter, with ripgrep's reading: a pattern

@@ -58,13 +58,17 @@ var grepFoldSafe = func() (safe [utf8.RuneSelf]bool) {
 	return safe
 }()
 
-func newGrepMatcher(pattern string) (*grepMatcher, error) {
+// newGrepMatcher compiles pattern; fold makes the whole expression
+// case-insensitive, as (?i) would.
+func newGrepMatcher(pattern string, fold bool) (*grepMatcher, error) {
 	// Compile the model's own text first so that the error quotes it.
 	if _, err := regexp.Compile(pattern); err != nil {
 		return nil, err
 	}
-	// Case-insensitive by default, as the models know this tool.
-	expr := "(?i)" + pattern
+	expr := pattern
+	if fold {
+		expr = "(?i)" + pattern
+	}
 	re, err := regexp.Compile(expr)
 	if err != nil {
 		return nil, err

@@ -115,7 +115,7 @@ func grepTestCheckFinder(t *testing.T, m *grepMatcher, text string) {
 // lowering matcher and a naive per-line regexp.
 func grepTestCompare(t *testing.T, pattern, text string) {
 	t.Helper()
-	m, err := newGrepMatcher(pattern)
+	m, err := newGrepMatcher(pattern, true)
 	if err != nil {
 		t.Fatalf("%q: %v", pattern, err)
 	}
@@ -192,7 +192,7 @@ func TestGrepPrefilterMatchesLowering(t *testing.T) {
 	}
 
 	// The false candidates did make the finder lower the rest.
-	m, _ := newGrepMatcher("zjq")
+	m, _ := newGrepMatcher("zjq", true)
 	w := &grepWorker{}
 	f := newGrepFinder(m, w, []byte(falseHits))
 	if m.find != grepFindRare || f.index(w, 0) != 3000 || f.lowered == nil {
@@ -214,7 +214,7 @@ func TestGrepPrefilterPlan(t *testing.T) {
 		{"x86", grepFindRare, '8'},
 		{"rare marker", grepFindRare, 'm'},
 	} {
-		m, err := newGrepMatcher(tc.pattern)
+		m, err := newGrepMatcher(tc.pattern, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -251,7 +251,7 @@ func TestGrepPrefilterBufferBoundaries(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, pattern := range []string{"needle", "le\nne", `needle$`, "jneedle"} {
-					m, err := newGrepMatcher(pattern)
+					m, err := newGrepMatcher(pattern, true)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -304,7 +304,7 @@ func FuzzGrepPrefilter(f *testing.F) {
 		if needle == "" {
 			return // grep_search refuses an empty pattern
 		}
-		m, err := newGrepMatcher(regexp.QuoteMeta(needle))
+		m, err := newGrepMatcher(regexp.QuoteMeta(needle), true)
 		if err != nil {
 			return // invalid UTF-8 in the needle
 		}

@@ -26,12 +26,12 @@ func TestGrepGroupsByFileInOrder(t *testing.T) {
 		"c/d/e.go":    "HANDLER\r\n",
 		"vendor/v.go": "handler",
 	})
-	res := grepTestRun(t, ws, map[string]any{"pattern": "handler"})
+	res := grepTestRun(t, ws, map[string]any{"pattern": "handler", "case_insensitive": true})
 	want := fmt.Sprintf(`Found 5 matches for pattern "handler" in %s:
 ---
 File: a/z.go
 L1: // handler docs
-L3: func handler2() {}
+L3: 	func handler2() {}
 ---
 File: b.go
 L2: func Handler() {}
@@ -111,7 +111,7 @@ func TestGrepPatternsAndCase(t *testing.T) {
 		{`c\$`, []string{"L6"}},
 		{`foo|main`, []string{"L1", "L2", "L3"}}, // alternation: no required literal
 	} {
-		res := grepTestRun(t, ws, map[string]any{"pattern": tc.pattern})
+		res := grepTestRun(t, ws, map[string]any{"pattern": tc.pattern, "case_insensitive": true})
 		var got []string
 		for _, l := range strings.Split(res.Output, "\n") {
 			if strings.HasPrefix(l, "L") {
@@ -147,7 +147,7 @@ func TestGrepMatchesNaiveSearch(t *testing.T) {
 				want++
 			}
 		}
-		m, err := newGrepMatcher(pattern)
+		m, err := newGrepMatcher(pattern, true)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -49,7 +49,10 @@ func (*ReadFile) Kind() Kind   { return KindRead }
 
 func (*ReadFile) Description() string {
 	return "Reads a file from the local filesystem and returns its content. " +
-		"Text files are returned as plain text, up to 1000 lines and 25000 characters per call; " +
+		"Text files are returned with line numbers, as cat -n shows them: the number, right-aligned in 6 columns, " +
+		"then a tab, then the line exactly as it is in the file. The number and the tab are not part of the file: " +
+		"never copy them into edit's old_string or new_string. " +
+		"At most 1000 lines and 25000 characters are returned per call; " +
 		"lines longer than 2000 characters are truncated. When the file is longer, the answer starts " +
 		"with a line such as \"Showing lines 1-1000 of 5000 total lines.\" and tells you the offset to pass " +
 		"next; use offset and limit to read a specific part of a large file. " +
@@ -143,12 +146,12 @@ func (t *ReadFile) Execute(ctx context.Context, args json.RawMessage, _ Output) 
 		return Errorf("BINARY_FILE", "Cannot read %s: it is a binary file (NUL bytes or invalid text in its first 8 KiB). "+
 			"Only text files and PNG, JPEG, GIF or WebP images can be read.", path), nil
 	}
-	return t.readText(ctx, br, path, offset, limit)
+	return t.readText(ctx, br, path, offset, limit, p.Limit != nil)
 }
 
 // readText returns lines [offset, offset+limit) of the stream, within the
 // character budget, and scans on to the end only to count the lines.
-func (t *ReadFile) readText(ctx context.Context, br *bufio.Reader, path string, offset, limit int) (Result, error) {
+func (t *ReadFile) readText(ctx context.Context, br *bufio.Reader, path string, offset, limit int, explicitLimit bool) (Result, error) {
 	sc := &lineScanner{r: br}
 	skipped, err := sc.skip(ctx, offset)
 	if err != nil {
@@ -194,8 +197,10 @@ func (t *ReadFile) readText(ctx context.Context, br *bufio.Reader, path string, 
 		if shown > 0 {
 			body.WriteByte('\n')
 		}
+		prefix := numberPrefix(offset + shown + 1)
+		body.WriteString(prefix)
 		body.WriteString(line)
-		chars += n
+		chars += n + len(prefix)
 		shown++
 		if truncated {
 			cutLines++
@@ -219,12 +224,13 @@ func (t *ReadFile) readText(ctx context.Context, br *bufio.Reader, path string, 
 	if offset > 0 || end < total {
 		head = append(head, fmt.Sprintf("Showing lines %d-%d of %d total lines.", start, end, total))
 	}
-	if end < total {
-		why := "line limit reached"
-		if byBudget {
-			why = fmt.Sprintf("output capped at %d characters", readMaxChars)
-		}
-		head = append(head, fmt.Sprintf("The content was cut (%s). To read more, call read_file again with offset: %d.", why, end))
+	switch {
+	case end < total && byBudget:
+		head = append(head, fmt.Sprintf("The content was cut (output capped at %d characters). To read more, call read_file again with offset: %d.", readMaxChars, end))
+	case end < total && explicitLimit:
+		head = append(head, fmt.Sprintf("To read on, call read_file again with offset: %d.", end))
+	case end < total:
+		head = append(head, fmt.Sprintf("The content was cut (line limit %d reached). To read more, call read_file again with offset: %d.", limit, end))
 	}
 	if cutLines > 0 {
 		head = append(head, fmt.Sprintf("%d line(s) longer than %d characters were truncated.", cutLines, readMaxLineChars))
@@ -238,6 +244,12 @@ func (t *ReadFile) readText(ctx context.Context, br *bufio.Reader, path string, 
 		display = fmt.Sprintf("Read lines %d-%d of %d from %s", start, end, total, rel)
 	}
 	return Result{Output: out, Display: display}, nil
+}
+
+// numberPrefix is what read_file puts before line n: cat -n's shape, the
+// number right-aligned in six columns and a tab.
+func numberPrefix(n int) string {
+	return fmt.Sprintf("%6d\t", n)
 }
 
 func pastEnd(path string, offset, total int) Result {
@@ -482,7 +494,11 @@ func resolveFilePath(ws *Workspace, param, p string) (string, *Result) {
 func fileErrorResult(path string, err error) Result {
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return Errorf("FILE_NOT_FOUND", "File not found: %s", path)
+		msg := "File not found: " + path
+		if near := nearMisses(path); len(near) > 0 {
+			msg += ". Did you mean " + joinList(near) + "?"
+		}
+		return Errorf("FILE_NOT_FOUND", "%s", msg)
 	case errors.Is(err, os.ErrPermission):
 		return Errorf("PERMISSION_DENIED", "Permission denied: %s", path)
 	}

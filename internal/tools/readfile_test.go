@@ -84,6 +84,18 @@ func ftWantOK(t testing.TB, res Result) {
 }
 
 // numberedLines returns "line 1\n" ... "line n\n".
+// numbered is how read_file shows lines starting at line first.
+func numbered(first int, lines ...string) string {
+	var b strings.Builder
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "%6d\t%s", first+i, l)
+	}
+	return b.String()
+}
+
 func numberedLines(n int) string {
 	var b strings.Builder
 	for i := 1; i <= n; i++ {
@@ -191,18 +203,18 @@ func TestReadFileText(t *testing.T) {
 		forbidden []string
 	}{
 		{name: "whole file", args: map[string]any{"file_path": "ten.txt"},
-			want: strings.TrimSuffix(numberedLines(10), "\n")},
-		{name: "absolute path", args: map[string]any{"file_path": filepath.Join(root, "noeol.txt")}, want: "a\nb"},
+			want: numbered(1, strings.Split(strings.TrimSuffix(numberedLines(10), "\n"), "\n")...)},
+		{name: "absolute path", args: map[string]any{"file_path": filepath.Join(root, "noeol.txt")}, want: numbered(1, "a", "b")},
 		{name: "window", args: map[string]any{"file_path": "ten.txt", "offset": 2, "limit": 3},
-			contains:  []string{"Showing lines 3-5 of 10 total lines.", "offset: 5", "\n\nline 3\nline 4\nline 5"},
-			forbidden: []string{"line 2\n", "line 6"}},
+			contains:  []string{"Showing lines 3-5 of 10 total lines.", "offset: 5", "\n\n" + numbered(3, "line 3", "line 4", "line 5")},
+			forbidden: []string{"line 2\n", "line 6", "cut"}},
 		{name: "window to the end", args: map[string]any{"file_path": "ten.txt", "offset": 8},
-			contains: []string{"Showing lines 9-10 of 10 total lines.", "line 9\nline 10"}, forbidden: []string{"offset:"}},
+			contains: []string{"Showing lines 9-10 of 10 total lines.", numbered(9, "line 9", "line 10")}, forbidden: []string{"offset:"}},
 		{name: "last line without newline", args: map[string]any{"file_path": "noeol.txt", "offset": 1},
-			contains: []string{"Showing lines 2-2 of 2 total lines.", "\n\nb"}},
+			contains: []string{"Showing lines 2-2 of 2 total lines.", "\n\n" + numbered(2, "b")}},
 		{name: "empty", args: map[string]any{"file_path": "empty.txt"}, contains: []string{"is empty"}},
-		{name: "bom stripped", args: map[string]any{"file_path": "bom.txt"}, want: "first\nsecond"},
-		{name: "crlf kept", args: map[string]any{"file_path": "crlf.txt"}, want: "a\r\nb\r"},
+		{name: "bom stripped", args: map[string]any{"file_path": "bom.txt"}, want: numbered(1, "first", "second")},
+		{name: "crlf kept", args: map[string]any{"file_path": "crlf.txt"}, want: numbered(1, "a\r", "b\r")},
 		{name: "latin1 shown with replacement", args: map[string]any{"file_path": "latin1.txt"},
 			contains: []string{"caf\uFFFD au lait"}},
 	}
@@ -238,7 +250,7 @@ func TestReadFileLimits(t *testing.T) {
 		ftWriteFile(t, filepath.Join(root, "many.txt"), numberedLines(1500))
 		res := ftExec(t, rf, map[string]any{"file_path": "many.txt"})
 		ftWantOK(t, res)
-		for _, s := range []string{"Showing lines 1-1000 of 1500 total lines.", "offset: 1000", "\nline 1000"} {
+		for _, s := range []string{"Showing lines 1-1000 of 1500 total lines.", "offset: 1000", "line limit 1000 reached", "\n" + numbered(1000, "line 1000")} {
 			if !strings.Contains(res.Output, s) {
 				t.Errorf("output lacks %q", s)
 			}
@@ -270,7 +282,7 @@ func TestReadFileLimits(t *testing.T) {
 		ftWriteFile(t, filepath.Join(root, "long.txt"), "short\n"+long+"\nafter\n")
 		res := ftExec(t, rf, map[string]any{"file_path": "long.txt"})
 		ftWantOK(t, res)
-		if !strings.Contains(res.Output, "\n"+strings.Repeat("世", 2000)+" ... [line truncated]\nafter") {
+		if !strings.Contains(res.Output, "\n"+numbered(2, strings.Repeat("世", 2000)+" ... [line truncated]", "after")) {
 			t.Errorf("long line not cut at 2000 characters: %q", res.Output[:200])
 		}
 		if strings.Contains(res.Output, strings.Repeat("世", 2001)) {
@@ -287,7 +299,7 @@ func TestReadFileLimits(t *testing.T) {
 		res := ftExec(t, rf, map[string]any{"file_path": "huge-line.txt", "offset": 1, "limit": 2})
 		ftWantOK(t, res)
 		if !strings.Contains(res.Output, "Showing lines 2-3 of 4 total lines.") ||
-			!strings.HasSuffix(res.Output, " ... [line truncated]\nthree") {
+			!strings.HasSuffix(res.Output, " ... [line truncated]\n"+numbered(3, "three")) {
 			t.Errorf("bad window over a long line: %q", res.Output[len(res.Output)-80:])
 		}
 	})
@@ -315,13 +327,13 @@ func TestReadFileLargeFileWindow(t *testing.T) {
 	if !strings.Contains(res.Output, "offset: 1234570") {
 		t.Error("next offset missing")
 	}
-	if !strings.HasSuffix(res.Output, "\n\n"+numberedRow(1234568)+"\n"+numberedRow(1234569)+"\n"+numberedRow(1234570)) {
+	if !strings.HasSuffix(res.Output, "\n\n"+numbered(1234568, numberedRow(1234568), numberedRow(1234569), numberedRow(1234570))) {
 		t.Errorf("wrong lines: %q", res.Output)
 	}
 
 	res = ftExec(t, rf, map[string]any{"file_path": path, "offset": lines - 1})
 	ftWantOK(t, res)
-	if !strings.HasSuffix(res.Output, "\n\n"+numberedRow(lines)) || strings.Contains(res.Output, "offset:") {
+	if !strings.HasSuffix(res.Output, "\n\n"+numbered(lines, numberedRow(lines))) || strings.Contains(res.Output, "offset:") {
 		t.Errorf("last line window wrong: %q", res.Output)
 	}
 }

@@ -1,0 +1,155 @@
+package sysprompt
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+)
+
+const (
+	// repoMaxStatus and repoMaxListing cap the snapshot's lists: it is
+	// sent with every request.
+	repoMaxStatus  = 20
+	repoMaxListing = 40
+	repoCommits    = 5
+)
+
+// Repo is what the model is told about the repository at session start:
+// enough to tell the user's uncommitted work from its own and to skip a
+// first round of git log and list_directory.
+type Repo struct {
+	// Status holds `git status --short` lines; StatusMore counts the
+	// ones left out.
+	Status     []string
+	StatusMore int
+	Commits    []string // `git log --oneline`, newest first
+	Listing    []string // the top level, directories with a slash
+	ListMore   int
+	// Notes say what could not be gathered and why.
+	Notes []string
+	// git is true when git answered.
+	git bool
+}
+
+// Snapshot gathers the repository's state under dir: the top-level
+// listing always, git status and recent commits when runGit is true (the
+// folder is trusted) and git answers before ctx ends. Status and log run
+// at once, with optional locks off, so that they never write the index,
+// and with the config that could run programs (fsmonitor) switched off.
+func Snapshot(ctx context.Context, dir string, runGit bool) *Repo {
+	r := &Repo{}
+	var wg sync.WaitGroup
+	var status, log []byte
+	var statusErr, logErr error
+	if runGit && gitBranch(dir) != "" {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			status, statusErr = gitOutput(ctx, dir, "status", "--short", "--untracked-files=normal", "--no-renames")
+		}()
+		go func() {
+			defer wg.Done()
+			log, logErr = gitOutput(ctx, dir, "log", "--oneline", "--no-decorate", fmt.Sprintf("-%d", repoCommits))
+		}()
+	} else if !runGit && gitBranch(dir) != "" {
+		r.Notes = append(r.Notes, "git status was not read: this folder is not trusted")
+	}
+	r.Listing, r.ListMore = listing(dir)
+	wg.Wait()
+	switch {
+	case ctx.Err() != nil && (statusErr != nil || logErr != nil):
+		r.Notes = append(r.Notes, "git status was not read: git did not answer within the start-up time budget")
+	case statusErr == nil && logErr == nil && runGit && status != nil:
+		r.git = true
+		lines := nonEmptyLines(status)
+		if len(lines) > repoMaxStatus {
+			r.StatusMore = len(lines) - repoMaxStatus
+			lines = lines[:repoMaxStatus]
+		}
+		r.Status, r.Commits = lines, nonEmptyLines(log)
+	}
+	return r
+}
+
+func gitOutput(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false", "--no-pager"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	return cmd.Output()
+}
+
+func nonEmptyLines(b []byte) []string {
+	var out []string
+	for _, l := range strings.Split(string(bytes.TrimRight(b, "\n")), "\n") {
+		if strings.TrimSpace(l) != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// listing reads dir's entries, directories marked with a slash, .git
+// left out.
+func listing(dir string) ([]string, int) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, 0
+	}
+	var out []string
+	for _, e := range entries {
+		name := e.Name()
+		if name == ".git" {
+			continue
+		}
+		if e.IsDir() {
+			name += "/"
+		}
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	if len(out) > repoMaxListing {
+		return out[:repoMaxListing], len(out) - repoMaxListing
+	}
+	return out, 0
+}
+
+// render is the snapshot's section of the prompt.
+func (r *Repo) render() string {
+	var b strings.Builder
+	b.WriteString("\n# Repository at session start\n")
+	if r.git {
+		if len(r.Status) == 0 {
+			b.WriteString("- git status: clean\n")
+		} else {
+			b.WriteString("- git status --short (changes made before this session are the user's):\n")
+			for _, l := range r.Status {
+				b.WriteString("  " + l + "\n")
+			}
+			if r.StatusMore > 0 {
+				fmt.Fprintf(&b, "  (%d more)\n", r.StatusMore)
+			}
+		}
+		if len(r.Commits) > 0 {
+			b.WriteString("- Recent commits:\n")
+			for _, c := range r.Commits {
+				b.WriteString("  " + c + "\n")
+			}
+		}
+	}
+	if len(r.Listing) > 0 {
+		b.WriteString("- Top level: " + strings.Join(r.Listing, " "))
+		if r.ListMore > 0 {
+			fmt.Fprintf(&b, " (and %d more)", r.ListMore)
+		}
+		b.WriteString("\n")
+	}
+	for _, n := range r.Notes {
+		b.WriteString("- " + n + "\n")
+	}
+	return b.String()
+}

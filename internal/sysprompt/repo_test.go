@@ -1,0 +1,87 @@
+package sysprompt
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func gitRepo(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	run := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	run("init", "-q")
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644)
+	run("add", ".")
+	run("commit", "-qm", "first commit")
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main // changed\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "new.txt"), []byte("x"), 0o644)
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	return dir
+}
+
+func TestSnapshot(t *testing.T) {
+	dir := gitRepo(t)
+	// A repository whose config would run a program on git status.
+	marker := filepath.Join(t.TempDir(), "ran")
+	f, _ := os.OpenFile(filepath.Join(dir, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("[core]\n\tfsmonitor = touch " + marker + "\n")
+	f.Close()
+	index := filepath.Join(dir, ".git", "index")
+	before, _ := os.Stat(index)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out := Snapshot(ctx, dir, true).render()
+	for _, want := range []string{" M main.go", "?? new.txt", "first commit", "Top level: main.go new.txt sub/"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("snapshot lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the repository's core.fsmonitor ran")
+	}
+	if after, _ := os.Stat(index); !after.ModTime().Equal(before.ModTime()) {
+		t.Error("the snapshot rewrote the index")
+	}
+
+	untrusted := Snapshot(ctx, dir, false).render()
+	if strings.Contains(untrusted, "main.go\n") || !strings.Contains(untrusted, "not trusted") || !strings.Contains(untrusted, "Top level:") {
+		t.Errorf("untrusted snapshot:\n%s", untrusted)
+	}
+}
+
+func TestSnapshotPastBudget(t *testing.T) {
+	dir := gitRepo(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out := Snapshot(ctx, dir, true).render()
+	if !strings.Contains(out, "time budget") || strings.Contains(out, "first commit") {
+		t.Errorf("a snapshot past its budget:\n%s", out)
+	}
+}
+
+func BenchmarkSnapshot(b *testing.B) {
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("git is not installed")
+	}
+	dir, _ := os.Getwd()
+	for b.Loop() {
+		Snapshot(context.Background(), dir, true)
+	}
+}
