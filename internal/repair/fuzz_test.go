@@ -139,7 +139,10 @@ func TestRepairLinear(t *testing.T) {
 	small, large := perEntry(1000, 40), perEntry(40000, 1)
 	ratio := large / small
 	t.Logf("per-entry %.0fns small, %.0fns large (%.2fx)", small, large, ratio)
-	if ratio > 4 {
+	// Quadratic work would make the large history's entries 40 times
+	// dearer; cache misses and a loaded machine (seen: 7.7x with the other
+	// core busy) stay well below 15.
+	if ratio > 15 {
 		t.Errorf("per-entry cost grew %.1fx from 1,000 to 40,000 entries: not linear", ratio)
 	}
 }
