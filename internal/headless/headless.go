@@ -487,21 +487,42 @@ func (p *printer) assistant(thought, signature, text string, calls []*turn.ToolC
 		}
 		msgs = append(msgs, bl)
 	}
+	// The messages of one reply share its id and its usage, as Claude
+	// Code prints them (a consumer that sums usage counts an id once); the
+	// last says why the reply stopped.
+	msgID := newUUID()
+	usage := usageOf(f.Usage)
 	for i, content := range msgs {
-		id := newUUID()
-		body := AssistantBody{ID: id, Type: "message", Role: "assistant", Model: p.cfg.Model, Content: content}
-		if content[0].Type == "tool_use" {
-			s := "tool_use"
-			body.StopReason = &s
-		}
+		body := AssistantBody{ID: msgID, Type: "message", Role: "assistant", Model: p.cfg.Model, Content: content, Usage: usage}
 		if i == len(msgs)-1 {
-			body.Usage = usageOf(f.Usage)
+			body.StopReason = stopReason(f.Reason, len(calls) > 0)
 		}
-		p.emit(Assistant{Type: "assistant", UUID: id, SessionID: p.cfg.SessionID, ParentToolUseID: p.parentID, Message: body})
+		p.emit(Assistant{Type: "assistant", UUID: newUUID(), SessionID: p.cfg.SessionID, ParentToolUseID: p.parentID, Message: body})
 	}
 	if text != "" && len(calls) > 0 {
 		p.progress("%s", text)
 	}
+}
+
+// stopReason is a reply's finish reason in the Anthropic words that
+// stream-json consumers know; nil when the provider gave none.
+func stopReason(r llm.FinishReason, calls bool) *string {
+	var s string
+	switch {
+	case calls:
+		s = "tool_use"
+	case r == llm.FinishStop:
+		s = "end_turn"
+	case r == llm.FinishMaxTokens:
+		s = "max_tokens"
+	case r == llm.FinishContentFilter:
+		s = "refusal"
+	case r == llm.FinishUnspecified:
+		return nil
+	default:
+		s = strings.ToLower(string(r))
+	}
+	return &s
 }
 
 func (p *printer) toolResults(outs []Outcome) {
