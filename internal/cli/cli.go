@@ -99,9 +99,19 @@ type config struct {
 	// settings are the merged settings files.
 	settings      settings.Settings
 	settingsFiles []settings.File
-	workspace     string
-	home          string
-	mcp           map[string]mcp.ServerConfig
+	// user is the user's own settings file: the only source of
+	// webFetch and shellEnvironment.
+	user settings.Settings
+	// keyEnv names the variable the API key was read from; "" when it
+	// came from a flag.
+	keyEnv string
+	// childEnv is the environment of shell commands, hooks and MCP
+	// servers; secrets are the values ply must never print.
+	childEnv  []string
+	secrets   []string
+	workspace string
+	home      string
+	mcp       map[string]mcp.ServerConfig
 	// interactive: no prompt, on a terminal; the UI asks for one.
 	interactive bool
 }
@@ -226,6 +236,9 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 	}
 	if code, err := resolveProvider(c, o, env); err != nil {
 		return nil, code, err
+	}
+	if err := setupSecrets(c, os.Environ(), sio.Stderr); err != nil {
+		return nil, headless.ExitConfig, err
 	}
 	if o.JSONSchema != "" {
 		sch, err := loadSchema(o.JSONSchema, c.workspace)
