@@ -214,12 +214,16 @@ func (p *Policy) SessionRules() []string {
 // session. For a shell command that is a prefix rule per simple command
 // not yet covered ("git status -s" gives Bash(git status:*)); a command
 // with words known only at run time gives none, since no allow rule could
-// cover it. For any other tool it is the tool's name.
+// cover it. For web_fetch it is the URL's host (WebFetch(domain:HOST)).
+// For any other tool it is the tool's name.
 func (p *Policy) AllowAlways(c *scheduler.Call) {
 	var texts []string
-	if c.Name == ToolShell {
-		texts = p.sessionShellRules(newCallInfo(c))
-	} else {
+	switch ci := newCallInfo(c); {
+	case c.Name == ToolShell:
+		texts = p.sessionShellRules(ci)
+	case c.Name == ToolWebFetch:
+		texts = sessionFetchRules(ci)
+	default:
 		texts = []string{c.Name}
 	}
 	p.mu.Lock()
