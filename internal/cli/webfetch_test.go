@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	fp "github.com/plyhq/ply/internal/fakeprovider"
@@ -110,5 +111,39 @@ func TestWebFetchAllowPrivateFromProjectIsIgnored(t *testing.T) {
 	}
 	if got := strings.ToLower(toolResults(srv)["w1"]); !strings.Contains(got, "allowprivate") {
 		t.Errorf("w1 = %q, want the refusal naming the setting", got)
+	}
+}
+
+// In the default mode a headless run, which has nobody to ask, does not
+// fetch: the page server sees no request, and the model is told why,
+// with the whole URL.
+func TestWebFetchIsNotAutoApprovedInDefaultMode(t *testing.T) {
+	var hits atomic.Int32
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		fmt.Fprint(w, "page")
+	}))
+	defer page.Close()
+	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	writeFile(t, filepath.Join(home, "settings.json"), `{"webFetch":{"allowPrivate":["127.0.0.1"]}}`, 0o644)
+	u := page.URL + "/leak?data=c2VjcmV0"
+	for _, mode := range []string{"default", "auto-edit"} {
+		srv := fp.New(t,
+			fp.Turn{fp.ToolCall("w1", "web_fetch", mustJSON(map[string]string{"url": u, "prompt": "p"}))},
+			fp.Turn{fp.Text("done")},
+		)
+		r := runPlyHome(t, dir, home, srv, "--approval-mode", mode, "-o", "stream-json", "-p", "fetch")
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d stderr:\n%s", mode, r.code, r.stderr)
+		}
+		if got := toolResults(srv)["w1"]; !strings.Contains(got, u) {
+			t.Errorf("%s: the model was not told which URL was refused: %q", mode, got)
+		}
+		if !strings.Contains(r.stdout, `"permission_denials":[{"tool_name":"web_fetch"`) {
+			t.Errorf("%s: no permission denial in the result:\n%s", mode, r.stdout)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the page was fetched %d times without approval", n)
 	}
 }
