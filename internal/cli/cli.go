@@ -18,6 +18,7 @@ import (
 
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/mcp"
+	"github.com/plyhq/ply/internal/redact"
 	"github.com/plyhq/ply/internal/settings"
 	"github.com/plyhq/ply/internal/tools"
 )
@@ -67,7 +68,11 @@ func Main(ctx context.Context, args []string, sio IO) int {
 	if err != nil {
 		return fail(sio, code, err.Error())
 	}
-	logger, closeLog := openLog(cfg.home, opts.Debug)
+	// From here on, nothing ply prints holds a credential it knows.
+	red := redact.New(cfg.secrets, minSecretLen)
+	sio, flush := redactIO(sio, red, cfg.interactive)
+	defer flush()
+	logger, closeLog := openLog(cfg.home, opts.Debug, red)
 	defer closeLog()
 	slog.SetDefault(logger)
 	if cfg.interactive {
@@ -259,9 +264,10 @@ func firstNonEmpty(vs ...string) string {
 	return ""
 }
 
-// openLog opens the day's log file under home/logs; logging never goes to
-// the terminal. Failing to open it is not fatal: logs are dropped.
-func openLog(home string, debug bool) (*slog.Logger, func()) {
+// openLog opens the day's log file under home/logs, with what red knows
+// redacted; logging never goes to the terminal. Failing to open it is not
+// fatal: logs are dropped.
+func openLog(home string, debug bool, red *redact.Redactor) (*slog.Logger, func()) {
 	discard := slog.New(slog.DiscardHandler)
 	if home == "" {
 		return discard, func() {}
@@ -279,7 +285,11 @@ func openLog(home string, debug bool) (*slog.Logger, func()) {
 	if debug {
 		level = slog.LevelDebug
 	}
-	return slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: level})), func() { _ = f.Close() }
+	w := red.Writer(f)
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})), func() {
+		_ = w.Flush()
+		_ = f.Close()
+	}
 }
 
 // sessionsCommand lists the project's saved sessions.

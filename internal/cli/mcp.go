@@ -14,6 +14,7 @@ import (
 
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/mcp"
+	"github.com/plyhq/ply/internal/redact"
 	"github.com/plyhq/ply/internal/settings"
 	"github.com/plyhq/ply/internal/tools"
 )
@@ -126,7 +127,7 @@ func mcpCommand(ctx context.Context, args []string, sio IO) int {
 	if err != nil {
 		return fail(sio, headless.ExitConfig, err.Error())
 	}
-	log, closeLog := openLog(home, false)
+	log, closeLog := openLog(home, false, redact.New(c.secrets, minSecretLen))
 	defer closeLog()
 	lctx, cancel := context.WithTimeout(ctx, mcp.DefaultConnectTimeout+5*time.Second)
 	defer cancel()

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/plyhq/ply/internal/envpolicy"
+	"github.com/plyhq/ply/internal/redact"
 	"github.com/plyhq/ply/internal/settings"
 )
 
@@ -63,4 +64,24 @@ func headerSecrets(name, value string) []string {
 		return []string{value}
 	}
 	return nil
+}
+
+// redactIO returns sio with stderr, and stdout unless the interactive UI
+// owns the terminal, passing through r. flush writes what they hold back
+// (the start of what might have been a secret); call it before exiting.
+func redactIO(sio IO, r *redact.Redactor, interactive bool) (_ IO, flush func()) {
+	if r == nil {
+		return sio, func() {}
+	}
+	errW := r.Writer(sio.Stderr)
+	sio.Stderr = errW
+	if interactive {
+		return sio, func() { _ = errW.Flush() }
+	}
+	outW := r.Writer(sio.Stdout)
+	sio.Stdout = outW
+	return sio, func() {
+		_ = outW.Flush()
+		_ = errW.Flush()
+	}
 }

@@ -103,3 +103,46 @@ func runPlyWithEnv(t *testing.T, dir, home string, env map[string]string, args .
 	})
 	return result{out.String(), errb.String(), code}
 }
+
+// TestCredentialsNeverPrinted: a provider that answers 401 echoing the
+// key, and another secret of the environment, in its body: neither
+// reaches stderr, stream-json or the log file.
+func TestCredentialsNeverPrinted(t *testing.T) {
+	const apiKey = "sk-e2e-secret-key-0123456789"
+	const token = "ghp-env-token-abcdefghijkl"
+	t.Setenv("GITHUB_TOKEN", token)
+	body := `{"error":{"message":"Incorrect API key provided: ` + apiKey + ` (token ` + token + `)","type":"invalid_request_error","code":"invalid_api_key"}}`
+	for _, format := range []string{"text", "stream-json"} {
+		t.Run(format, func(t *testing.T) {
+			// The 500 is retried, and the retry logged with the error.
+			srv := fp.New(t, fp.Turn{fp.Status(500, body, nil)}, fp.Turn{fp.Status(401, body, nil)})
+			dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+			r := runPlyWithEnv(t, dir, home, map[string]string{
+				"OPENAI_API_KEY": apiKey, "OPENAI_BASE_URL": srv.URL, "OPENAI_MODEL": "m", "PLY_RETRY_DELAY_SCALE": "0.001",
+			}, "--debug", "-o", format, "-p", "hello")
+			if r.code == 0 {
+				t.Fatalf("exit 0 on a 401; stderr:\n%s", r.stderr)
+			}
+			logs, _ := filepath.Glob(filepath.Join(home, "logs", "*.log"))
+			var logText string
+			for _, l := range logs {
+				b, _ := os.ReadFile(l)
+				logText += string(b)
+			}
+			if !strings.Contains(logText, "retrying model request") || !strings.Contains(logText, "provided: [redacted]") {
+				t.Errorf("the log does not hold the retried error, redacted:\n%s", logText)
+			}
+			if !strings.Contains(r.stdout+r.stderr, "Incorrect API key provided: [redacted]") {
+				t.Errorf("the error is not reported, redacted:\nstdout:\n%s\nstderr:\n%s\nlog:\n%s", r.stdout, r.stderr, logText)
+			}
+			for name, out := range map[string]string{"stdout": r.stdout, "stderr": r.stderr, "log": logText} {
+				for _, s := range []string{apiKey, token} {
+					if strings.Contains(out, s) {
+						t.Errorf("%s holds %q:\n%s", name, s, out)
+					}
+				}
+			}
+			t.Logf("stderr:\n%s\nlog:\n%s", r.stderr, logText)
+		})
+	}
+}
