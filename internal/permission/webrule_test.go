@@ -68,3 +68,37 @@ func TestWebFetchAllowAlwaysIsPerDomain(t *testing.T) {
 		}
 	}
 }
+
+// FuzzWebFetchAllowAlways: whatever the URL, the rule "allow always" adds
+// parses, allows that URL again, and allows no URL of another host.
+func FuzzWebFetchAllowAlways(f *testing.F) {
+	for _, u := range []string{"https://example.com/a?b=c", "example.com", "http://[::1]:8080/", "https://a.b.c./x",
+		"https://user@host/", "ftp://x", "%", "https://EXAMPLE.com", "https://xn--bcher-kva.example/", "https://例え.jp/"} {
+		f.Add(u, "https://other.test/")
+	}
+	root := f.TempDir()
+	f.Fuzz(func(t *testing.T, u, other string) {
+		p := newPolicy(t, root, ModeDefault, nil, nil, nil)
+		c := call(t, ToolWebFetch, args{"url": u, "prompt": "p"})
+		p.AllowAlways(c)
+		rules := p.SessionRules()
+		host, ok := urlHost(u)
+		if len(rules) == 0 {
+			if ok {
+				if _, err := ParseRule("WebFetch(domain:" + host + ")"); err == nil {
+					t.Fatalf("%q has host %q, yet no rule was added", u, host)
+				}
+			}
+			return
+		}
+		if v, reason := p.Check(context.Background(), c); v != allowV {
+			t.Fatalf("%q: rules %q, then %s (%s)", u, rules, verdictName(v), reason)
+		}
+		oh, ok := urlHost(other)
+		if ok && !matchDomain(strings.TrimSuffix(strings.ToLower(host), "."), oh) {
+			if v, _ := p.Check(context.Background(), call(t, ToolWebFetch, args{"url": other, "prompt": "p"})); v == allowV {
+				t.Fatalf("rules %q from %q allow %q", rules, u, other)
+			}
+		}
+	})
+}
