@@ -127,7 +127,10 @@ func mcpCommand(ctx context.Context, args []string, sio IO) int {
 	if err != nil {
 		return fail(sio, headless.ExitConfig, err.Error())
 	}
-	log, closeLog := openLog(home, false, redact.New(c.secrets, minSecretLen))
+	red := redact.New(c.secrets, minSecretLen)
+	sio, flush := redactIO(sio, red, false) // a server's error may quote its token
+	defer flush()
+	log, closeLog := openLog(home, false, red)
 	defer closeLog()
 	lctx, cancel := context.WithTimeout(ctx, mcp.DefaultConnectTimeout+5*time.Second)
 	defer cancel()

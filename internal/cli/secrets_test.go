@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -144,5 +145,33 @@ func TestCredentialsNeverPrinted(t *testing.T) {
 			}
 			t.Logf("stderr:\n%s\nlog:\n%s", r.stderr, logText)
 		})
+	}
+}
+
+// setupSecrets collects every credential ply holds: the key, the values
+// of withheld variables, and configured credential headers.
+func TestSetupSecretsCollectsCredentials(t *testing.T) {
+	c := &config{
+		apiKey: "flag-key-0123456789", keyEnv: "CORP_LLM",
+		headers: map[string]string{"Authorization": "Bearer hdr-token-0123456789", "X-Title": "ply-agent-title", "X-Corp-Key": "corp-header-key-1"},
+	}
+	environ := []string{"CORP_LLM=corp-env-value-123", "PATH=/bin", "SHORT_TOKEN=abc", "LONG_PASSWORD=correct-horse-battery"}
+	var stderr bytes.Buffer
+	if err := setupSecrets(c, environ, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"flag-key-0123456789", "corp-env-value-123", "correct-horse-battery",
+		"Bearer hdr-token-0123456789", "hdr-token-0123456789", "corp-header-key-1"} {
+		if !slices.Contains(c.secrets, s) {
+			t.Errorf("%q is not among the secrets %q", s, c.secrets)
+		}
+	}
+	for _, s := range []string{"ply-agent-title", "abc", "/bin"} {
+		if slices.Contains(c.secrets, s) {
+			t.Errorf("%q would be redacted", s)
+		}
+	}
+	if !slices.Equal(c.childEnv, []string{"PATH=/bin"}) {
+		t.Errorf("childEnv = %q", c.childEnv)
 	}
 }
