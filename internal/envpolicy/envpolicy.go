@@ -6,7 +6,9 @@
 // read a credential from (such as a provider's apiKeyEnv), whatever their
 // names. The user's settings adjust that with include, exclude and set.
 //
-// It owns only the decision; it starts nothing and reads no settings file.
+// It owns the decision, and Protect, which keeps those children out of
+// ply's own memory and initial environment; it starts nothing and reads no
+// settings file.
 package envpolicy
 
 import (
