@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/plyhq/ply/internal/cli"
+	"github.com/plyhq/ply/internal/envpolicy"
 	"github.com/plyhq/ply/internal/sandbox"
 )
 
@@ -16,6 +17,11 @@ func main() {
 	// A sandboxed shell command starts this binary as its confining
 	// helper; that must happen before anything else runs.
 	sandbox.MaybeRunHelper()
+	// The commands ply runs are the same user: keep them out of its
+	// memory and initial environment, where the API key is.
+	if err := envpolicy.Protect(); err != nil {
+		fmt.Fprintf(os.Stderr, "ply: warning: %v\n", err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)

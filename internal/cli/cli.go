@@ -18,6 +18,7 @@ import (
 
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/mcp"
+	"github.com/plyhq/ply/internal/redact"
 	"github.com/plyhq/ply/internal/settings"
 	"github.com/plyhq/ply/internal/tools"
 )
@@ -67,7 +68,11 @@ func Main(ctx context.Context, args []string, sio IO) int {
 	if err != nil {
 		return fail(sio, code, err.Error())
 	}
-	logger, closeLog := openLog(cfg.home, opts.Debug)
+	// From here on, nothing ply prints holds a credential it knows.
+	red := redact.New(cfg.secrets, minSecretLen)
+	sio, flush := redactIO(sio, red, cfg.interactive)
+	defer flush()
+	logger, closeLog := openLog(cfg.home, opts.Debug, red)
 	defer closeLog()
 	slog.SetDefault(logger)
 	if cfg.interactive {
@@ -99,9 +104,19 @@ type config struct {
 	// settings are the merged settings files.
 	settings      settings.Settings
 	settingsFiles []settings.File
-	workspace     string
-	home          string
-	mcp           map[string]mcp.ServerConfig
+	// user is the user's own settings file: the only source of
+	// webFetch and shellEnvironment.
+	user settings.Settings
+	// keyEnv names the variable the API key was read from; "" when it
+	// came from a flag.
+	keyEnv string
+	// childEnv is the environment of shell commands, hooks and MCP
+	// servers; secrets are the values ply must never print.
+	childEnv  []string
+	secrets   []string
+	workspace string
+	home      string
+	mcp       map[string]mcp.ServerConfig
 	// interactive: no prompt, on a terminal; the UI asks for one.
 	interactive bool
 }
@@ -227,6 +242,9 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 	if code, err := resolveProvider(c, o, env); err != nil {
 		return nil, code, err
 	}
+	if err := setupSecrets(c, os.Environ(), sio.Stderr); err != nil {
+		return nil, headless.ExitConfig, err
+	}
 	if o.JSONSchema != "" {
 		sch, err := loadSchema(o.JSONSchema, c.workspace)
 		if err != nil {
@@ -246,9 +264,10 @@ func firstNonEmpty(vs ...string) string {
 	return ""
 }
 
-// openLog opens the day's log file under home/logs; logging never goes to
-// the terminal. Failing to open it is not fatal: logs are dropped.
-func openLog(home string, debug bool) (*slog.Logger, func()) {
+// openLog opens the day's log file under home/logs, with what red knows
+// redacted; logging never goes to the terminal. Failing to open it is not
+// fatal: logs are dropped.
+func openLog(home string, debug bool, red *redact.Redactor) (*slog.Logger, func()) {
 	discard := slog.New(slog.DiscardHandler)
 	if home == "" {
 		return discard, func() {}
@@ -266,7 +285,11 @@ func openLog(home string, debug bool) (*slog.Logger, func()) {
 	if debug {
 		level = slog.LevelDebug
 	}
-	return slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: level})), func() { _ = f.Close() }
+	w := red.Writer(f)
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})), func() {
+		_ = w.Flush()
+		_ = f.Close()
+	}
 }
 
 // sessionsCommand lists the project's saved sessions.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/mcp"
+	"github.com/plyhq/ply/internal/redact"
 	"github.com/plyhq/ply/internal/settings"
 	"github.com/plyhq/ply/internal/tools"
 )
@@ -57,7 +58,7 @@ func startMCP(ctx context.Context, cfg *config, log *slog.Logger) *mcp.Manager {
 	if len(cfg.mcp) == 0 {
 		return nil
 	}
-	return mcp.Start(ctx, cfg.mcp, mcp.Options{Logger: log.With("component", "mcp"), ClientVersion: Version})
+	return mcp.Start(ctx, cfg.mcp, mcp.Options{Logger: log.With("component", "mcp"), ClientVersion: Version, Env: cfg.childEnv})
 }
 
 // addMCPTools registers the tools of the servers that started, unless the
@@ -114,19 +115,26 @@ func mcpCommand(ctx context.Context, args []string, sio IO) int {
 	if err != nil {
 		return fail(sio, headless.ExitConfig, err.Error())
 	}
-	st, _, err := settings.Load(home, workspace)
+	st, files, err := settings.Load(home, workspace)
 	if err != nil {
 		return fail(sio, headless.ExitConfig, "bad settings file: "+err.Error())
+	}
+	c := &config{home: home, settingsFiles: files}
+	if err := setupSecrets(c, os.Environ(), sio.Stderr); err != nil {
+		return fail(sio, headless.ExitConfig, err.Error())
 	}
 	servers, err := mcpConfig(st, flag)
 	if err != nil {
 		return fail(sio, headless.ExitConfig, err.Error())
 	}
-	log, closeLog := openLog(home, false)
+	red := redact.New(c.secrets, minSecretLen)
+	sio, flush := redactIO(sio, red, false) // a server's error may quote its token
+	defer flush()
+	log, closeLog := openLog(home, false, red)
 	defer closeLog()
 	lctx, cancel := context.WithTimeout(ctx, mcp.DefaultConnectTimeout+5*time.Second)
 	defer cancel()
-	statuses := mcp.List(lctx, servers, mcp.Options{Logger: log.With("component", "mcp"), ClientVersion: Version})
+	statuses := mcp.List(lctx, servers, mcp.Options{Logger: log.With("component", "mcp"), ClientVersion: Version, Env: c.childEnv})
 	if err := mcp.FormatList(sio.Stdout, statuses); err != nil {
 		return fail(sio, headless.ExitError, err.Error())
 	}

@@ -95,6 +95,9 @@ func resolveProvider(c *config, o *Options, env func(string) string) (int, error
 		keyEnv = named.APIKeyEnv
 	}
 	c.apiKey = firstNonEmpty(flag(wf.keyFlag), env(keyEnv))
+	if flag(wf.keyFlag) == "" {
+		c.keyEnv = keyEnv
+	}
 	c.baseURL = firstNonEmpty(flag(wf.baseFlag), named.BaseURL, env(wf.baseEnv))
 	c.model = firstNonEmpty(o.Model, named.Model)
 	for _, e := range wf.modelEnvs {

@@ -6,13 +6,14 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	fp "github.com/plyhq/ply/internal/fakeprovider"
 )
 
 // TestWebFetchAndReadManyInASession runs web_fetch and read_many_files as
-// ply offers them: the project's settings allow the test's loopback page
+// ply offers them: the user's settings allow the test's loopback page
 // server, another loopback address stays refused, the prompt about the
 // page goes to the model in a separate request, and only its answer
 // reaches the conversation.
@@ -24,8 +25,8 @@ func TestWebFetchAndReadManyInASession(t *testing.T) {
 	defer page.Close()
 	refused := strings.Replace(page.URL, "127.0.0.1", "[::1]", 1)
 
-	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, ".ply", "settings.json"), `{"webFetch":{"allowPrivate":["127.0.0.1"]}}`, 0o644)
+	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	writeFile(t, filepath.Join(home, "settings.json"), `{"webFetch":{"allowPrivate":["127.0.0.1"]}}`, 0o644)
 	writeFile(t, filepath.Join(dir, "src", "a.go"), "package a\n", 0o644)
 	writeFile(t, filepath.Join(dir, "src", "b.go"), "package b\n", 0o644)
 
@@ -44,7 +45,7 @@ func TestWebFetchAndReadManyInASession(t *testing.T) {
 			t.Errorf("fakeprovider: %s", f)
 		}
 	}()
-	r := runPly(t, dir, srv, "", "-y", "-p", "check the notes")
+	r := runPlyHome(t, dir, home, srv, "-y", "-p", "check the notes")
 	if r.code != 0 || r.stdout != "done\n" {
 		t.Fatalf("exit %d stdout %q stderr:\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -85,5 +86,64 @@ func TestWebFetchAndReadManyInASession(t *testing.T) {
 	}
 	if s := results["r1"]; !strings.Contains(s, "package a") || !strings.Contains(s, "package b") {
 		t.Errorf("read_many_files result = %q, want both files", s)
+	}
+}
+
+// A project's webFetch.allowPrivate is ignored, with a warning: a cloned
+// repository cannot open web_fetch to the machine's private network.
+func TestWebFetchAllowPrivateFromProjectIsIgnored(t *testing.T) {
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "internal page")
+	}))
+	defer page.Close()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, ".ply", "settings.json"), `{"webFetch":{"allowPrivate":["127.0.0.1"]}}`, 0o644)
+	srv := fp.New(t,
+		fp.Turn{fp.ToolCall("w1", "web_fetch", mustJSON(map[string]string{"url": page.URL, "prompt": "what is it?"}))},
+		fp.Turn{fp.Text("done")},
+	)
+	r := runPly(t, dir, srv, "", "-y", "-p", "fetch")
+	if r.code != 0 {
+		t.Fatalf("exit %d stderr:\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "webFetch.allowPrivate is ignored") {
+		t.Errorf("no warning:\n%s", r.stderr)
+	}
+	if got := strings.ToLower(toolResults(srv)["w1"]); !strings.Contains(got, "allowprivate") {
+		t.Errorf("w1 = %q, want the refusal naming the setting", got)
+	}
+}
+
+// In the default mode a headless run, which has nobody to ask, does not
+// fetch: the page server sees no request, and the model is told why,
+// with the whole URL.
+func TestWebFetchIsNotAutoApprovedInDefaultMode(t *testing.T) {
+	var hits atomic.Int32
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		fmt.Fprint(w, "page")
+	}))
+	defer page.Close()
+	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	writeFile(t, filepath.Join(home, "settings.json"), `{"webFetch":{"allowPrivate":["127.0.0.1"]}}`, 0o644)
+	u := page.URL + "/leak?data=c2VjcmV0"
+	for _, mode := range []string{"default", "auto-edit"} {
+		srv := fp.New(t,
+			fp.Turn{fp.ToolCall("w1", "web_fetch", mustJSON(map[string]string{"url": u, "prompt": "p"}))},
+			fp.Turn{fp.Text("done")},
+		)
+		r := runPlyHome(t, dir, home, srv, "--approval-mode", mode, "-o", "stream-json", "-p", "fetch")
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d stderr:\n%s", mode, r.code, r.stderr)
+		}
+		if got := toolResults(srv)["w1"]; !strings.Contains(got, u) {
+			t.Errorf("%s: the model was not told which URL was refused: %q", mode, got)
+		}
+		if !strings.Contains(r.stdout, `"permission_denials":[{"tool_name":"web_fetch"`) {
+			t.Errorf("%s: no permission denial in the result:\n%s", mode, r.stdout)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the page was fetched %d times without approval", n)
 	}
 }

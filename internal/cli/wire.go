@@ -111,6 +111,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		})
 	}
 	shell := tools.NewShell(ws)
+	shell.SetEnv(cfg.childEnv)
 	c.closers = append(c.closers, func() { shell.Close() })
 	if err := setupSandbox(cfg.opts, ws, shell, sio.Stderr); err != nil {
 		return nil, headless.ExitInput, err
@@ -133,7 +134,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		tools.NewWriteFile(ws),
 		shell,
 		tools.NewTodoWrite(c.todos),
-		tools.NewWebFetch(tools.WebFetchOptions{Asker: asker, AllowPrivate: cfg.settings.WebFetch.AllowPrivate}),
+		tools.NewWebFetch(tools.WebFetchOptions{Asker: asker, AllowPrivate: cfg.user.WebFetch.AllowPrivate}),
 	)
 	if cfg.home != "" {
 		reg.Register(tools.NewSaveMemory(filepath.Join(cfg.home, sysprompt.InstructionNames[0])))
@@ -422,7 +423,7 @@ func newHooks(cfg *config, root string, sess *opened, stderr io.Writer) (*hooks.
 		return nil, fmt.Errorf("settings hooks: %w", err)
 	}
 	return hooks.NewRunner(hc, hooks.Options{
-		Dir: root, SessionID: sess.id, TranscriptPath: sess.w.Path(), PermissionMode: cfg.mode,
+		Dir: root, SessionID: sess.id, TranscriptPath: sess.w.Path(), PermissionMode: cfg.mode, Env: cfg.childEnv,
 		OnWarning: func(w hooks.Warning) { fmt.Fprintf(stderr, "ply: warning: %v\n", w) },
 		OnMessage: func(event, text string) { fmt.Fprintf(stderr, "ply: %s hook: %s\n", event, text) },
 	})

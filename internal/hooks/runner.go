@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/plyhq/ply/internal/envpolicy"
 )
 
 // Limits on what one hook may print. Past them, output is read and
@@ -69,7 +71,8 @@ type Options struct {
 	TranscriptPath string
 	// PermissionMode goes into every input ("default", "yolo", ...).
 	PermissionMode string
-	// Env is the hooks' base environment; nil means os.Environ().
+	// Env is the hooks' base environment; nil means ply's own without
+	// the variables envpolicy withholds by default.
 	Env []string
 	// OnWarning receives every Warning as it happens; nil logs it with
 	// slog at level Warn. It may be called from several goroutines.
@@ -117,7 +120,7 @@ func NewRunner(cfg Config, opts Options) (*Runner, error) {
 	r := &Runner{opts: opts, events: make(map[string][]group), sessionID: opts.SessionID, transcriptPath: opts.TranscriptPath}
 	env := opts.Env
 	if env == nil {
-		env = os.Environ()
+		env = envpolicy.Environ()
 	}
 	// Later entries win in os/exec, so these override inherited ones.
 	r.env = append(slices.Clip(env), "PLY_PROJECT_DIR="+opts.Dir, "CLAUDE_PROJECT_DIR="+opts.Dir)

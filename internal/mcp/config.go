@@ -43,10 +43,13 @@ type ServerConfig struct {
 	Transport Transport
 
 	// Stdio: Command is run with Args, in Cwd (the current directory if
-	// empty), with the environment of ply plus Env.
+	// empty), with the environment Options.Env (ply's without its
+	// secrets), the variables EnvVars names taken from ply's own
+	// environment, and Env over them.
 	Command string
 	Args    []string
 	Env     map[string]string
+	EnvVars []string
 	Cwd     string
 
 	// HTTP: URL, sent with Headers.
@@ -101,6 +104,8 @@ type rawServer struct {
 	Command      string            `json:"command"`
 	Args         []string          `json:"args"`
 	Env          map[string]string `json:"env"`
+	EnvVars      []string          `json:"envVars"`
+	EnvVarsSnake []string          `json:"env_vars"`
 	Cwd          string            `json:"cwd"`
 	URL          string            `json:"url"`
 	HTTPURL      string            `json:"httpUrl"`
@@ -167,6 +172,7 @@ func parseServer(name string, data json.RawMessage, lookup func(string) (string,
 		Command:      exp(r.Command),
 		Args:         mapSlice(r.Args, exp),
 		Env:          mapValues(r.Env, exp),
+		EnvVars:      append(slices.Clone(r.EnvVars), r.EnvVarsSnake...),
 		Cwd:          exp(r.Cwd),
 		Headers:      mapValues(r.Headers, exp),
 		IncludeTools: r.IncludeTools,
@@ -174,6 +180,11 @@ func parseServer(name string, data json.RawMessage, lookup func(string) (string,
 		Disabled:     r.Disabled || (r.Enabled != nil && !*r.Enabled),
 		Trust:        r.Trust,
 		Description:  r.Description,
+	}
+	for _, v := range sc.EnvVars {
+		if v == "" || strings.ContainsAny(v, "=\x00$") {
+			return ServerConfig{}, &ConfigError{Server: name, Field: "envVars", Msg: fmt.Sprintf("%q is not the name of a variable", v)}
+		}
 	}
 	if r.Timeout != nil {
 		ms := *r.Timeout

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -34,6 +35,14 @@ func TestMain(m *testing.M) {
 }
 
 func runTestServer(mode string) int {
+	if f := os.Getenv("PLY_MCP_TEST_ENVFILE"); f != "" {
+		// The environment the server was given, for the tests of what it
+		// may see.
+		if err := os.WriteFile(f, []byte(strings.Join(os.Environ(), "\n")+"\n"), 0o600); err != nil {
+			fmt.Fprintln(os.Stderr, "envfile:", err)
+			return 1
+		}
+	}
 	if d, err := time.ParseDuration(os.Getenv("PLY_MCP_TEST_DELAY")); err == nil {
 		time.Sleep(d)
 	}

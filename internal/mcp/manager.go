@@ -7,12 +7,14 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"slices"
 	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/plyhq/ply/internal/envpolicy"
 	"github.com/plyhq/ply/internal/tools"
 )
 
@@ -39,6 +41,13 @@ type Options struct {
 	// ConnectTimeout bounds, per server, starting it, the handshake and
 	// listing its tools; zero means DefaultConnectTimeout.
 	ConnectTimeout time.Duration
+	// Env is the base environment of stdio servers; nil means ply's own
+	// without the variables envpolicy withholds by default. A server
+	// also gets the variables its configuration names (ServerConfig).
+	Env []string
+	// LookupEnv reads the variables a server's EnvVars names; nil means
+	// os.LookupEnv.
+	LookupEnv func(string) (string, bool)
 	// CloseGrace is how long Close waits for a stdio server to exit after
 	// closing its stdin, and again after SIGTERM, before SIGKILL; zero
 	// means 2s.
@@ -57,6 +66,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ConnectTimeout <= 0 {
 		o.ConnectTimeout = DefaultConnectTimeout
+	}
+	if o.Env == nil {
+		o.Env = envpolicy.Environ()
+	}
+	if o.LookupEnv == nil {
+		o.LookupEnv = os.LookupEnv
 	}
 	if o.CloseGrace <= 0 {
 		o.CloseGrace = 2 * time.Second
@@ -196,7 +211,7 @@ func (s *server) connect(ctx, life context.Context) error {
 		s.session = cs
 		return nil
 	}
-	p, err := startProc(s.cfg, s.stderr, s.opts.CloseGrace)
+	p, err := startProc(s.cfg, serverEnviron(s.cfg, *s.opts), s.stderr, s.opts.CloseGrace)
 	if err != nil {
 		return err
 	}

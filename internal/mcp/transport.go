@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -28,14 +29,27 @@ type proc struct {
 	waitErr error
 }
 
-// startProc starts cfg's command with stderr going to stderr.
-func startProc(cfg ServerConfig, stderr *tailBuffer, grace time.Duration) (*proc, error) {
+// serverEnviron is the environment of cfg's process: the base one, the
+// variables the configuration names by name, and its env map, later
+// entries winning.
+func serverEnviron(cfg ServerConfig, o Options) []string {
+	env := slices.Clip(o.Env)
+	for _, name := range cfg.EnvVars {
+		if v, ok := o.LookupEnv(name); ok {
+			env = append(env, name+"="+v)
+		}
+	}
+	for k, v := range cfg.Env {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
+// startProc starts cfg's command with env and stderr going to stderr.
+func startProc(cfg ServerConfig, env []string, stderr *tailBuffer, grace time.Duration) (*proc, error) {
 	cmd := exec.Command(cfg.Command, cfg.Args...)
 	cmd.Dir = cfg.Cwd
-	cmd.Env = os.Environ()
-	for k, v := range cfg.Env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
+	cmd.Env = env
 	cmd.Stderr = stderr
 	// A grandchild that keeps stderr open must not hold Wait forever.
 	cmd.WaitDelay = grace

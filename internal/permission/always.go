@@ -25,6 +25,14 @@ func (p *Policy) AlwaysScope(c *scheduler.Call) (rules []string, desc string) {
 		}
 		return rules, "commands starting with `" + strings.Join(prefixes, "` or `") + "`"
 	}
+	if c.Name == ToolWebFetch {
+		rules := sessionFetchRules(ci)
+		if len(rules) == 0 {
+			return nil, ""
+		}
+		host := strings.TrimSuffix(strings.TrimPrefix(rules[0], "WebFetch(domain:"), ")")
+		return rules, "fetches from " + host
+	}
 	if _, err := ParseRule(c.Name); err != nil {
 		return nil, "" // no rule can spell the name
 	}

@@ -25,6 +25,8 @@ func TestAlwaysScope(t *testing.T) {
 		{ToolShell, args{"command": "git push origin main"}, nil, ""}, // an ask rule holds over any allow
 		{ToolEdit, args{"file_path": "README.md"}, []string{"edit"}, "every call of edit (any file)"},
 		{"mcp__gh__create_issue", args{}, []string{"mcp__gh__create_issue"}, "every call of mcp__gh__create_issue"},
+		{ToolWebFetch, args{"url": "https://Docs.Example.com./a?q=1", "prompt": "p"}, []string{"WebFetch(domain:docs.example.com)"}, "fetches from docs.example.com"},
+		{ToolWebFetch, args{"url": "not a url", "prompt": "p"}, nil, ""},
 	} {
 		p := newPolicy(t, root, ModeDefault, []string{"Bash(make:*)"}, []string{"Bash(git push *)"}, nil)
 		c := call(t, tc.tool, tc.args)

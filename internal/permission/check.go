@@ -147,6 +147,8 @@ func (p *Policy) modeDefault(mode Mode, ci *callInfo) decision {
 	switch {
 	case mode == ModeYOLO:
 		return allow("approval mode %s allows every call", mode)
+	case ci.isFetch():
+		return fetchDefault(mode, ci)
 	case ci.name == ToolExitPlanMode && mode == ModePlan:
 		return ask("leaving plan mode needs the user's approval of the plan")
 	case ci.kind.ReadOnly():

@@ -39,6 +39,12 @@
 //	mcp__github             every tool of the MCP server "github"
 //	mcp__github__get_issue  one tool of that server
 //
+// A web_fetch sends its URL off the machine, so no mode but yolo runs one
+// unasked: the reason shown with the question holds the whole URL. A domain
+// rule matches the URL's host exactly (a port does not matter);
+// domain:*.x.com matches the subdomains of x.com but not x.com itself.
+// "Allow always" on a fetch adds WebFetch(domain:HOST) for its host only.
+//
 // Shell patterns are matched word by word against every simple command of a
 // parsed command line, after quote removal: a lone * stands for any number
 // of words, a * inside a word for any characters within that word (a word

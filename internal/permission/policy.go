@@ -213,7 +213,8 @@ func (p *Policy) SessionRules() []string {
 // session. For a shell command that is a prefix rule per simple command
 // not yet covered ("git status -s" gives Bash(git status:*)); a command
 // with words known only at run time gives none, since no allow rule could
-// cover it. For any other tool it is the tool's name.
+// cover it. For web_fetch it is the URL's host (WebFetch(domain:HOST)).
+// For any other tool it is the tool's name.
 func (p *Policy) AllowAlways(c *scheduler.Call) {
 	texts, _ := p.AlwaysScope(c)
 	p.mu.Lock()

@@ -35,8 +35,13 @@ type Settings struct {
 	// MCPServers is the merged "mcpServers" object, server by server;
 	// each value is parsed by the mcp package.
 	MCPServers map[string]json.RawMessage `json:"mcpServers"`
-	// WebFetch configures the web_fetch tool.
+	// WebFetch configures the web_fetch tool. It is not merged: only the
+	// user's file may widen web_fetch (see User).
 	WebFetch WebFetch `json:"webFetch"`
+	// ShellEnvironment adjusts what shell commands, hooks and MCP servers
+	// see of ply's environment. It is not merged: only the user's file may
+	// hand secrets to children (see User).
+	ShellEnvironment ShellEnvironment `json:"shellEnvironment"`
 	// Sources lists the files read, user first.
 	Sources []string `json:"-"`
 }
@@ -213,7 +218,6 @@ func merge(files []File) Settings {
 			}
 			out.MCPServers[name] = srv
 		}
-		out.WebFetch.AllowPrivate = append(out.WebFetch.AllowPrivate, s.WebFetch.AllowPrivate...)
 		out.Sources = append(out.Sources, f.Path)
 	}
 	return out

@@ -8,12 +8,14 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 	"unicode/utf8"
 
+	"github.com/plyhq/ply/internal/envpolicy"
 	"github.com/plyhq/ply/internal/sandbox"
 	"github.com/plyhq/ply/internal/shell"
 )
@@ -44,7 +46,15 @@ type Shell struct {
 	// why no command may run at all. Both are set before the first call.
 	sandbox *sandbox.Policy
 	refusal string
+	// env is every command's environment; nil means ply's own without
+	// the variables envpolicy withholds by default.
+	env []string
 }
+
+// SetEnv makes env ("NAME=value" entries) the environment of every later
+// command, before the few variables the tool always sets. Call it before
+// the first Execute.
+func (t *Shell) SetEnv(env []string) { t.env = env }
 
 // SetSandbox makes every later command, foreground or background, run
 // confined by p; nil runs them unconfined. Call it before the first
@@ -191,7 +201,11 @@ func (t *Shell) command(command, dir string, w *os.File) (*exec.Cmd, error) {
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = w, w // one pipe: the interleaving is the real one
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	cmd.Env = append(os.Environ(),
+	env := t.env
+	if env == nil {
+		env = envpolicy.Environ()
+	}
+	cmd.Env = append(slices.Clip(env),
 		"PLY=1",
 		// Nothing can answer a pager or a prompt.
 		"PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0",

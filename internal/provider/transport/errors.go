@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/plyhq/ply/internal/redact"
 )
 
 const (
@@ -71,4 +73,35 @@ func RetryAfterMillis(h http.Header, now time.Time) time.Duration {
 		}
 	}
 	return RetryAfter(h, now)
+}
+
+// credentialFreeBody returns the first MaxErrorBody bytes of an error
+// answer's body with the credentials the request carried replaced by
+// "[redacted]": a server that echoes a wrong key ("Incorrect API key
+// provided: sk-...") must not put it into a message ply shows, logs or
+// saves.
+func credentialFreeBody(body io.Reader, sent http.Header) io.ReadCloser {
+	var secrets []string
+	for name, vs := range sent {
+		if !credentialHeader(name) {
+			continue
+		}
+		for _, v := range vs {
+			secrets = append(secrets, v)
+			if _, tok, ok := strings.Cut(v, " "); ok { // "Bearer sk-..."
+				secrets = append(secrets, strings.TrimSpace(tok))
+			}
+		}
+	}
+	b, _ := io.ReadAll(io.LimitReader(body, MaxErrorBody))
+	return io.NopCloser(strings.NewReader(redact.New(secrets, minCredential).String(string(b))))
+}
+
+// minCredential is the shortest header value treated as a credential.
+const minCredential = 8
+
+// credentialHeader reports whether a request header carries a credential.
+func credentialHeader(name string) bool {
+	n := strings.ToLower(name)
+	return strings.Contains(n, "auth") || strings.Contains(n, "key") || strings.Contains(n, "token") || strings.Contains(n, "secret")
 }

@@ -1,6 +1,7 @@
 // Package transport owns the HTTP round trip shared by the providers:
 // sending a request, the stream idle timeout, transport-error wrapping,
-// reading a capped error body, and Retry-After.
+// reading a capped error body (with the request's credentials redacted
+// from it), and Retry-After.
 //
 // It must not know any wire format: building the request body, decoding
 // the stream and turning an error body into an *llm.APIError stay with
@@ -99,6 +100,7 @@ func (c *Client) send(ctx context.Context, url string, header http.Header, paylo
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer resp.Body.Close()
+		resp.Body = credentialFreeBody(resp.Body, hreq.Header)
 		return nil, c.StatusError(resp)
 	}
 	return resp, nil
