@@ -44,7 +44,7 @@ func TestWebFetchAndReadManyInASession(t *testing.T) {
 			t.Errorf("fakeprovider: %s", f)
 		}
 	}()
-	r := runPly(t, dir, srv, "", "-y", "-p", "check the notes")
+	r := runPly(t, dir, srv, "", "--trust-workspace", "-y", "-p", "check the notes")
 	if r.code != 0 || r.stdout != "done\n" {
 		t.Fatalf("exit %d stdout %q stderr:\n%s", r.code, r.stdout, r.stderr)
 	}

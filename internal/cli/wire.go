@@ -134,7 +134,11 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 	if cfg.home != "" {
 		reg.Register(tools.NewSaveMemory(filepath.Join(cfg.home, sysprompt.InstructionNames[0])))
 	}
-	defs, defErrs := agent.Load(filepath.Join(cfg.home, "agents"), filepath.Join(cfg.workspace, ".ply", "agents"))
+	projectAgents := ""
+	if cfg.trust.trusted {
+		projectAgents = projectAgentsDir(cfg.workspace)
+	}
+	defs, defErrs := agent.Load(filepath.Join(cfg.home, "agents"), projectAgents)
 	for _, e := range defErrs {
 		fmt.Fprintf(notices, "ply: warning: %v (skipped)\n", e)
 	}

@@ -1,0 +1,272 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/plyhq/ply/internal/headless"
+	"github.com/plyhq/ply/internal/settings"
+	"github.com/plyhq/ply/internal/trust"
+	"github.com/plyhq/ply/internal/tui"
+)
+
+// folderTrust is the run's decision about its workspace: whether the
+// project's own configuration (.ply/settings.json, .ply/agents) is
+// loaded, and if not, what that leaves out.
+type folderTrust struct {
+	trusted bool
+	// list is the user's trusted folders; nil when ply has no home.
+	list *trust.List
+	// ignored describes the project configuration left out ("" when
+	// the folder is trusted or has none).
+	ignored string
+}
+
+// projectAgentsDir is where a project keeps its subagent definitions.
+func projectAgentsDir(workspace string) string {
+	return filepath.Join(workspace, ".ply", "agents")
+}
+
+// checkTrust decides whether workspace is trusted: by the flag for this
+// run, or by the user's list. A list that does not parse trusts nothing
+// and is reported on stderr.
+func checkTrust(home, workspace string, flag bool, stderr io.Writer) folderTrust {
+	ft := folderTrust{trusted: flag}
+	if home != "" {
+		l, err := trust.Load(filepath.Join(home, trust.FileName))
+		if err != nil {
+			fmt.Fprintf(stderr, "ply: %v; no folder is trusted until it is fixed\n", err)
+		}
+		ft.list = l
+		if _, ok := l.Trusted(workspace); ok && err == nil {
+			ft.trusted = true
+		}
+	}
+	if !ft.trusted {
+		ft.ignored = ignoredConfig(workspace)
+	}
+	return ft
+}
+
+// ignoredConfig describes the project configuration an untrusted
+// workspace has, e.g. ".ply/settings.json (approvalMode, hooks, 2 MCP
+// servers) and 1 agent in .ply/agents"; "" when there is none.
+func ignoredConfig(workspace string) string {
+	var parts []string
+	if src, err := os.ReadFile(settings.ProjectFile(workspace)); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		var keys map[string]json.RawMessage
+		switch {
+		case err != nil:
+			parts = append(parts, ".ply/settings.json (unreadable)")
+		case settings.DecodeJSONC("", src, &keys) != nil:
+			parts = append(parts, ".ply/settings.json (which does not parse)")
+		case len(keys) > 0:
+			parts = append(parts, ".ply/settings.json ("+describeKeys(keys)+")")
+		}
+	}
+	if n := countAgents(projectAgentsDir(workspace)); n > 0 {
+		parts = append(parts, plural(n, "agent")+" in .ply/agents")
+	}
+	return strings.Join(parts, " and ")
+}
+
+// describeKeys names a settings file's top-level keys, counting servers.
+func describeKeys(keys map[string]json.RawMessage) string {
+	var names []string
+	for k, v := range keys {
+		if k == "mcpServers" {
+			var servers map[string]json.RawMessage
+			if json.Unmarshal(v, &servers) == nil {
+				names = append(names, plural(len(servers), "MCP server"))
+				continue
+			}
+		}
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
+
+func countAgents(dir string) int {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".md") {
+			n++
+		}
+	}
+	return n
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// untrustedNotice is the one line that says what an untrusted folder's
+// run left out and how to trust the folder.
+func untrustedNotice(ignored string) string {
+	return "ply: this folder is not trusted: ignored " + ignored +
+		"; run 'ply trust' or pass --trust-workspace"
+}
+
+// trustAsker asks the user whether to trust the workspace (the TUI's
+// start-up question).
+type trustAsker func(ctx context.Context, q tui.TrustQuestion) (tui.TrustAnswer, error)
+
+// settleTrust runs before an interactive session: when the workspace is
+// untrusted and has project configuration, it asks once. Trusting the
+// folder (or its parent) is saved and the settings are loaded again with
+// the project's; "not now" leaves the notice on stderr.
+func settleTrust(ctx context.Context, c *config, sio IO, ask trustAsker) (int, error) {
+	if c.trust.trusted || c.trust.ignored == "" {
+		return 0, nil
+	}
+	q := tui.TrustQuestion{Dir: c.workspace, Parent: filepath.Dir(c.workspace), Ignored: c.trust.ignored}
+	ans, err := ask(ctx, q)
+	if err != nil {
+		return headless.ExitError, fmt.Errorf("asking whether to trust this folder: %w", err)
+	}
+	dir := ""
+	switch ans {
+	case tui.TrustFolder:
+		dir = q.Dir
+	case tui.TrustParent:
+		dir = q.Parent
+	case tui.TrustQuit:
+		return headless.ExitCancelled, errors.New("cancelled")
+	}
+	if dir == "" {
+		fmt.Fprintln(sio.Stderr, untrustedNotice(c.trust.ignored))
+		return 0, nil
+	}
+	// Without a home there is no list to save to: trusted for this run.
+	if l := c.trust.list; l != nil {
+		if _, _, err := l.Add(dir, time.Now()); err != nil {
+			return headless.ExitError, err
+		}
+		if err := l.Save(); err != nil {
+			return headless.ExitError, err
+		}
+	}
+	c.trust.trusted, c.trust.ignored = true, ""
+	return loadSettings(c, c.opts, sio.Getenv)
+}
+
+// trustCommand is `ply trust [--parent] [DIR]`, `ply trust --list` and
+// `ply trust --remove DIR`.
+func trustCommand(args []string, sio IO) int {
+	const use = "usage: ply trust [--parent] [DIR] | ply trust --list | ply trust --remove DIR"
+	var list, remove, parent bool
+	var dirs []string
+	for _, a := range args {
+		switch a {
+		case "--list":
+			list = true
+		case "--remove":
+			remove = true
+		case "--parent":
+			parent = true
+		case "-h", "--help":
+			fmt.Fprintln(sio.Stdout, use)
+			fmt.Fprintln(sio.Stdout, "Trusting a folder lets ply load its .ply/settings.json (approval mode, hooks, MCP servers, providers) and .ply/agents; it and its subfolders are trusted.")
+			return 0
+		default:
+			if strings.HasPrefix(a, "-") {
+				return fail(sio, headless.ExitInput, fmt.Sprintf("ply trust: unknown flag %s (%s)", a, use))
+			}
+			dirs = append(dirs, a)
+		}
+	}
+	if len(dirs) > 1 || list && (remove || parent || len(dirs) > 0) || remove && (parent || len(dirs) == 0) {
+		return fail(sio, headless.ExitInput, use)
+	}
+	home, cwd, err := locate(sio)
+	if err != nil {
+		return fail(sio, headless.ExitConfig, err.Error())
+	}
+	l, err := trust.Load(filepath.Join(home, trust.FileName))
+	if err != nil {
+		// Never overwrite a file the user may want to repair by hand.
+		return fail(sio, headless.ExitConfig, err.Error()+"; fix or delete it first")
+	}
+	if list {
+		for _, f := range l.Folders() {
+			fmt.Fprintln(sio.Stdout, f.Path)
+		}
+		return 0
+	}
+	dir := cwd
+	if len(dirs) == 1 {
+		dir = dirs[0]
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(cwd, dir)
+		}
+	}
+	if remove {
+		return untrustCommand(l, dir, sio)
+	}
+	if parent {
+		canon, err := trust.Canonical(dir)
+		if err != nil {
+			return fail(sio, headless.ExitInput, err.Error())
+		}
+		dir = filepath.Dir(canon)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fail(sio, headless.ExitInput, fmt.Sprintf("ply trust: %s is not a directory", dir))
+	}
+	canon, added, err := l.Add(dir, time.Now())
+	if err != nil {
+		return fail(sio, headless.ExitError, err.Error())
+	}
+	if !added {
+		fmt.Fprintf(sio.Stdout, "%s is already trusted\n", canon)
+		return 0
+	}
+	if err := l.Save(); err != nil {
+		return fail(sio, headless.ExitError, err.Error())
+	}
+	fmt.Fprintf(sio.Stdout, "trusted %s and its subfolders: ply now loads their .ply/settings.json and .ply/agents\n", canon)
+	return 0
+}
+
+func untrustCommand(l *trust.List, dir string, sio IO) int {
+	canon, removed, err := l.Remove(dir)
+	if err != nil {
+		return fail(sio, headless.ExitError, err.Error())
+	}
+	if !removed {
+		return fail(sio, headless.ExitInput, fmt.Sprintf("ply trust: %s is not in the list (see ply trust --list)", canon))
+	}
+	if err := l.Save(); err != nil {
+		return fail(sio, headless.ExitError, err.Error())
+	}
+	fmt.Fprintf(sio.Stdout, "%s is no longer trusted\n", canon)
+	if f, ok := l.Trusted(canon); ok {
+		fmt.Fprintf(sio.Stdout, "note: it is still trusted through %s\n", f.Path)
+	}
+	return 0
+}
+
+// askTrust asks on the terminal, before the session's UI starts.
+func askTrust(sio IO) trustAsker {
+	return func(ctx context.Context, q tui.TrustQuestion) (tui.TrustAnswer, error) {
+		q.NoColor = sio.Getenv("NO_COLOR") != ""
+		return tui.AskTrust(ctx, q, sio.Stdin, sio.Stdout)
+	}
+}
