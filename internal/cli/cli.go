@@ -119,8 +119,10 @@ type config struct {
 	interactive bool
 	// flagMode is the approval mode the flags ask for ("" for none).
 	flagMode string
-	// trust says whether the workspace's own configuration is loaded.
-	trust folderTrust
+	// trust says whether the workspace's own configuration is loaded;
+	// startNotice is what the interactive UI shows about it at start.
+	trust       folderTrust
+	startNotice string
 }
 
 func resolve(o *Options, sio IO) (*config, int, error) {

@@ -80,9 +80,14 @@ func ignoredConfig(workspace string) string {
 }
 
 // describeKeys names a settings file's top-level keys, counting servers.
+// The file is anyone's: the list is capped, and so is each name.
 func describeKeys(keys map[string]json.RawMessage) string {
+	const maxNames, maxName = 8, 32
 	var names []string
 	for k, v := range keys {
+		if r := []rune(k); len(r) > maxName {
+			k = string(r[:maxName]) + "…"
+		}
 		if k == "mcpServers" {
 			var servers map[string]json.RawMessage
 			if json.Unmarshal(v, &servers) == nil {
@@ -93,6 +98,9 @@ func describeKeys(keys map[string]json.RawMessage) string {
 		names = append(names, k)
 	}
 	slices.Sort(names)
+	if len(names) > maxNames {
+		names = append(names[:maxNames], fmt.Sprintf("%d more", len(names)-maxNames))
+	}
 	return strings.Join(names, ", ")
 }
 
@@ -119,10 +127,7 @@ func plural(n int, noun string) string {
 
 // untrustedNotice is the one line that says what an untrusted folder's
 // run left out and how to trust the folder.
-func untrustedNotice(ignored string) string {
-	return "ply: this folder is not trusted: ignored " + ignored +
-		"; run 'ply trust' or pass --trust-workspace"
-}
+func untrustedNotice(ignored string) string { return tui.NotTrustedNotice(ignored) }
 
 // trustAsker asks the user whether to trust the workspace (the TUI's
 // start-up question).
@@ -151,7 +156,7 @@ func settleTrust(ctx context.Context, c *config, sio IO, ask trustAsker) (int, e
 		return headless.ExitCancelled, errors.New("cancelled")
 	}
 	if dir == "" {
-		fmt.Fprintln(sio.Stderr, untrustedNotice(c.trust.ignored))
+		c.startNotice = untrustedNotice(c.trust.ignored)
 		return 0, nil
 	}
 	// Without a home there is no list to save to: trusted for this run.
@@ -163,6 +168,7 @@ func settleTrust(ctx context.Context, c *config, sio IO, ask trustAsker) (int, e
 			return headless.ExitError, err
 		}
 	}
+	c.startNotice = "Trusted " + dir + ": loaded " + c.trust.ignored + " (ply trust --remove " + dir + " undoes it)"
 	c.trust.trusted, c.trust.ignored = true, ""
 	return loadSettings(c, c.opts, sio.Getenv)
 }

@@ -21,6 +21,13 @@ type TrustQuestion struct {
 	NoColor bool
 }
 
+// NotTrustedNotice is the line that says what an untrusted folder's run
+// leaves out and how to trust the folder.
+func NotTrustedNotice(ignored string) string {
+	return "ply: this folder is not trusted: ignored " + sanitize(ignored) +
+		"; run 'ply trust' or pass --trust-workspace"
+}
+
 // TrustAnswer is the user's reply.
 type TrustAnswer int
 
@@ -87,19 +94,11 @@ func (m *trustModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// finish ends the question; the session's UI shows the outcome (see
+// Config.Notice).
 func (m *trustModel) finish(a TrustAnswer) tea.Cmd {
 	m.done, m.answer = true, a
-	// What stays on the screen once the question is answered.
-	var line string
-	switch a {
-	case TrustFolder:
-		line = "Trusted " + sanitize(m.q.Dir)
-	case TrustParent:
-		line = "Trusted " + sanitize(m.q.Parent)
-	default:
-		return tea.Quit
-	}
-	return tea.Sequence(tea.Println(m.st.ok.Render(line)), tea.Quit)
+	return tea.Quit
 }
 
 func (m *trustModel) View() tea.View {

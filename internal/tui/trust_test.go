@@ -63,7 +63,18 @@ func TestAskTrustRunsAProgram(t *testing.T) {
 	if err != nil || ans != TrustParent {
 		t.Fatalf("answer %v err %v", ans, err)
 	}
-	if !strings.Contains(out.String(), "Trusted /src") {
-		t.Errorf("the answer should stay on screen: %q", out.String())
+}
+
+// The trust question's outcome is the session's first line under the
+// title, where the user sees it (a line printed before the UI starts
+// scrolls out of view).
+func TestStartNoticeIsShown(t *testing.T) {
+	cfg := Config{Model: "test-model", NoColor: true, Width: 80, Height: 24, Notice: "ply: this folder is not trusted: ignored x\x1b[2J"}
+	m := newModel(cfg, &driver{cfg: cfg, send: func(tea.Msg) {}})
+	m.keep = true
+	m.Init()
+	got := strings.Join(m.printed, "\n")
+	if !strings.Contains(got, "test-model") || !strings.Contains(got, "ply: this folder is not trusted: ignored x") || strings.Contains(got, "\x1b[2J") {
+		t.Fatalf("printed %q", got)
 	}
 }
