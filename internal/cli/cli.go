@@ -72,13 +72,19 @@ func Main(ctx context.Context, args []string, sio IO) int {
 		return fail(sio, code, err.Error())
 	}
 	if cfg.interactive {
-		code, err = settleTrust(ctx, cfg, sio, askTrust(sio))
-	} else if cfg.trust.ignored != "" {
+		if code, err = settleTrust(ctx, cfg, sio, askTrust(sio)); err != nil {
+			return fail(sio, code, err.Error())
+		}
+		// The UI shows them: a line printed now scrolls out of view.
+		cfg.startNotice = strings.TrimSpace(cfg.startNotice + "\n" + cfg.providerNotice)
+	} else {
 		// stderr, never stdout: stream-json readers parse stdout.
-		fmt.Fprintln(sio.Stderr, untrustedNotice(cfg.trust.ignored))
-	}
-	if err != nil {
-		return fail(sio, code, err.Error())
+		if cfg.trust.ignored != "" {
+			fmt.Fprintln(sio.Stderr, untrustedNotice(cfg.trust.ignored))
+		}
+		if cfg.providerNotice != "" {
+			fmt.Fprintln(sio.Stderr, cfg.providerNotice)
+		}
 	}
 	logger, closeLog := openLog(cfg.home, opts.Debug)
 	defer closeLog()
@@ -123,6 +129,9 @@ type config struct {
 	// startNotice is what the interactive UI shows about it at start.
 	trust       folderTrust
 	startNotice string
+	// providerNotice says that a trusted project sends the key to a base
+	// URL the user's own settings do not name.
+	providerNotice string
 }
 
 func resolve(o *Options, sio IO) (*config, int, error) {
