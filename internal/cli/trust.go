@@ -159,16 +159,17 @@ func settleTrust(ctx context.Context, c *config, sio IO, ask trustAsker) (int, e
 		c.startNotice = untrustedNotice(c.trust.ignored)
 		return 0, nil
 	}
-	// Without a home there is no list to save to: trusted for this run.
-	if l := c.trust.list; l != nil {
-		if _, _, err := l.Add(dir, time.Now()); err != nil {
-			return headless.ExitError, err
-		}
-		if err := l.Save(); err != nil {
-			return headless.ExitError, err
-		}
-	}
 	c.startNotice = "Trusted " + dir + ": loaded " + c.trust.ignored + " (ply trust --remove " + dir + " undoes it)"
+	// Without a home, or with a list that does not parse, there is
+	// nothing to save to: the folder is trusted for this run.
+	if l := c.trust.list; l == nil {
+		c.startNotice = "Trusted " + dir + " for this run only: there is no PLY_HOME to save it in"
+	} else if err := trust.Edit(l.Path(), func(l *trust.List) error {
+		_, _, err := l.Add(dir, time.Now())
+		return err
+	}); err != nil {
+		c.startNotice = "Trusted " + dir + " for this run only: " + err.Error()
+	}
 	c.trust.trusted, c.trust.ignored = true, ""
 	return loadSettings(c, c.opts, sio.Getenv)
 }
@@ -205,7 +206,8 @@ func trustCommand(args []string, sio IO) int {
 	if err != nil {
 		return fail(sio, headless.ExitConfig, err.Error())
 	}
-	l, err := trust.Load(filepath.Join(home, trust.FileName))
+	path := filepath.Join(home, trust.FileName)
+	l, err := trust.Load(path)
 	if err != nil {
 		// Never overwrite a file the user may want to repair by hand.
 		return fail(sio, headless.ExitConfig, err.Error()+"; fix or delete it first")
@@ -224,7 +226,7 @@ func trustCommand(args []string, sio IO) int {
 		}
 	}
 	if remove {
-		return untrustCommand(l, dir, sio)
+		return untrustCommand(path, dir, sio)
 	}
 	if parent {
 		canon, err := trust.Canonical(dir)
@@ -236,37 +238,63 @@ func trustCommand(args []string, sio IO) int {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return fail(sio, headless.ExitInput, fmt.Sprintf("ply trust: %s is not a directory", dir))
 	}
-	canon, added, err := l.Add(dir, time.Now())
-	if err != nil {
-		return fail(sio, headless.ExitError, err.Error())
-	}
-	if !added {
+	var canon string
+	err = trust.Edit(path, func(l *trust.List) error {
+		var added bool
+		var err error
+		if canon, added, err = l.Add(dir, time.Now()); err == nil && !added {
+			return errUnchanged
+		}
+		return err
+	})
+	switch {
+	case errors.Is(err, errUnchanged):
 		fmt.Fprintf(sio.Stdout, "%s is already trusted\n", canon)
-		return 0
+	case err != nil:
+		return editFailed(sio, err)
+	default:
+		fmt.Fprintf(sio.Stdout, "trusted %s and its subfolders: ply now loads their .ply/settings.json and .ply/agents\n", canon)
 	}
-	if err := l.Save(); err != nil {
-		return fail(sio, headless.ExitError, err.Error())
-	}
-	fmt.Fprintf(sio.Stdout, "trusted %s and its subfolders: ply now loads their .ply/settings.json and .ply/agents\n", canon)
 	return 0
 }
 
-func untrustCommand(l *trust.List, dir string, sio IO) int {
-	canon, removed, err := l.Remove(dir)
-	if err != nil {
-		return fail(sio, headless.ExitError, err.Error())
-	}
-	if !removed {
+// errUnchanged ends an edit of the list that would change nothing.
+var errUnchanged = errors.New("unchanged")
+
+func untrustCommand(path, dir string, sio IO) int {
+	var canon, through string
+	err := trust.Edit(path, func(l *trust.List) error {
+		var removed bool
+		var err error
+		if canon, removed, err = l.Remove(dir); err == nil && !removed {
+			return errUnchanged
+		}
+		if f, ok := l.Trusted(canon); ok {
+			through = f.Path
+		}
+		return err
+	})
+	switch {
+	case errors.Is(err, errUnchanged):
 		return fail(sio, headless.ExitInput, fmt.Sprintf("ply trust: %s is not in the list (see ply trust --list)", canon))
-	}
-	if err := l.Save(); err != nil {
-		return fail(sio, headless.ExitError, err.Error())
+	case err != nil:
+		return editFailed(sio, err)
 	}
 	fmt.Fprintf(sio.Stdout, "%s is no longer trusted\n", canon)
-	if f, ok := l.Trusted(canon); ok {
-		fmt.Fprintf(sio.Stdout, "note: it is still trusted through %s\n", f.Path)
+	if through != "" {
+		fmt.Fprintf(sio.Stdout, "note: it is still trusted through %s\n", through)
 	}
 	return 0
+}
+
+// editFailed reports a failed change of the list; a file that does not
+// parse is left for the user to repair.
+func editFailed(sio IO, err error) int {
+	var se *settings.SyntaxError
+	if errors.As(err, &se) {
+		return fail(sio, headless.ExitConfig, err.Error()+"; fix or delete it first")
+	}
+	return fail(sio, headless.ExitError, err.Error())
 }
 
 // askTrust asks on the terminal, before the session's UI starts.

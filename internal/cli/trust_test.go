@@ -199,6 +199,12 @@ func TestTrustCommand(t *testing.T) {
 	if r := run(a, "--list"); r.stdout != a+"\n" {
 		t.Fatalf("list after remove: %+v", r)
 	}
+	sub := filepath.Join(a, "sub")
+	os.Mkdir(sub, 0o755)
+	run(sub)
+	if r := run(a, "--remove", "sub"); r.code != 0 || !strings.Contains(r.stdout, "note: it is still trusted through "+a) {
+		t.Fatalf("remove under a trusted folder: %+v", r)
+	}
 	for _, bad := range [][]string{{"--remove"}, {"--list", "x"}, {"x", "y"}, {"--bogus"}, {"/nonexistent/dir"}} {
 		if r := run(a, bad...); r.code != 42 || r.stderr == "" {
 			t.Errorf("trust %v: %+v", bad, r)
@@ -365,5 +371,30 @@ func TestTrustedProjectProviderBaseURLIsNoted(t *testing.T) {
 	r = runPlyHome(t, dir, home, nil, "--trust-workspace", "-p", "x")
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("exit %d stderr %q", r.code, r.stderr)
+	}
+}
+
+// With a list that does not parse, trusting at start holds for the run
+// and the broken file is left for the user to repair.
+func TestInteractiveTrustWithBrokenList(t *testing.T) {
+	dir := t.TempDir()
+	hostileProject(t, dir, "http://127.0.0.1:1")
+	home := filepath.Join(t.TempDir(), "home")
+	path := filepath.Join(home, trust.FileName)
+	writeFile(t, path, "{oops", 0o600)
+	env := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_MODEL": "m", "PLY_HOME": home}
+	var errb bytes.Buffer
+	sio := IO{StdinIsTTY: true, StdoutIsTTY: true, Stderr: &errb, Getenv: func(k string) string { return env[k] }, Cwd: dir}
+	opts, _ := Parse(nil)
+	c, _, err := resolve(opts, sio)
+	if err != nil || !strings.Contains(errb.String(), "no folder is trusted until it is fixed") {
+		t.Fatalf("resolve: %v, stderr %q", err, errb.String())
+	}
+	code, err := settleTrust(t.Context(), c, sio, func(context.Context, tui.TrustQuestion) (tui.TrustAnswer, error) { return tui.TrustFolder, nil })
+	if err != nil || code != 0 || c.mode != "yolo" || !strings.Contains(c.startNotice, "for this run only") {
+		t.Fatalf("code %d err %v mode %s notice %q", code, err, c.mode, c.startNotice)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "{oops" {
+		t.Fatalf("the broken list was overwritten: %q", b)
 	}
 }

@@ -216,3 +216,26 @@ func (l *List) Save() (err error) {
 	}
 	return nil
 }
+
+// Edit changes the list at path under an exclusive lock, so two ply
+// processes trusting folders at once both keep their change: it loads
+// the list, calls edit, and saves the result if edit returns nil. A
+// broken file is returned as Load's error and left as it is.
+func Edit(path string, edit func(*List) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("saving the trusted folders: %w", err)
+	}
+	unlock, err := lockFile(path + ".lock")
+	if err != nil {
+		return fmt.Errorf("locking the trusted folders: %w", err)
+	}
+	defer unlock()
+	l, err := Load(path)
+	if err != nil {
+		return err
+	}
+	if err := edit(l); err != nil {
+		return err
+	}
+	return l.Save()
+}

@@ -185,3 +185,32 @@ func FuzzWithin(f *testing.F) {
 		}
 	})
 }
+
+// Processes trusting folders at once all keep their change.
+func TestConcurrentEditsKeepEveryFolder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "home", FileName)
+	const n = 16
+	dirs := make([]string, n)
+	for i := range dirs {
+		dirs[i] = t.TempDir()
+	}
+	errs := make(chan error, n)
+	for _, d := range dirs {
+		go func() {
+			errs <- Edit(path, func(l *List) error {
+				_, _, err := l.Add(d, time.Now())
+				time.Sleep(time.Millisecond) // widen the read-modify-write window
+				return err
+			})
+		}()
+	}
+	for range dirs {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := Load(path)
+	if err != nil || len(l.Folders()) != n {
+		t.Fatalf("%d folders kept of %d (err %v)", len(l.Folders()), n, err)
+	}
+}
