@@ -51,10 +51,21 @@ func checkTrust(home, workspace string, flag bool, stderr io.Writer) folderTrust
 			ft.trusted = true
 		}
 	}
-	if !ft.trusted {
+	if !ft.trusted && !isHome(workspace, home) {
 		ft.ignored = ignoredConfig(workspace)
 	}
 	return ft
+}
+
+// isHome reports whether workspace's .ply is ply's home itself (ply run
+// in the home directory): its files are the user's, loaded as such.
+func isHome(workspace, home string) bool {
+	if home == "" {
+		return false
+	}
+	a, err1 := trust.Canonical(filepath.Join(workspace, ".ply"))
+	b, err2 := trust.Canonical(home)
+	return err1 == nil && err2 == nil && a == b
 }
 
 // ignoredConfig describes the project configuration an untrusted

@@ -398,3 +398,19 @@ func TestInteractiveTrustWithBrokenList(t *testing.T) {
 		t.Fatalf("the broken list was overwritten: %q", b)
 	}
 }
+
+// Run in the home directory, the "project's" .ply is the user's own: it
+// is loaded as the user's, and nothing is said to be ignored.
+func TestHomeDirectoryIsNotAProject(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(dir, ".ply")
+	writeFile(t, filepath.Join(home, "settings.json"), `{"permissions": {"deny": ["Bash(touch *)"]}}`, 0o644)
+	srv := fp.New(t, shellTurns()...)
+	r := runPlyHome(t, dir, home, srv, "-y", "-p", "x")
+	if r.code != 0 || strings.Contains(r.stderr, "not trusted") {
+		t.Fatalf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
+		t.Fatal("the user's own deny rule did not apply")
+	}
+}
