@@ -5,6 +5,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -52,6 +53,9 @@ func Main(ctx context.Context, args []string, sio IO) int {
 	if len(args) > 0 && args[0] == "mcp" {
 		return mcpCommand(ctx, args[1:], sio)
 	}
+	if len(args) > 0 && args[0] == "trust" {
+		return trustCommand(args[1:], sio)
+	}
 	opts, err := Parse(args)
 	if err != nil {
 		return fail(sio, headless.ExitInput, err.Error())
@@ -67,6 +71,21 @@ func Main(ctx context.Context, args []string, sio IO) int {
 	cfg, code, err := resolve(opts, sio)
 	if err != nil {
 		return fail(sio, code, err.Error())
+	}
+	if cfg.interactive {
+		if code, err = settleTrust(ctx, cfg, sio, askTrust(sio)); err != nil {
+			return fail(sio, code, err.Error())
+		}
+		// The UI shows them: a line printed now scrolls out of view.
+		cfg.startNotice = strings.TrimSpace(cfg.startNotice + "\n" + cfg.providerNotice)
+	} else {
+		// stderr, never stdout: stream-json readers parse stdout.
+		if cfg.trust.ignored != "" {
+			fmt.Fprintln(sio.Stderr, untrustedNotice(cfg.trust.ignored))
+		}
+		if cfg.providerNotice != "" {
+			fmt.Fprintln(sio.Stderr, cfg.providerNotice)
+		}
 	}
 	// From here on, nothing ply prints holds a credential it knows.
 	red := redact.New(cfg.secrets, minSecretLen)
@@ -119,6 +138,15 @@ type config struct {
 	mcp       map[string]mcp.ServerConfig
 	// interactive: no prompt, on a terminal; the UI asks for one.
 	interactive bool
+	// flagMode is the approval mode the flags ask for ("" for none).
+	flagMode string
+	// trust says whether the workspace's own configuration is loaded;
+	// startNotice is what the interactive UI shows about it at start.
+	trust       folderTrust
+	startNotice string
+	// providerNotice says that a trusted project sends the key to a base
+	// URL the user's own settings do not name.
+	providerNotice string
 }
 
 func resolve(o *Options, sio IO) (*config, int, error) {
@@ -158,20 +186,17 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 	if (o.Continue || o.Resume != "") && o.SessionID != "" {
 		return nil, headless.ExitInput, errors.New("--session-id names a new session; it cannot be used with --continue or --resume")
 	}
-	c.mode = o.ApprovalMode
+	c.flagMode = o.ApprovalMode
 	if o.Yolo {
-		if c.mode != "" && c.mode != "yolo" {
-			return nil, headless.ExitInput, fmt.Errorf("--yolo conflicts with --approval-mode %s", c.mode)
+		if c.flagMode != "" && c.flagMode != "yolo" {
+			return nil, headless.ExitInput, fmt.Errorf("--yolo conflicts with --approval-mode %s", c.flagMode)
 		}
-		c.mode = "yolo"
+		c.flagMode = "yolo"
 	}
-	if c.mode == "" {
-		c.mode = "default"
-	}
-	switch c.mode {
-	case "yolo", "default", "auto-edit", "plan":
+	switch c.flagMode {
+	case "", "yolo", "default", "auto-edit", "plan":
 	default:
-		return nil, headless.ExitInput, fmt.Errorf("unknown approval mode %q: use plan, default, auto-edit or yolo", c.mode)
+		return nil, headless.ExitInput, fmt.Errorf("unknown approval mode %q: use plan, default, auto-edit or yolo", c.flagMode)
 	}
 
 	// Prompt: -p, then positional words, then piped stdin.
@@ -221,25 +246,8 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 			c.home = filepath.Join(h, ".ply")
 		}
 	}
-	// Settings: the user's, then the project's; flags and the
-	// environment override both.
-	st, files, err := settings.Load(c.home, c.workspace)
-	if err != nil {
-		return nil, headless.ExitConfig, fmt.Errorf("bad settings file: %w", err)
-	}
-	c.settings, c.settingsFiles = st, files
-	if o.ApprovalMode == "" && !o.Yolo && st.ApprovalMode != "" {
-		c.mode = st.ApprovalMode
-		switch c.mode {
-		case "yolo", "default", "auto-edit", "plan":
-		default:
-			return nil, headless.ExitConfig, fmt.Errorf("settings: unknown approvalMode %q: use plan, default, auto-edit or yolo", c.mode)
-		}
-	}
-	if c.mcp, err = mcpConfig(st, o.MCPConfig); err != nil {
-		return nil, headless.ExitConfig, err
-	}
-	if code, err := resolveProvider(c, o, env); err != nil {
+	c.trust = checkTrust(c.home, c.workspace, o.TrustWorkspace, sio.Stderr)
+	if code, err := loadSettings(c, o, env); err != nil {
 		return nil, code, err
 	}
 	if err := setupSecrets(c, os.Environ(), sio.Stderr); err != nil {
@@ -253,6 +261,28 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 		c.schema = sch
 	}
 	return c, 0, nil
+}
+
+// loadSettings reads the user's settings and, in a trusted workspace,
+// the project's, and resolves what depends on them: the approval mode,
+// the MCP servers and the provider. Flags and the environment override
+// both files. It runs again when the user trusts the folder at start.
+func loadSettings(c *config, o *Options, env func(string) string) (int, error) {
+	st, files, err := settings.Load(c.home, c.workspace, c.trust.trusted)
+	if err != nil {
+		return headless.ExitConfig, fmt.Errorf("bad settings file: %w", err)
+	}
+	c.settings, c.settingsFiles = st, files
+	c.mode = cmp.Or(c.flagMode, st.ApprovalMode, "default")
+	switch c.mode {
+	case "yolo", "default", "auto-edit", "plan":
+	default:
+		return headless.ExitConfig, fmt.Errorf("settings: unknown approvalMode %q: use plan, default, auto-edit or yolo", c.mode)
+	}
+	if c.mcp, err = mcpConfig(st, o.MCPConfig); err != nil {
+		return headless.ExitConfig, err
+	}
+	return resolveProvider(c, o, env)
 }
 
 func firstNonEmpty(vs ...string) string {

@@ -42,6 +42,8 @@ type Options struct {
 	SandboxNetwork   bool
 	SandboxWriteDirs []string
 	AllowUnsandboxed bool
+	// TrustWorkspace trusts the workspace for this run only (CI).
+	TrustWorkspace bool
 	// Unknown holds flags ply does not know. They are an error, except
 	// for an SDK caller, which may pass flags of a newer protocol.
 	Unknown []string
@@ -94,6 +96,7 @@ func (o *Options) specs() []flagSpec {
 		{long: "sandbox-network", boolean: &o.SandboxNetwork, help: "with --sandbox: let shell commands use the network"},
 		{long: "sandbox-write-dir", list: &o.SandboxWriteDirs, help: "with --sandbox: another directory shell commands may write in (comma-separated, repeatable)"},
 		{long: "allow-unsandboxed", boolean: &o.AllowUnsandboxed, help: "with --sandbox: run shell commands unconfined when the kernel has no Landlock, instead of refusing them"},
+		{long: "trust-workspace", boolean: &o.TrustWorkspace, help: "trust this folder for this run only: load its .ply/settings.json and .ply/agents (for CI; 'ply trust' saves it)"},
 		{long: "debug", short: "d", boolean: &o.Debug, help: "log at debug level to the log file"},
 		{long: "help", short: "h", boolean: &o.Help, help: "show this help"},
 		{long: "version", short: "v", boolean: &o.Version, help: "print the version"},
@@ -229,7 +232,8 @@ func (s *flagSpec) set(val string) error {
 func usage() string {
 	var b strings.Builder
 	b.WriteString("ply — a coding agent in your terminal\n\n")
-	b.WriteString("Usage:\n  ply [flags] [prompt]\n  ply -p \"prompt\" [flags]\n  git diff | ply -p \"review this\"\n\n")
+	b.WriteString("Usage:\n  ply [flags] [prompt]\n  ply -p \"prompt\" [flags]\n  git diff | ply -p \"review this\"\n  ply trust [--parent] [DIR] | ply trust --list | ply trust --remove DIR\n\n")
+	b.WriteString("Folder trust: a folder's own .ply/settings.json and .ply/agents load only once it is trusted\n(ply trust, or --trust-workspace for one run); its AGENTS.md and PLY.md are always read.\n\n")
 	b.WriteString("Environment: OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL, PLY_HOME, PLY_MAX_TOOL_CONCURRENCY\n\nFlags:\n")
 	var o Options
 	for _, s := range o.specs() {

@@ -115,7 +115,11 @@ func mcpCommand(ctx context.Context, args []string, sio IO) int {
 	if err != nil {
 		return fail(sio, headless.ExitConfig, err.Error())
 	}
-	st, files, err := settings.Load(home, workspace)
+	ft := checkTrust(home, workspace, false, sio.Stderr)
+	if ft.ignored != "" {
+		fmt.Fprintln(sio.Stderr, untrustedNotice(ft.ignored))
+	}
+	st, files, err := settings.Load(home, workspace, ft.trusted)
 	if err != nil {
 		return fail(sio, headless.ExitConfig, "bad settings file: "+err.Error())
 	}

@@ -99,6 +99,11 @@ func resolveProvider(c *config, o *Options, env func(string) string) (int, error
 		c.keyEnv = keyEnv
 	}
 	c.baseURL = firstNonEmpty(flag(wf.baseFlag), named.BaseURL, env(wf.baseEnv))
+	c.providerNotice = ""
+	if flag(wf.baseFlag) == "" && named.BaseURL != "" && projectRedirects(c, firstNonEmpty(o.Provider, c.settings.Provider), named.BaseURL) {
+		c.providerNotice = fmt.Sprintf("ply: note: .ply/settings.json points provider %q at %q, which your own settings do not; the key from %s is sent there",
+			firstNonEmpty(o.Provider, c.settings.Provider), named.BaseURL, keyEnv)
+	}
 	c.model = firstNonEmpty(o.Model, named.Model)
 	for _, e := range wf.modelEnvs {
 		c.model = firstNonEmpty(c.model, env(e))
@@ -115,4 +120,24 @@ func resolveProvider(c *config, o *Options, env func(string) string) (int, error
 		return 42, errors.New("no model: set " + strings.Join(wf.modelEnvs, " or ") + ", pass -m/--model, or set \"model\" in settings")
 	}
 	return 0, nil
+}
+
+// projectRedirects reports whether the base URL of provider name comes
+// from the (trusted) project's settings file and not from the user's own:
+// the user's key then goes to a host only the project named.
+func projectRedirects(c *config, name, baseURL string) bool {
+	fromProject, fromUser := false, false
+	project := settings.ProjectFile(c.workspace)
+	for _, f := range c.settingsFiles {
+		mp, ok := f.Settings.ModelProviders[name]
+		if !ok || mp.BaseURL != baseURL {
+			continue
+		}
+		if f.Path == project {
+			fromProject = true
+		} else {
+			fromUser = true
+		}
+	}
+	return fromProject && !fromUser
 }

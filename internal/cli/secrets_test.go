@@ -48,7 +48,7 @@ func TestChildEnvironment(t *testing.T) {
 			"command": "printenv OPENAI_API_KEY; echo tok=$MY_TOKEN other=$OTHER_SECRET set=$SETV x=$PLAINX y=$PLAINY"}))},
 		fp.Turn{fp.Text("done")},
 	)
-	r := runPlyHome(t, dir, home, srv, "-y", "-p", "show the environment")
+	r := runPlyHome(t, dir, home, srv, "--trust-workspace", "-y", "-p", "show the environment")
 	if r.code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
 	}

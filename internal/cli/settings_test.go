@@ -22,7 +22,9 @@ func writeFile(t *testing.T, path, s string, mode os.FileMode) {
 func TestBrokenSettingsStopPly(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, ".ply", "settings.json"), "{\n  // comments are fine\n  \"model\" \"m\"\n}", 0o644)
-	r := runPly(t, dir, nil, "", "-y", "-p", "x")
+	// The project's file is read only in a trusted folder (see
+	// trust_test.go for an untrusted one's broken file).
+	r := runPly(t, dir, nil, "", "--trust-workspace", "-y", "-p", "x")
 	if r.code != 52 || !strings.Contains(r.stderr, "settings.json:3:") || strings.Count(r.stderr, "\n") != 1 {
 		t.Fatalf("exit %d stderr %q", r.code, r.stderr)
 	}
@@ -62,7 +64,7 @@ exit 2
 		fp.Turn{fp.Text("first answer")},
 		fp.Turn{fp.Text("summary written")},
 	)
-	r := runPly(t, dir, srv, "", "-p", "clean up")
+	r := runPly(t, dir, srv, "", "--trust-workspace", "-p", "clean up")
 	if r.code != 0 || r.stdout != "summary written\n" {
 		t.Fatalf("exit %d stdout %q stderr %s", r.code, r.stdout, r.stderr)
 	}
@@ -103,7 +105,7 @@ func TestNamedProviderFromSettings(t *testing.T) {
 	}`, 0o644)
 	env := map[string]string{"DASHSCOPE_API_KEY": "ds-key", "PLY_HOME": t.TempDir()}
 	var out, errb strings.Builder
-	code := Main(t.Context(), []string{"-y", "-p", "hi"}, IO{StdinIsTTY: true, Stdout: &out, Stderr: &errb,
+	code := Main(t.Context(), []string{"--trust-workspace", "-y", "-p", "hi"}, IO{StdinIsTTY: true, Stdout: &out, Stderr: &errb,
 		Getenv: func(k string) string { return env[k] }, Cwd: dir})
 	if code != 0 || out.String() != "from dashscope\n" {
 		t.Fatalf("exit %d stdout %q stderr %s", code, out.String(), errb.String())
@@ -114,7 +116,7 @@ func TestNamedProviderFromSettings(t *testing.T) {
 		t.Fatalf("request model %q auth %q headers %v body max_tokens %v", req.Model, req.Header.Get("Authorization"), req.Header, req.Body["max_tokens"])
 	}
 	// An unknown name is a one-line error.
-	code = Main(t.Context(), []string{"--provider", "nope", "-y", "-p", "hi"}, IO{StdinIsTTY: true, Stdout: &out, Stderr: &errb,
+	code = Main(t.Context(), []string{"--trust-workspace", "--provider", "nope", "-y", "-p", "hi"}, IO{StdinIsTTY: true, Stdout: &out, Stderr: &errb,
 		Getenv: func(k string) string { return env[k] }, Cwd: dir})
 	if code != 42 || !strings.Contains(errb.String(), `unknown provider "nope"`) {
 		t.Fatalf("exit %d stderr %q", code, errb.String())

@@ -33,6 +33,7 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	tcfg := tui.Config{
 		Model: cfg.model, PermissionMode: cfg.mode, Version: Version,
 		NoColor: sio.Getenv("NO_COLOR") != "",
+		Notice:  cfg.startNotice,
 		Root:    c.ws.Root(),
 		History: sess.history,
 		First:   sess.first, FirstType: sess.firstType,

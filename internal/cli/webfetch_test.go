@@ -102,7 +102,8 @@ func TestWebFetchAllowPrivateFromProjectIsIgnored(t *testing.T) {
 		fp.Turn{fp.ToolCall("w1", "web_fetch", mustJSON(map[string]string{"url": page.URL, "prompt": "what is it?"}))},
 		fp.Turn{fp.Text("done")},
 	)
-	r := runPly(t, dir, srv, "", "-y", "-p", "fetch")
+	// Even a trusted project may not open web_fetch to private addresses.
+	r := runPly(t, dir, srv, "", "--trust-workspace", "-y", "-p", "fetch")
 	if r.code != 0 {
 		t.Fatalf("exit %d stderr:\n%s", r.code, r.stderr)
 	}

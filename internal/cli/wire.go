@@ -95,10 +95,9 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		return nil, headless.ExitInput, err
 	}
 	c.ws = ws
-	// UNFINISHED(trust): git runs for the snapshot only in trusted
-	// folders once folder trust lands; until then always, with the
-	// config that could run programs switched off.
-	repo := startSnapshot(ctx, ws.Root(), true)
+	// git runs for the snapshot only in a trusted folder: a repository's
+	// own config can name programs for git to run.
+	repo := startSnapshot(ctx, ws.Root(), cfg.trust.trusted)
 	// MCP servers start now, in parallel with the rest of start-up, and
 	// are waited for only just before the tool list is needed; ctx
 	// (Ctrl+C) ends a slow start.
@@ -139,7 +138,11 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 	if cfg.home != "" {
 		reg.Register(tools.NewSaveMemory(filepath.Join(cfg.home, sysprompt.InstructionNames[0])))
 	}
-	defs, defErrs := agent.Load(filepath.Join(cfg.home, "agents"), filepath.Join(cfg.workspace, ".ply", "agents"))
+	projectAgents := ""
+	if cfg.trust.trusted {
+		projectAgents = projectAgentsDir(cfg.workspace)
+	}
+	defs, defErrs := agent.Load(filepath.Join(cfg.home, "agents"), projectAgents)
 	for _, e := range defErrs {
 		fmt.Fprintf(notices, "ply: warning: %v (skipped)\n", e)
 	}

@@ -11,7 +11,7 @@ func TestModelTakesNameOrObject(t *testing.T) {
 	os.MkdirAll(filepath.Join(ws, ".ply"), 0o755)
 	os.WriteFile(filepath.Join(home, "settings.json"), []byte(`{"model": {"name": "a", "skipLoopDetection": false, "streamIdleTimeout": "2s"}}`), 0o644)
 	os.WriteFile(filepath.Join(ws, ".ply", "settings.json"), []byte(`{"model": "b"}`), 0o644)
-	s, _, err := Load(home, ws)
+	s, _, err := Load(home, ws, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func TestModelTakesNameOrObject(t *testing.T) {
 func TestModelOfWrongTypeIsLocated(t *testing.T) {
 	home := t.TempDir()
 	os.WriteFile(filepath.Join(home, "settings.json"), []byte("{\n  \"model\": 5\n}"), 0o644)
-	_, _, err := Load(home, t.TempDir())
+	_, _, err := Load(home, t.TempDir(), true)
 	se, ok := err.(*SyntaxError)
 	if !ok {
 		t.Fatalf("err = %v, want a *SyntaxError", err)

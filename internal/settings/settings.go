@@ -4,6 +4,11 @@
 // overriding the user's. A file that does not parse is reported with its
 // name, line and column, and nothing is loaded from it.
 //
+// The project's file is read only when the caller says the folder is
+// trusted: it can change the approval mode, add hooks and MCP servers and
+// point a provider elsewhere, so an untrusted folder's file is not even
+// parsed.
+//
 // It only reads and merges; what a setting means is up to its consumer.
 package settings
 
@@ -98,14 +103,24 @@ func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("%s:%d:%d: %s", e.Path, e.Line, e.Column, e.Msg)
 }
 
-// Load reads the user file under home and the project file under
-// workspace. Missing files are fine; a broken one is an error.
-func Load(home, workspace string) (Settings, []File, error) {
+// ProjectFile is the project's settings file under workspace.
+func ProjectFile(workspace string) string {
+	return filepath.Join(workspace, ".ply", "settings.json")
+}
+
+// Load reads the user file under home and, when trusted is true, the
+// project file under workspace. Missing files are fine; a broken one is
+// an error. An empty home or workspace skips that file.
+func Load(home, workspace string, trusted bool) (Settings, []File, error) {
+	var paths []string
+	if home != "" {
+		paths = append(paths, filepath.Join(home, "settings.json"))
+	}
+	if trusted && workspace != "" {
+		paths = append(paths, ProjectFile(workspace))
+	}
 	var files []File
-	for _, p := range []string{filepath.Join(home, "settings.json"), filepath.Join(workspace, ".ply", "settings.json")} {
-		if home == "" && p == filepath.Join(home, "settings.json") {
-			continue
-		}
+	for _, p := range paths {
 		f, err := loadFile(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -126,20 +141,31 @@ func loadFile(path string) (File, error) {
 		}
 		return File{}, fmt.Errorf("reading settings: %w", err)
 	}
-	clean := StripJSONC(src)
 	var s Settings
-	if len(bytes.TrimSpace(clean)) == 0 {
+	if len(bytes.TrimSpace(StripJSONC(src))) == 0 {
 		return File{Path: path}, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(clean))
-	if err := dec.Decode(&s); err != nil {
-		return File{}, syntaxError(path, src, clean, err)
-	}
-	if dec.More() {
-		return File{}, syntaxError(path, src, clean, fmt.Errorf("unexpected content after the settings object at offset %d", dec.InputOffset()))
+	if err := DecodeJSONC(path, src, &s); err != nil {
+		return File{}, err
 	}
 	s.Sources = []string{path}
 	return File{Path: path, Settings: s}, nil
+}
+
+// DecodeJSONC decodes src, the contents of the file at path, into v,
+// allowing comments and trailing commas. A value that does not parse or
+// does not fit v is a *SyntaxError naming path, line and column, as is
+// anything after the first value.
+func DecodeJSONC(path string, src []byte, v any) error {
+	clean := StripJSONC(src)
+	dec := json.NewDecoder(bytes.NewReader(clean))
+	if err := dec.Decode(v); err != nil {
+		return syntaxError(path, src, clean, err)
+	}
+	if dec.More() {
+		return syntaxError(path, src, clean, fmt.Errorf("unexpected content after the object at offset %d", dec.InputOffset()))
+	}
+	return nil
 }
 
 // syntaxError locates err in the original file. StripJSONC keeps every

@@ -53,7 +53,7 @@ func TestProjectOverridesUser(t *testing.T) {
 		"permissions": {"deny": ["Bash(rm *)"]},
 	}`)
 	write(t, filepath.Join(ws, ".ply", "settings.json"), `{"model": "project-model", "permissions": {"deny": ["Read(.env)"], "allow": ["Bash(git *)"]}}`)
-	s, files, err := Load(home, ws)
+	s, files, err := Load(home, ws, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,20 +69,20 @@ func TestBrokenFileReportsLineAndColumn(t *testing.T) {
 	home, ws := t.TempDir(), t.TempDir()
 	p := filepath.Join(ws, ".ply", "settings.json")
 	write(t, p, "{\n  \"model\": \"m\",\n  \"approvalMode\" \"yolo\"\n}")
-	_, _, err := Load(home, ws)
+	_, _, err := Load(home, ws, true)
 	var se *SyntaxError
 	if !errors.As(err, &se) || se.Path != p || se.Line != 3 || se.Column < 16 {
 		t.Fatalf("err = %v (%+v), want line 3 near column 17", err, se)
 	}
 	write(t, p, `{"model": 42}`)
-	_, _, err = Load(home, ws)
+	_, _, err = Load(home, ws, true)
 	if !errors.As(err, &se) || se.Line != 1 {
 		t.Fatalf("type error = %v", err)
 	}
 }
 
 func TestMissingFilesAreFine(t *testing.T) {
-	s, files, err := Load(t.TempDir(), t.TempDir())
+	s, files, err := Load(t.TempDir(), t.TempDir(), true)
 	if err != nil || len(files) != 0 || s.Model.Name != "" {
 		t.Fatalf("%+v %v %v", s, files, err)
 	}
@@ -105,4 +105,40 @@ func FuzzStripJSONC(f *testing.F) {
 			}
 		}
 	})
+}
+
+// An untrusted project's file is not read at all: not its values, and not
+// its syntax errors either.
+func TestUntrustedProjectIsNotRead(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(home, "settings.json"), `{"model": "user-model"}`)
+	write(t, filepath.Join(ws, ".ply", "settings.json"), `{"model": "project-model", "approvalMode": "yolo",
+		"hooks": {"SessionStart": []}, "mcpServers": {"x": {"command": "x"}}, "permissions": {"allow": ["Bash"]}}`)
+	s, files, err := Load(home, ws, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Model.Name != "user-model" || s.ApprovalMode != "" || s.Hooks != nil || s.MCPServers != nil ||
+		len(s.Permissions.Allow) != 0 || len(files) != 1 || files[0].Path != filepath.Join(home, "settings.json") {
+		t.Fatalf("untrusted project leaked in: %+v, files %v", s, files)
+	}
+	write(t, filepath.Join(ws, ".ply", "settings.json"), `{"model" "broken"`)
+	if _, _, err := Load(home, ws, false); err != nil {
+		t.Fatalf("an untrusted project's broken file stopped the load: %v", err)
+	}
+}
+
+func TestDecodeJSONC(t *testing.T) {
+	var v struct{ A []string }
+	if err := DecodeJSONC("f.json", []byte("{\n // c\n \"a\": [\"x\",],\n}"), &v); err != nil || len(v.A) != 1 {
+		t.Fatalf("v %+v err %v", v, err)
+	}
+	err := DecodeJSONC("f.json", []byte("{\n \"a\": 3\n}"), &v)
+	var se *SyntaxError
+	if !errors.As(err, &se) || se.Line != 2 || se.Path != "f.json" {
+		t.Fatalf("err %v", err)
+	}
+	if err := DecodeJSONC("f.json", []byte("{} {}"), &v); !errors.As(err, &se) {
+		t.Fatalf("trailing content: %v", err)
+	}
 }

@@ -14,7 +14,7 @@ func TestUserOnlySettings(t *testing.T) {
 		"shellEnvironment":{"include":["GITHUB_TOKEN"],"exclude":["AWS_*"],"set":{"CI":"1"}}}`)
 	project := filepath.Join(ws, ".ply", "settings.json")
 	write(t, project, `{"webFetch":{"allowPrivate":["127.0.0.1"]},"shellEnvironment":{"include":["*"]}}`)
-	merged, files, err := Load(home, ws)
+	merged, files, err := Load(home, ws, true)
 	if err != nil {
 		t.Fatal(err)
 	}

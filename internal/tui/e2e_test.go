@@ -158,7 +158,8 @@ func testTmuxApproveEdit(t *testing.T, w, h int, noColor bool) {
 
 // TestTmuxPromptHooks checks that a typed prompt goes through the
 // settings' hooks: SessionStart once, UserPromptSubmit for each prompt,
-// and a blocked prompt is shown as such and never sent.
+// and a blocked prompt is shown as such and never sent. The folder is not
+// trusted at first: ply asks, and the hooks load once the user trusts it.
 func TestTmuxPromptHooks(t *testing.T) {
 	bin := buildPly(t)
 	dir := t.TempDir()
@@ -186,9 +187,17 @@ echo PROMPT-CTX-9
 		fp.Turn{fp.Text("first answer"), fp.Usage(10, 2)},
 		fp.Turn{fp.Text("second answer"), fp.Usage(20, 3)},
 	)
-	x := startPly(t, bin, dir, srv, 100, 30, nil)
+	home := filepath.Join(t.TempDir(), "home")
+	x := startPly(t, bin, dir, srv, 100, 30, []string{"PLY_HOME=" + home})
 
+	x.waitFor("Do you trust this folder?")
+	x.waitFor(".ply/settings.json (hooks)") // the question names what it gates
+	x.run("send-keys", "-t", "ply", "1")
+	x.waitFor("Trusted " + dir)
 	x.waitFor("test-model ·")
+	if b, err := os.ReadFile(filepath.Join(home, "trusted-folders.json")); err != nil || !strings.Contains(string(b), `"path"`) {
+		t.Fatalf("the answer was not saved: %s %v", b, err)
+	}
 	send := func(text string) {
 		x.run("send-keys", "-t", "ply", "-l", text)
 		x.run("send-keys", "-t", "ply", "Enter")

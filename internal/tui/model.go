@@ -119,6 +119,9 @@ func newModel(cfg Config, drv *driver) *model {
 func (m *model) Init() tea.Cmd {
 	title := strings.TrimSpace("ply "+m.cfg.Version) + " · " + m.cfg.Model + " · /help for help"
 	cmds := []tea.Cmd{m.commit(m.st.dim.Render(title))}
+	if m.cfg.Notice != "" {
+		cmds = append(cmds, m.commit(m.st.warn.Render(sanitizeLines(m.cfg.Notice))))
+	}
 	if len(m.cfg.History) > 0 {
 		cmds = append(cmds, m.commit(m.renderHistory(m.cfg.History)))
 	}

@@ -45,6 +45,9 @@ type Config struct {
 	Version        string
 	// NoColor renders without colour or other styling (NO_COLOR).
 	NoColor bool
+	// Notice, when set, is shown under the title at start (what folder
+	// trust left out, or that the folder was just trusted).
+	Notice string
 	// Root is the workspace root: @path completion and the approval
 	// dialog's diffs of write_file read under it.
 	Root string
