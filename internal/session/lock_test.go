@@ -3,8 +3,8 @@ package session
 import (
 	"errors"
 	"os"
-	"strings"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/plyhq/ply/internal/llm"
