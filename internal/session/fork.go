@@ -64,3 +64,16 @@ func copyRecords(dst *os.File, src string, tail tailState) error {
 	}
 	return err
 }
+
+// Discard closes w and removes its transcript and lock file: for a
+// session that turned out to have nothing worth keeping, such as a fork
+// nothing was added to. Only the creator of a session, which no one else
+// knows yet, may discard it.
+func Discard(w *Writer) error {
+	err := w.Close()
+	if rerr := os.Remove(w.Path()); err == nil {
+		err = rerr
+	}
+	os.Remove(lockPath(w.Path()))
+	return err
+}
