@@ -109,3 +109,45 @@ func TestWriteBeneathRootThroughLink(t *testing.T) {
 		t.Errorf("content %q", got)
 	}
 }
+
+// FuzzFollow: whatever a link holds and wherever it sits, following it
+// either is refused or stays below a root, never climbs with "..", and
+// never enters .git.
+func FuzzFollow(f *testing.F) {
+	for _, s := range [][3]string{
+		{"a/link", "../b", "f"}, {"link", "/etc", "passwd"}, {"link", "../../..", "x"},
+		{"d/l", "..", ".git/config"}, {"l", "sub/../../x", ""}, {"l", ".GIT", "hooks/x"},
+		{"l", "/", ""}, {"x/y/z", "../../../second/q", "r"},
+	} {
+		f.Add(s[0], s[1], s[2])
+	}
+	ws, err := NewWorkspace("/work/root", "/work/second")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, at, target, rest string) {
+		if at == "" || strings.Contains(at, "\x00") {
+			return
+		}
+		l := &linkMet{at: filepath.Join(ws.Root(), at), target: target, rest: rest}
+		if !within(ws.Root(), l.at) {
+			return // links are only met below a root
+		}
+		root, rel, err := ws.follow(l)
+		if err != nil {
+			return
+		}
+		if root != ws.Roots()[0] && root != ws.Roots()[1] {
+			t.Fatalf("follow(%+v) gave root %q", l, root)
+		}
+		full := filepath.Join(root, rel)
+		if !within(root, full) || rel == ".." || strings.HasPrefix(rel, "../") || filepath.IsAbs(rel) {
+			t.Fatalf("follow(%+v) = %q, %q: not below the root", l, root, rel)
+		}
+		for _, part := range strings.Split(rel, "/") {
+			if strings.EqualFold(part, ".git") {
+				t.Fatalf("follow(%+v) = %q: into .git", l, rel)
+			}
+		}
+	})
+}
