@@ -6,7 +6,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// noOpenat2 is set once the kernel answered ENOSYS (before Linux 5.6).
+// noOpenat2 is set once the kernel answered ENOSYS (before Linux 5.6), or
+// EPERM (a container's seccomp profile that predates the call): the walk
+// then does every write, without a failed call first.
 var noOpenat2 atomic.Bool
 
 // openat2Beneath opens rel, a directory below dirfd, in one call that
@@ -19,7 +21,7 @@ func openat2Beneath(dirfd int, rel string) (int, error) {
 		Flags:   unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC,
 		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
 	})
-	if err == unix.ENOSYS {
+	if err == unix.ENOSYS || err == unix.EPERM {
 		noOpenat2.Store(true)
 	}
 	return fd, err
