@@ -183,7 +183,10 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 	if o.Continue && o.Resume != "" {
 		return nil, headless.ExitInput, errors.New("--continue and --resume exclude each other")
 	}
-	if (o.Continue || o.Resume != "") && o.SessionID != "" {
+	if o.ForkSession && !o.Continue && o.Resume == "" {
+		return nil, headless.ExitInput, errors.New("--fork-session copies the session --continue or --resume names: give one of them")
+	}
+	if (o.Continue || o.Resume != "") && o.SessionID != "" && !o.ForkSession {
 		return nil, headless.ExitInput, errors.New("--session-id names a new session; it cannot be used with --continue or --resume")
 	}
 	c.flagMode = o.ApprovalMode

@@ -15,11 +15,18 @@ import (
 // the sessions that use one.
 const mcpServerEnv = "PLY_CLI_TEST_MCP_SERVER"
 
+// runPlyEnv makes the test binary run ply with its arguments, for tests
+// that need a second ply process.
+const runPlyEnv = "PLY_CLI_TEST_RUN_PLY"
+
 // Every in-process run must leave no goroutine behind: streams, tools and
 // background shell jobs all end with the run.
 func TestMain(m *testing.M) {
 	if os.Getenv(mcpServerEnv) != "" {
 		os.Exit(serveTestMCP())
+	}
+	if os.Getenv(runPlyEnv) != "" {
+		os.Exit(Main(context.Background(), os.Args[1:], IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}))
 	}
 	goleak.VerifyTestMain(m,
 		// The shared HTTP transport keeps idle keep-alive connections to

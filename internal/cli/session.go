@@ -39,13 +39,13 @@ func openSession(cfg *config, root string, log *slog.Logger, stderr io.Writer) (
 	if cfg.prompt != "" {
 		prompt = []llm.Part{{Text: cfg.prompt}}
 	}
+	id := o.SessionID
+	if id == "" {
+		id = uuid.NewString()
+	} else if _, err := uuid.Parse(id); err != nil {
+		return nil, 42, fmt.Errorf("--session-id %q is not a UUID", id)
+	}
 	if !o.Continue && o.Resume == "" {
-		id := o.SessionID
-		if id == "" {
-			id = uuid.NewString()
-		} else if _, err := uuid.Parse(id); err != nil {
-			return nil, 42, fmt.Errorf("--session-id %q is not a UUID", id)
-		}
 		w, err := session.Create(cfg.home, root, id, cfg.model)
 		if err != nil {
 			return nil, 1, fmt.Errorf("creating the session transcript: %w", err)
@@ -62,8 +62,20 @@ func openSession(cfg *config, root string, log *slog.Logger, stderr io.Writer) (
 	if err != nil {
 		return nil, 42, fmt.Errorf("finding the session to resume: %w", err)
 	}
-	w, tr, err := session.Open(sum.Path)
-	if err != nil {
+	var w *session.Writer
+	var tr *session.Transcript
+	if o.ForkSession {
+		w, tr, err = session.Fork(cfg.home, root, sum.Path, id, cfg.model)
+		if err != nil {
+			return nil, 1, fmt.Errorf("copying session %s: %w", sum.ID, err)
+		}
+		fmt.Fprintf(stderr, "ply: session %s is a copy of %s\n", id, sum.ID)
+		log.Info("forked", "from", sum.ID, "session", id)
+	} else if w, tr, err = session.Open(sum.Path); err != nil {
+		var held *session.HeldError
+		if errors.As(err, &held) {
+			return nil, 42, heldError(held)
+		}
 		return nil, 1, fmt.Errorf("opening session %s: %w", sum.ID, err)
 	}
 	for _, warn := range tr.Warnings {
@@ -108,12 +120,27 @@ func openSession(cfg *config, root string, log *slog.Logger, stderr io.Writer) (
 		op.first, op.firstType = prompt, client.UserQuery
 	default:
 		if len(prompt) == 0 {
-			w.Close()
+			if o.ForkSession {
+				// Nothing would be added to the copy: do not keep it.
+				session.Discard(w)
+			} else {
+				w.Close()
+			}
 			return nil, 42, errors.New("the session ended cleanly: give a prompt to go on with it")
 		}
 		op.first, op.firstType = prompt, client.UserQuery
 	}
 	return op, 0, nil
+}
+
+// heldError is the message for a session another process is writing.
+func heldError(h *session.HeldError) error {
+	who := "another ply process"
+	if h.PID > 0 {
+		who += fmt.Sprintf(" (pid %d)", h.PID)
+	}
+	return fmt.Errorf("session %s is open in %s; two processes writing one session would mix their conversations. "+
+		"Wait for it to finish, or go on from a copy of it with: ply -r %s --fork-session", h.ID, who, h.ID)
 }
 
 // listSessions prints the sessions of the workspace (`ply sessions`).

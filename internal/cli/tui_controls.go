@@ -96,6 +96,10 @@ func switchSession(cfg *config, c *core, root, id string, log *slog.Logger) ([]l
 	}
 	w, tr, err := session.Open(sum.Path)
 	if err != nil {
+		var held *session.HeldError
+		if errors.As(err, &held) {
+			return nil, heldError(held)
+		}
 		return nil, fmt.Errorf("opening session %s: %w", sum.ID, err)
 	}
 	for _, warn := range tr.Warnings {

@@ -48,6 +48,8 @@ type Transcript struct {
 
 // tailState is what load learned about the end of the file, for Open.
 type tailState struct {
+	metaEnd   int64 // offset just past the metadata line
+	end       int64 // offset of the end of what was read
 	goodEnd   int64 // offset just past the last line that ended in a newline
 	torn      bool  // the bytes after goodEnd are a torn line
 	noNewline bool  // the last line is complete and valid but lacks its newline
@@ -64,6 +66,7 @@ type record struct {
 	Cwd     string    `json:"cwd"`
 	Created time.Time `json:"created"`
 	Model   string    `json:"model"`
+	Forked  string    `json:"forked_from"`
 
 	// entry, tool_state, compaction, cancelled
 	Time time.Time `json:"time"`
@@ -115,6 +118,7 @@ func load(path string) (*Transcript, tailState, error) {
 		return nil, tail, err
 	}
 	tail.goodEnd = lr.off
+	tail.metaEnd = lr.off
 	if !lr.complete {
 		tail.noNewline = true
 	}
@@ -156,6 +160,7 @@ func load(path string) (*Transcript, tailState, error) {
 		}
 		t.apply(&rec, lr.line)
 	}
+	tail.end = lr.off
 	return t, tail, nil
 }
 
@@ -197,7 +202,7 @@ func parseMeta(line []byte) (Meta, error) {
 	case rec.ID == "":
 		return Meta{}, errors.New("invalid metadata line: no session id")
 	}
-	return Meta{Version: rec.Version, ID: rec.ID, Cwd: rec.Cwd, Created: rec.Created, Model: rec.Model}, nil
+	return Meta{Version: rec.Version, ID: rec.ID, Cwd: rec.Cwd, Created: rec.Created, Model: rec.Model, ForkedFrom: rec.Forked}, nil
 }
 
 // apply replays one record onto the transcript.

@@ -38,6 +38,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -75,6 +76,9 @@ type Meta struct {
 	Cwd     string    `json:"cwd"` // absolute workspace root
 	Created time.Time `json:"created"`
 	Model   string    `json:"model"`
+	// ForkedFrom is the id of the session this one was copied from
+	// (--fork-session), or empty.
+	ForkedFrom string `json:"forked_from,omitempty"`
 }
 
 // ToolState is one state change of a tool call, as the caller reports it
@@ -165,31 +169,45 @@ func validID(id string) bool {
 // metadata line written, and returns a Writer appending to it. The project
 // directory is created with mode 0700 and the file with 0600: transcripts
 // hold everything the user and the tools said. It fails if a session with
-// that id exists.
+// that id exists. The Writer holds the session's lock until Close.
 func Create(home, workspace, id, model string) (*Writer, error) {
-	if !validID(id) {
-		return nil, fmt.Errorf("session: create: invalid session id %q", id)
-	}
 	root, err := canonicalRoot(workspace)
 	if err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(home, "projects", projectHash(root))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("session: create directory %s: %w", dir, err)
-	}
-	path := filepath.Join(dir, id+ext)
 	meta := Meta{Version: Version, ID: id, Cwd: root, Created: time.Now().UTC(), Model: model}
+	f, lock, err := create(home, meta)
+	if err != nil {
+		return nil, err
+	}
+	return newWriter(f, lock, meta, 0, true), nil
+}
+
+// create makes the locked, new transcript of meta.ID with its metadata
+// line written.
+func create(home string, meta Meta) (f, lock *os.File, err error) {
+	if !validID(meta.ID) {
+		return nil, nil, fmt.Errorf("session: create: invalid session id %q", meta.ID)
+	}
+	dir := filepath.Join(home, "projects", projectHash(meta.Cwd))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, nil, fmt.Errorf("session: create directory %s: %w", dir, err)
+	}
+	path := filepath.Join(dir, meta.ID+ext)
 	line, err := encodeLine(struct {
 		Type string `json:"type"`
 		Meta
 	}{typeSession, meta})
 	if err != nil {
-		return nil, fmt.Errorf("session: create %s: encode metadata: %w", path, err)
+		return nil, nil, fmt.Errorf("session: create %s: encode metadata: %w", path, err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	if lock, err = acquire(path, meta.ID); err != nil {
+		return nil, nil, err
+	}
+	f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("session: create %s: %w", path, err)
+		release(lock)
+		return nil, nil, fmt.Errorf("session: create %s: %w", path, err)
 	}
 	// The metadata line is written here, synchronously, so that a file
 	// that exists always starts with it; it is not fsynced until the
@@ -198,9 +216,10 @@ func Create(home, workspace, id, model string) (*Writer, error) {
 	if _, err := f.Write(line); err != nil {
 		f.Close()
 		os.Remove(path)
-		return nil, fmt.Errorf("session: create %s: write metadata: %w", path, err)
+		release(lock)
+		return nil, nil, fmt.Errorf("session: create %s: write metadata: %w", path, err)
 	}
-	return newWriter(f, path, meta, 0, true), nil
+	return f, lock, nil
 }
 
 // Open loads the session at path and returns a Writer appending to it,
@@ -212,7 +231,20 @@ func Create(home, workspace, id, model string) (*Writer, error) {
 //
 // Open refuses a file written by a newer format version, whose lines this
 // version might not keep consistent.
-func Open(path string) (*Writer, *Transcript, error) {
+//
+// The Writer holds the session's lock until Close. A session another
+// process holds is refused with a *HeldError before anything is read: its
+// last line may be one that process is writing.
+func Open(path string) (_ *Writer, _ *Transcript, err error) {
+	lock, err := acquire(path, strings.TrimSuffix(filepath.Base(path), ext))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer func() {
+		if err != nil {
+			release(lock)
+		}
+	}()
 	t, tail, err := load(path)
 	if err != nil {
 		return nil, nil, err
@@ -228,7 +260,7 @@ func Open(path string) (*Writer, *Transcript, error) {
 		f.Close()
 		return nil, nil, fmt.Errorf("session: open %s: repair torn tail: %w", path, err)
 	}
-	return newWriter(f, path, t.Meta, t.lastSeq, false), t, nil
+	return newWriter(f, lock, t.Meta, t.lastSeq, false), t, nil
 }
 
 // fixTail makes the end of the file a line boundary again. It runs before

@@ -35,6 +35,9 @@ type Writer struct {
 	path string
 	meta Meta
 	f    *os.File
+	// lock holds the session's lock file open (see acquire); closing it
+	// lets the next process in.
+	lock *os.File
 	// fsync is f.Sync; tests count and stall it.
 	fsync func() error
 	// dirSync: the file is new and its directory entry is not yet
@@ -60,11 +63,12 @@ type item struct {
 	stop   bool
 }
 
-func newWriter(f *os.File, path string, meta Meta, seq int64, dirSync bool) *Writer {
+func newWriter(f, lock *os.File, meta Meta, seq int64, dirSync bool) *Writer {
 	w := &Writer{
-		path:    path,
+		path:    f.Name(),
 		meta:    meta,
 		f:       f,
+		lock:    lock,
 		fsync:   f.Sync,
 		dirSync: dirSync,
 		seq:     seq,
@@ -223,6 +227,7 @@ func (w *Writer) Close() error {
 	if err := w.f.Close(); err != nil {
 		w.setErr(fmt.Errorf("session: close %s: %w", w.path, err))
 	}
+	release(w.lock)
 	return w.Err()
 }
 

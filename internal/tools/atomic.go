@@ -29,6 +29,10 @@ var renameFile = os.Rename
 // directories are created. Symlinks are written through: when path is a
 // link, its target is replaced and the link itself stays. It reports
 // whether the file existed before.
+//
+// It goes by path, following links, so it is only for files ply keeps
+// outside the workspace (save_memory's); writes inside the workspace go
+// through Workspace.writeFile, which cannot be raced out of it.
 func writeFileAtomic(path string, data []byte) (existed bool, err error) {
 	target, err := realPath(path)
 	if err != nil {

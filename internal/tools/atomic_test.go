@@ -8,13 +8,15 @@ import (
 	"testing"
 )
 
-// failRename makes writeFileAtomic's final rename fail for the rest of the
-// test. Tests using it must not run in parallel.
+// failRename makes the final rename of writeFileAtomic and of
+// Workspace.writeFile fail for the rest of the test. Tests using it must
+// not run in parallel.
 func failRename(t *testing.T) {
 	t.Helper()
-	orig := renameFile
+	orig, origAt := renameFile, renameAt
 	renameFile = func(string, string) error { return errors.New("simulated rename failure") }
-	t.Cleanup(func() { renameFile = orig })
+	renameAt = func(int, string, int, string) error { return errors.New("simulated rename failure") }
+	t.Cleanup(func() { renameFile, renameAt = orig, origAt })
 }
 
 // ftWantNoTempFiles fails if writeFileAtomic left a temporary file

@@ -129,8 +129,8 @@ func (t *Edit) Execute(ctx context.Context, args json.RawMessage, _ Output) (Res
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	if _, err := writeFileAtomic(path, []byte(o.content)); err != nil {
-		return Errorf("FILE_WRITE_FAILURE", "Cannot write %s: %v", path, err), nil
+	if _, err := t.ws.writeFile(path, []byte(o.content)); err != nil {
+		return writeErrorResult("Cannot write", path, err), nil
 	}
 
 	rel := displayPath(t.ws, path)
@@ -145,8 +145,8 @@ func (t *Edit) Execute(ctx context.Context, args json.RawMessage, _ Output) (Res
 
 // create makes a new file holding content, as asked by an empty old_string.
 func (t *Edit) create(path, content string) Result {
-	if _, err := writeFileAtomic(path, []byte(content)); err != nil {
-		return Errorf("FILE_WRITE_FAILURE", "Cannot create %s: %v", path, err)
+	if _, err := t.ws.writeFile(path, []byte(content)); err != nil {
+		return writeErrorResult("Cannot create", path, err)
 	}
 	diff := unifiedDiff("/dev/null", "b/"+displayPath(t.ws, path), "", content,
 		[]editSpan{{start: 0, end: 0, newStart: 0, newEnd: len(content)}})

@@ -72,12 +72,9 @@ func (t *WriteFile) Execute(ctx context.Context, args json.RawMessage, _ Output)
 	}
 	// Past this point the write is one short step; finishing it beats
 	// leaving the model unsure whether the file changed.
-	existed, err := writeFileAtomic(path, []byte(*p.Content))
+	existed, err := t.ws.writeFile(path, []byte(*p.Content))
 	if err != nil {
-		if errors.Is(err, os.ErrPermission) {
-			return Errorf("PERMISSION_DENIED", "Cannot write %s: %v", path, err), nil
-		}
-		return Errorf("FILE_WRITE_FAILURE", "Cannot write %s: %v", path, err), nil
+		return writeErrorResult("Cannot write", path, err), nil
 	}
 	lines := textLineCount(*p.Content)
 	rel := displayPath(t.ws, path)
@@ -91,4 +88,15 @@ func (t *WriteFile) Execute(ctx context.Context, args json.RawMessage, _ Output)
 		Output:  fmt.Sprintf("Successfully created new file %s (%d lines).", path, lines),
 		Display: fmt.Sprintf("Created %s (%d lines)", rel, lines),
 	}, nil
+}
+
+// writeErrorResult turns an error from Workspace.writeFile into a Result.
+func writeErrorResult(what, path string, err error) Result {
+	switch {
+	case errors.Is(err, ErrOutsideWorkspace):
+		return Errorf("PATH_OUTSIDE_WORKSPACE", "%s %s: %v", what, path, err)
+	case errors.Is(err, os.ErrPermission):
+		return Errorf("PERMISSION_DENIED", "%s %s: %v", what, path, err)
+	}
+	return Errorf("FILE_WRITE_FAILURE", "%s %s: %v", what, path, err)
 }

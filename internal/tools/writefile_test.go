@@ -152,3 +152,18 @@ func mustSymlink(t testing.TB, target, link string) {
 		t.Skipf("symlinks unavailable: %v", err)
 	}
 }
+
+// BenchmarkWriteFile measures one write_file call replacing a file three
+// directories deep: resolution, the walk beneath the root, the temporary
+// file, its fsync and the rename.
+func BenchmarkWriteFile(b *testing.B) {
+	_, ws := ftWorkspace(b)
+	wf := NewWriteFile(ws)
+	args := map[string]any{"file_path": "a/b/c/f.txt", "content": strings.Repeat("line of text\n", 100)}
+	ftWantOK(b, ftExec(b, wf, args))
+	for b.Loop() {
+		if res := ftExec(b, wf, args); res.IsError {
+			b.Fatal(res.Output)
+		}
+	}
+}
