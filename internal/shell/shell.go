@@ -68,10 +68,10 @@ func parse(command string) (*syntax.File, error) {
 // change a program's behaviour, no function definition and nothing run in
 // the background. An empty command, or one that does not parse, is not
 // read-only.
+//
+// IsReadOnly does not know the workspace: it refuses every path that may
+// lie outside any directory (absolute, ~, ..), and never follows links.
+// Callers that know the workspace roots use IsReadOnlyIn.
 func IsReadOnly(command string) bool {
-	f, err := parse(command)
-	if err != nil || len(f.Stmts) == 0 {
-		return false
-	}
-	return stmtsReadOnly(f.Stmts)
+	return (&classifier{}).classify(command)
 }

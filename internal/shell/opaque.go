@@ -1,0 +1,372 @@
+package shell
+
+import (
+	"path"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// maxOpaqueDepth bounds how deep Opaque looks into sh -c, eval and trap
+// strings; deeper nesting is opaque.
+const maxOpaqueDepth = 4
+
+// Opaque reports whether command may run a program that cannot be named
+// without running the command, with a short reason for the user. That is
+// the case when a program name is known only at run time (a parameter,
+// command or arithmetic substitution, $IFS, a glob or brace expansion in
+// the name); for coproc; for eval, trap, sh -c and env -S given a string
+// known only at run time (a literal string is looked into); for a shell
+// that reads its script from standard input (a pipe, a here-string, a
+// here-document, a redirection) or from a process substitution; for source
+// and . of anything but a plain file; for alias, hash -p, enable -f and
+// mapfile -C; for arithmetic that reads a variable, ${!x}, ${x@P} and array
+// subscripts with names, because bash evaluates a subscript held in a
+// variable, command substitutions included; and for wrappers (sudo, env,
+// xargs, exec, ...) whose arguments are not all literal. A command that
+// does not parse is opaque too.
+//
+// Permission rules use it to fail closed: every deny or ask rule on the
+// shell tool catches an opaque command, and no allow rule covers it.
+// Programs run from a script file (sh build.sh, ./x) are not opaque: the
+// rules are about the command line.
+func Opaque(command string) (reason string, opaque bool) {
+	f, err := parse(command)
+	if err != nil {
+		return "the command does not parse", true
+	}
+	return opaqueFile(f, maxOpaqueDepth)
+}
+
+func opaqueLine(command string, depth int) (string, bool) {
+	if depth <= 0 {
+		return "commands nested too deeply in strings", true
+	}
+	f, err := parse(command)
+	if err != nil {
+		return "a command string that does not parse", true
+	}
+	return opaqueFile(f, depth)
+}
+
+func opaqueFile(f *syntax.File, depth int) (reason string, opaque bool) {
+	found := func(r string) bool {
+		reason, opaque = r, true
+		return false
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if opaque {
+			return false
+		}
+		switch x := n.(type) {
+		case *syntax.CallExpr:
+			for _, as := range x.Assigns {
+				if r, ok := assignOpaque(as); ok {
+					return found(r)
+				}
+			}
+			if len(x.Args) > 0 {
+				if r, ok := callOpaque(x.Args, depth); ok {
+					return found(r)
+				}
+			}
+		case *syntax.CoprocClause:
+			return found("coproc runs a command in the background")
+		case *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.LetClause, *syntax.CStyleLoop:
+			if hasName(x) {
+				return found("arithmetic reads a variable, which may hold a command substitution in a subscript")
+			}
+		case *syntax.ParamExp:
+			if r, ok := paramOpaque(x); ok {
+				return found(r)
+			}
+		case *syntax.DeclClause:
+			if r, ok := declOpaque(x); ok {
+				return found(r)
+			}
+		case *syntax.TestClause:
+			if r, ok := testOpaque(x.X); ok {
+				return found(r)
+			}
+		}
+		return true
+	})
+	return reason, opaque
+}
+
+// hasName reports whether an arithmetic node reads anything but integer
+// constants.
+func hasName(n syntax.Node) bool {
+	named := false
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.Lit:
+			if !isDigits(x.Value) {
+				named = true
+			}
+		case *syntax.ParamExp, *syntax.CmdSubst, *syntax.ProcSubst:
+			named = true
+		}
+		return !named
+	})
+	return named
+}
+
+func paramOpaque(p *syntax.ParamExp) (string, bool) {
+	switch {
+	case p.Excl:
+		return "${!name} reads a variable named at run time", true
+	case p.Index != nil && !isAllIndex(p.Index) && hasName(p.Index):
+		return "an array subscript reads a variable", true
+	case p.Slice != nil && (hasName(p.Slice.Offset) || (p.Slice.Length != nil && hasName(p.Slice.Length))):
+		return "a substring offset reads a variable", true
+	case p.Exp != nil && p.Exp.Op == syntax.OtherParamOps:
+		return "${name@op} can expand a prompt string, command substitutions included", true
+	}
+	return "", false
+}
+
+func isAllIndex(e syntax.ArithmExpr) bool {
+	w, ok := e.(*syntax.Word)
+	if !ok {
+		return false
+	}
+	t := analyze(w)
+	return t.exact && (t.text == "@" || t.text == "*")
+}
+
+func testOpaque(e syntax.TestExpr) (string, bool) {
+	switch x := e.(type) {
+	case *syntax.ParenTest:
+		return testOpaque(x.X)
+	case *syntax.UnaryTest:
+		if x.Op == syntax.TsVarSet || x.Op == syntax.TsRefVar {
+			if w, ok := x.X.(*syntax.Word); !ok || !plainName(analyze(w)) {
+				return "[[ -v ]] evaluates an array subscript", true
+			}
+		}
+		return testOpaque(x.X)
+	case *syntax.BinaryTest:
+		switch x.Op {
+		case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
+			if !isIntegerWord(x.X) || !isIntegerWord(x.Y) {
+				return "[[ ]] compares as arithmetic, which may evaluate a subscript held in a variable", true
+			}
+		}
+		if r, ok := testOpaque(x.X); ok {
+			return r, ok
+		}
+		return testOpaque(x.Y)
+	}
+	return "", false
+}
+
+// plainName reports a word that is a variable name without a subscript.
+func plainName(w word) bool {
+	return w.exact && w.text != "" && !strings.ContainsAny(w.text, "[]$`")
+}
+
+// Variables whose value the shell itself runs or expands as a prompt.
+var codeVariables = map[string]bool{
+	"PS0": true, "PS1": true, "PS2": true, "PS3": true, "PS4": true,
+	"PROMPT_COMMAND": true, "BASH_ENV": true, "ENV": true,
+}
+
+func assignOpaque(as *syntax.Assign) (string, bool) {
+	if as.Name != nil && codeVariables[as.Name.Value] {
+		return as.Name.Value + " holds code the shell runs", true
+	}
+	return "", false
+}
+
+func declOpaque(d *syntax.DeclClause) (string, bool) {
+	flags := ""
+	for _, as := range d.Args {
+		if as.Naked && as.Name == nil && as.Value != nil {
+			w := analyze(as.Value)
+			if !w.exact {
+				return d.Variant.Value + " of a name known only at run time", true
+			}
+			if strings.HasPrefix(w.text, "-") || strings.HasPrefix(w.text, "+") {
+				flags += w.text[1:]
+				continue
+			}
+			if !plainName(w) {
+				return d.Variant.Value + " of a subscripted name", true
+			}
+		}
+		if r, ok := assignOpaque(as); ok {
+			return r, ok
+		}
+		if as.Index != nil && hasName(as.Index) {
+			return "an array subscript reads a variable", true
+		}
+	}
+	if strings.ContainsAny(flags, "in") {
+		for _, as := range d.Args {
+			if as.Value != nil && !as.Naked {
+				if w := analyze(as.Value); !w.exact || strings.ContainsAny(w.text, "[$`") {
+					return d.Variant.Value + " -" + flags + " evaluates its value", true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+// Builtins whose arguments name variables, subscripts included.
+var nameTakers = map[string]bool{
+	"read": true, "unset": true, "mapfile": true, "readarray": true, "wait": true, "getopts": true,
+}
+
+// wrapperPrograms run the program named by a later argument.
+var wrapperPrograms = map[string]bool{
+	"sudo": true, "doas": true, "env": true, "command": true, "builtin": true,
+	"exec": true, "nohup": true, "nice": true, "ionice": true, "time": true,
+	"timeout": true, "stdbuf": true, "xargs": true, "watch": true, "strace": true,
+	"setsid": true, "chrt": true, "taskset": true, "unbuffer": true, "flock": true,
+	"busybox": true, "run0": true, "pkexec": true, "chroot": true, "unshare": true, "nsenter": true,
+}
+
+// shellPrograms read a script from -c, a file or standard input.
+var shellPrograms = map[string]bool{
+	"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true,
+	"yash": true, "posh": true, "rbash": true, "fish": true, "csh": true, "tcsh": true,
+}
+
+const maxWrapperArgs = 8
+
+func callOpaque(sws []*syntax.Word, depth int) (string, bool) {
+	ws := make([]word, len(sws))
+	for i, w := range sws {
+		ws[i] = analyze(w)
+	}
+	return wordsOpaque(ws, depth)
+}
+
+func wordsOpaque(ws []word, depth int) (string, bool) {
+	if !ws[0].exact {
+		return "the program's name is known only at run time", true
+	}
+	name := path.Base(ws[0].text)
+	args := ws[1:]
+	allExact := !slices.ContainsFunc(args, func(w word) bool { return !w.exact })
+	switch {
+	case wrapperPrograms[name]:
+		for i := range min(len(args), maxWrapperArgs) {
+			if !args[i].exact {
+				return name + " runs a program given by a word known only at run time", true
+			}
+		}
+		for i := range min(len(args), maxWrapperArgs) {
+			if r, ok := wordsOpaque(args[i:], depth); ok {
+				return r, ok
+			}
+			if name == "env" && (args[i].text == "-S" || args[i].text == "--split-string") && i+1 < len(args) {
+				if r, ok := opaqueLine(args[i+1].text, depth-1); ok {
+					return r, ok
+				}
+			}
+		}
+	case shellPrograms[name]:
+		return shellOpaque(name, args, depth)
+	case name == "eval":
+		if !allExact {
+			return "eval runs a string known only at run time", true
+		}
+		texts := make([]string, len(args))
+		for i, a := range args {
+			texts[i] = a.text
+		}
+		return opaqueLine(strings.Join(texts, " "), depth-1)
+	case name == "trap":
+		if len(args) > 0 && !args[0].exact {
+			return "trap runs a string known only at run time", true
+		}
+		if len(args) > 1 && !strings.HasPrefix(args[0].text, "-") {
+			return opaqueLine(args[0].text, depth-1)
+		}
+	case name == "source" || name == ".":
+		if len(args) == 0 || !args[0].exact || specialFile(args[0].text) {
+			return name + " reads commands from a stream or a name known only at run time", true
+		}
+	case name == "alias" && slices.ContainsFunc(args, func(w word) bool { return !w.exact || strings.Contains(w.text, "=") }):
+		return "alias defines a command name", true
+	case name == "hash" && slices.ContainsFunc(args, func(w word) bool { return !w.exact || strings.HasPrefix(w.text, "-p") }):
+		return "hash -p gives a command name another program", true
+	case name == "enable" && slices.ContainsFunc(args, func(w word) bool { return !w.exact || strings.HasPrefix(w.text, "-f") }):
+		return "enable -f loads a builtin", true
+	case (name == "mapfile" || name == "readarray") && slices.ContainsFunc(args, func(w word) bool { return !w.exact || strings.Contains(w.text, "C") }):
+		return name + " -C runs a callback", true
+	case nameTakers[name]:
+		for _, a := range args {
+			if !a.exact || strings.ContainsAny(a.text, "[`$") {
+				return name + " of a variable name known only at run time or with a subscript", true
+			}
+		}
+	case name == "printf" || name == "test" || name == "[":
+		for i := 0; i+1 < len(args); i++ {
+			t := args[i].text
+			if args[i].exact && (t == "-v" || (name != "printf" && t == "-R")) && !plainName(args[i+1]) {
+				return name + " " + t + " of a name known only at run time or with a subscript", true
+			}
+		}
+	}
+	return "", false
+}
+
+// specialFile reports a path that is a stream rather than a file.
+func specialFile(p string) bool {
+	p = path.Clean(p)
+	return p == "-" || strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/")
+}
+
+// shellOpaque decides a shell's invocation: -c with a literal script is
+// looked into; a script file is not; anything read from standard input
+// or a stream is opaque.
+func shellOpaque(name string, args []word, depth int) (string, bool) {
+	cmdMode, stdinMode := false, false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !a.exact {
+			return name + " runs a script or option known only at run time", true
+		}
+		t := a.text
+		switch {
+		case t == "--" || t == "-":
+			i++
+		case strings.HasPrefix(t, "--"):
+			if t == "--rcfile" || t == "--init-file" {
+				i++
+			}
+			continue
+		case len(t) > 1 && (t[0] == '-' || t[0] == '+'):
+			if t[0] == '-' {
+				cmdMode = cmdMode || strings.Contains(t, "c")
+				stdinMode = stdinMode || strings.Contains(t, "s")
+			}
+			i += strings.Count(t, "o") + strings.Count(t, "O")
+			continue
+		}
+		if i >= len(args) {
+			break
+		}
+		a = args[i]
+		switch {
+		case !a.exact:
+			return name + " runs a script known only at run time", true
+		case cmdMode:
+			return opaqueLine(a.text, depth-1)
+		case stdinMode:
+			return name + " -s reads its script from standard input", true
+		case specialFile(a.text):
+			return name + " reads its script from a stream", true
+		}
+		return "", false // a script file
+	}
+	if cmdMode {
+		return "", false // -c without a string fails
+	}
+	return name + " reads its script from standard input", true
+}
