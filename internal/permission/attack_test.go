@@ -60,6 +60,10 @@ func TestDenyRuleCatchesUnresolvableCommands(t *testing.T) {
 		"hash -p /bin/rm ls; ls F",
 		"{rm,x} F",
 		"r? F",
+		// Deeper than the rules look, or past their budget.
+		"nice nice nice nice rm F",
+		"bash -c \"bash -c 'bash -c \\\"bash -c rm\\\"'\"",
+		strings.Repeat("nice nice nice nice nice nice x; ", 30) + "sudo rm F",
 	}
 	for _, mode := range []Mode{ModeDefault, ModeYOLO} {
 		p := newPolicy(t, root, mode, []string{"Bash"}, nil, []string{"Bash(rm *)"})

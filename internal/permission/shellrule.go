@@ -304,9 +304,12 @@ type shellInfo struct {
 
 func (ci *callInfo) shellInfo() *shellInfo {
 	if ci.shell == nil {
-		ci.shell = &shellInfo{views: catchViews(ci.args.Command)}
+		views, complete := catchViews(ci.args.Command)
+		ci.shell = &shellInfo{views: views}
 		if reason, ok := shell.Opaque(ci.args.Command); ok {
 			ci.shell.opaque = reason
+		} else if !complete {
+			ci.shell.opaque = "too many commands nested in wrappers to check them all"
 		}
 	}
 	return ci.shell
@@ -419,15 +422,16 @@ const (
 // parse or has words known only at run time, it is split roughly instead,
 // so that "rm -rf $HOME" is still caught by Bash(rm *). More views can only
 // catch more, never allow more.
-func catchViews(command string) [][]string {
+func catchViews(command string) (views [][]string, complete bool) {
 	var v viewCollector
 	v.line(command, maxCatchDepth, false)
-	return v.views
+	return v.views, !v.overflow
 }
 
 type viewCollector struct {
-	views   [][]string
-	derived int
+	views    [][]string
+	derived  int
+	overflow bool // a view was dropped for the budget
 }
 
 func (v *viewCollector) line(command string, depth int, derived bool) {
@@ -454,6 +458,7 @@ func (v *viewCollector) add(ws []string, depth int, derived bool) {
 	}
 	if derived {
 		if v.derived >= maxDerived {
+			v.overflow = true
 			return
 		}
 		v.derived++

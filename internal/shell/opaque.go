@@ -8,9 +8,11 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// maxOpaqueDepth bounds how deep Opaque looks into sh -c, eval and trap
-// strings; deeper nesting is opaque.
-const maxOpaqueDepth = 4
+// maxOpaqueDepth bounds how deep Opaque looks into wrappers and sh -c,
+// eval and trap strings; a wrapper or string deeper is opaque. It matches
+// the depth to which permission rules look into commands, so that what
+// they cannot see is opaque.
+const maxOpaqueDepth = 3
 
 // Opaque reports whether command may run a program that cannot be named
 // without running the command, with a short reason for the user. That is
@@ -40,9 +42,6 @@ func Opaque(command string) (reason string, opaque bool) {
 }
 
 func opaqueLine(command string, depth int) (string, bool) {
-	if depth <= 0 {
-		return "commands nested too deeply in strings", true
-	}
 	f, err := parse(command)
 	if err != nil {
 		return "a command string that does not parse", true
@@ -252,6 +251,10 @@ func wordsOpaque(ws []word, depth int) (string, bool) {
 	name := path.Base(ws[0].text)
 	args := ws[1:]
 	allExact := !slices.ContainsFunc(args, func(w word) bool { return !w.exact })
+	nests := wrapperPrograms[name] || shellPrograms[name] || name == "eval" || name == "trap"
+	if nests && depth <= 0 && len(args) > 0 {
+		return "commands nested too deeply to look into", true
+	}
 	switch {
 	case wrapperPrograms[name]:
 		for i := range min(len(args), maxWrapperArgs) {
@@ -260,7 +263,7 @@ func wordsOpaque(ws []word, depth int) (string, bool) {
 			}
 		}
 		for i := range min(len(args), maxWrapperArgs) {
-			if r, ok := wordsOpaque(args[i:], depth); ok {
+			if r, ok := wordsOpaque(args[i:], depth-1); ok {
 				return r, ok
 			}
 			if name == "env" && (args[i].text == "-S" || args[i].text == "--split-string") && i+1 < len(args) {

@@ -200,6 +200,9 @@ func (cl *classifier) argsInside(name string, args []word, sws []*syntax.Word) b
 	case name == "git" && (cl.cd || !cl.gitDirSafe()):
 		return false
 	}
+	if followsLinks(name, args) {
+		return false
+	}
 	skip := notPathValues[name]
 	patternFirst := patternOptions[name] != "" && !hasPatternOption(name, args)
 	options := true
@@ -353,4 +356,47 @@ func looksLikeGitDir(dir string) bool {
 		}
 	}
 	return true
+}
+
+// linkFollowers are the options that make a program follow symbolic links
+// met while walking a directory tree: a link committed to a repository
+// can point anywhere. Links named on the command line are checked like
+// any path; a program walking without following reads only the tree.
+var linkFollowers = map[string]struct {
+	short string
+	long  []string
+}{
+	"grep":  {"R", []string{"--dereference-recursive"}},
+	"egrep": {"R", []string{"--dereference-recursive"}},
+	"fgrep": {"R", []string{"--dereference-recursive"}},
+	"rg":    {"L", []string{"--follow"}},
+	"tree":  {"l", nil},
+	"du":    {"L", []string{"--dereference"}},
+	"ls":    {"L", []string{"--dereference"}},
+	"diff":  {"r", []string{"--recursive"}}, // diff follows links unless --no-dereference
+	"find":  {"", []string{"-L", "-follow"}},
+}
+
+func followsLinks(name string, args []word) bool {
+	f, ok := linkFollowers[name]
+	if !ok {
+		return false
+	}
+	for _, a := range args {
+		if !a.exact {
+			continue // hidden options are the checkers' business
+		}
+		if a.text == "--" {
+			break
+		}
+		for _, l := range f.long {
+			if a.text == l || (strings.HasPrefix(l, "--") && longOption(a.text, l[2:])) {
+				return true
+			}
+		}
+		if letters, ok := shortCluster(a.text); ok && f.short != "" && name != "find" && strings.ContainsAny(letters, f.short) {
+			return true
+		}
+	}
+	return false
 }
