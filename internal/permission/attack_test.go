@@ -60,6 +60,11 @@ func TestDenyRuleCatchesUnresolvableCommands(t *testing.T) {
 		"hash -p /bin/rm ls; ls F",
 		"{rm,x} F",
 		"r? F",
+		// xargs and find fill in what runs.
+		"echo 'rm F' | xargs sh -c",
+		"echo 'rm F' | xargs -I{} sh -c '{}'",
+		"echo rm | xargs -I X X F",
+		"find . -exec sh -c \"$X\" \\;",
 		// Deeper than the rules look, or past their budget.
 		"nice nice nice nice rm F",
 		"bash -c \"bash -c 'bash -c \\\"bash -c rm\\\"'\"",

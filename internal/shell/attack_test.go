@@ -265,6 +265,16 @@ func TestOpaque(t *testing.T) {
 		"read 'a[$(rm F)]' < f",
 		"nice nice nice nice rm F",
 		strings.Repeat("sudo ", 40) + "ls",
+		"echo 'rm F' | xargs sh -c",
+		"echo 'rm F' | xargs -0 bash -c",
+		"echo 'rm F' | xargs -I{} sh -c '{}'",
+		"echo rm | xargs -I X X F",
+		"echo rm | xargs -i {} F",
+		"echo rm | xargs --replace=@ @ F",
+		"echo s | xargs bash",
+		"find . -exec sh -c '{}' \\;",
+		"find . -exec sh -c \"$X\" \\;",
+		"find . -exec $X \\;",
 		"echo \"unterminated",
 	}
 	for _, cmd := range opaque {
@@ -280,6 +290,8 @@ func TestOpaque(t *testing.T) {
 		"sudo rm F", "command rm F", "env rm F", "xargs rm", "find . -exec rm {} +", "\\rm F", "\"rm\" F",
 		"/bin/rm F", "eval 'rm F'", "for f in *; do cat \"$f\"; done", "echo $((1+2))", "git log",
 		"bash -e -c 'rm F' x", "f() { rm F; }; f",
+		"xargs -I{} cp {} dst/", "xargs -n1 -P4 grep -l x", "xargs sh -c 'grep x \"$@\"' _",
+		"find . -exec grep -l x {} +",
 	}
 	for _, cmd := range clear {
 		if reason, ok := Opaque(cmd); ok {

@@ -256,6 +256,16 @@ func wordsOpaque(ws []word, depth int) (string, bool) {
 		return "commands nested too deeply to look into", true
 	}
 	switch {
+	case name == "xargs":
+		return xargsOpaque(args, depth)
+	case name == "find":
+		for i, a := range args {
+			if a.exact && (a.text == "-exec" || a.text == "-execdir" || a.text == "-ok" || a.text == "-okdir") && i+1 < len(args) {
+				if r, ok := wordsOpaque(args[i+1:], depth-1); ok {
+					return r, ok
+				}
+			}
+		}
 	case wrapperPrograms[name]:
 		for i := range min(len(args), maxWrapperArgs) {
 			if !args[i].exact {
@@ -359,6 +369,8 @@ func shellOpaque(name string, args []word, depth int) (string, bool) {
 		switch {
 		case !a.exact:
 			return name + " runs a script known only at run time", true
+		case cmdMode && strings.Contains(a.text, "{}"):
+			return name + " -c runs a script that find or xargs fills in", true
 		case cmdMode:
 			return opaqueLine(a.text, depth-1)
 		case stdinMode:
@@ -372,4 +384,112 @@ func shellOpaque(name string, args []word, depth int) (string, bool) {
 		return "", false // -c without a string fails
 	}
 	return name + " reads its script from standard input", true
+}
+
+// xargsOpaque decides xargs: the program it runs gets words read from its
+// input appended, or put in place of the replace string, so a shell -c
+// without a script, or a program or script containing the replace
+// string, runs what the input says.
+func xargsOpaque(args []word, depth int) (string, bool) {
+	if depth <= 0 {
+		return "commands nested too deeply to look into", true
+	}
+	replace := ""
+	i := 0
+options:
+	for ; i < len(args); i++ {
+		a := args[i]
+		if !a.exact {
+			return "xargs runs a program given by a word known only at run time", true
+		}
+		t := a.text
+		switch {
+		case t == "--":
+			i++
+			break options
+		case t == "--replace" || t == "-i":
+			replace = "{}"
+		case strings.HasPrefix(t, "--replace="):
+			replace = strings.TrimPrefix(t, "--replace=")
+		case strings.HasPrefix(t, "--"):
+			if !strings.Contains(t, "=") && slices.Contains([]string{"--arg-file", "--delimiter", "--max-args",
+				"--max-procs", "--max-chars", "--max-lines", "--process-slot-var", "--eof"}, t) {
+				i++
+			}
+		case len(t) > 1 && t[0] == '-':
+			for j := 1; j < len(t); j++ {
+				c := t[j]
+				if c == 'i' {
+					replace = "{}"
+					if j+1 < len(t) {
+						replace = t[j+1:]
+					}
+					break
+				}
+				if strings.IndexByte("IaEdLnPs", c) < 0 {
+					continue
+				}
+				v := t[j+1:]
+				if v == "" {
+					i++
+					if i < len(args) {
+						v = args[i].text
+					}
+				}
+				if c == 'I' {
+					replace = v
+				}
+				break
+			}
+		default:
+			break options
+		}
+	}
+	if i >= len(args) {
+		return "", false // xargs runs echo
+	}
+	cmd := args[i:]
+	for _, w := range cmd {
+		if !w.exact {
+			return "xargs runs a program given by a word known only at run time", true
+		}
+	}
+	if replace != "" && strings.Contains(cmd[0].text, replace) {
+		return "xargs runs a program named by its input", true
+	}
+	name := path.Base(cmd[0].text)
+	if shellPrograms[name] {
+		r, ok := shellOpaque(name, cmd[1:], depth-1)
+		if ok {
+			return r, ok
+		}
+		if script, found := shellScriptWord(cmd[1:]); !found || (replace != "" && strings.Contains(script, replace)) {
+			return name + " under xargs runs a script read from xargs' input", true
+		}
+		return "", false
+	}
+	return wordsOpaque(cmd, depth-1)
+}
+
+// shellScriptWord returns the -c script or script file of a shell's
+// arguments, if there is one.
+func shellScriptWord(args []word) (string, bool) {
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case t == "--" || t == "-":
+			if i+1 < len(args) {
+				return args[i+1].text, true
+			}
+			return "", false
+		case t == "--rcfile" || t == "--init-file":
+			i++
+		case strings.HasPrefix(t, "--"):
+		case len(t) > 1 && (t[0] == '-' || t[0] == '+'):
+			i += strings.Count(t, "o") + strings.Count(t, "O")
+		default:
+			return t, true
+		}
+	}
+	return "", false
 }

@@ -385,6 +385,9 @@ func TestWordAnalysis(t *testing.T) {
 		{`"*"`, "*", true, false},
 		{`\*`, "*", true, false},
 		{"[", "[", true, false},
+		{"{}", "{}", true, false},
+		{"-I{}", "-I{}", true, true},
+		{"{}{a,b}", "{}", false, false},
 	}
 	for _, tt := range tests {
 		f, err := parse("cmd " + tt.src)
