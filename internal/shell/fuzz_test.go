@@ -115,3 +115,35 @@ func BenchmarkIsReadOnly(b *testing.B) {
 		})
 	}
 }
+
+func BenchmarkIsReadOnlyIn(b *testing.B) {
+	root := b.TempDir()
+	for _, bc := range []struct{ name, cmd string }{
+		{"simple", "ls -la"},
+		{"paths", "cat src/a.go src/b.go | grep -n func | head"},
+		{"outside", "cat /etc/passwd"},
+		{"git", "git log --oneline -20 | grep fix | head -5"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				sink = IsReadOnlyIn(bc.cmd, []string{root}, root)
+			}
+		})
+	}
+}
+
+func BenchmarkOpaque(b *testing.B) {
+	for _, bc := range []struct{ name, cmd string }{
+		{"plain", "git log --oneline -20 | grep fix | head -5"},
+		{"nested", "sudo nice xargs sh -c 'find . -exec grep -l x {} +'"},
+		{"opaque", "R=rm; $R F"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_, sink = Opaque(bc.cmd)
+			}
+		})
+	}
+}
