@@ -158,6 +158,8 @@ func TestReadOnlyInStaysInsideTheRoots(t *testing.T) {
 		{"cd && cat .netrc", false},
 		{"cd ~ && ls", false},
 		{"cd src && cat ../../outside/secret", false},
+		{"cd src && cat link", false},
+		{"cd " + root + "/src && cat link", false},
 		{"find / -name id_rsa", false},
 		{"ls " + outside, false},
 		{"stat ../", false},

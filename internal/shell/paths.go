@@ -22,6 +22,9 @@ type classifier struct {
 	// cd reports that the command changes directory somewhere, so that a
 	// relative path may be relative to somewhere other than cwd.
 	cd bool
+	// cdDirs are the literal directories cd names, resolved from cwd: a
+	// relative path must be inside from each of them too.
+	cdDirs []string
 }
 
 // IsReadOnlyIn is IsReadOnly for a command run in directory cwd of a
@@ -72,22 +75,37 @@ func (cl *classifier) classify(command string) bool {
 	if _, opaque := opaqueFile(f, maxOpaqueDepth); opaque {
 		return false
 	}
-	cl.cd = changesDirectory(f)
+	cl.cd, cl.cdDirs = changesDirectory(f)
+	if cl.cwd != "" {
+		for i, d := range cl.cdDirs {
+			if !filepath.IsAbs(d) {
+				cl.cdDirs[i] = filepath.Join(cl.cwd, d)
+			}
+		}
+	}
 	return cl.stmtsReadOnly(f.Stmts)
 }
 
-// changesDirectory reports whether f runs cd, pushd or popd anywhere.
-func changesDirectory(f *syntax.File) bool {
-	found := false
+// changesDirectory reports whether f runs cd, pushd or popd anywhere, and
+// the operands of cd that are literal.
+func changesDirectory(f *syntax.File) (cd bool, dirs []string) {
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
-			if w := analyze(c.Args[0]); !w.exact || w.text == "cd" || w.text == "pushd" || w.text == "popd" {
-				found = true
+			w := analyze(c.Args[0])
+			if !w.exact || w.text == "cd" || w.text == "pushd" || w.text == "popd" {
+				cd = true
+			}
+			if w.exact && w.text == "cd" {
+				for _, a := range c.Args[1:] {
+					if t := analyze(a); t.exact && !strings.HasPrefix(t.text, "-") {
+						dirs = append(dirs, t.text)
+					}
+				}
 			}
 		}
-		return !found
+		return true
 	})
-	return found
+	return cd, dirs
 }
 
 // harmlessDevice reports whether p names the null device or a standard
@@ -124,11 +142,24 @@ func (cl *classifier) pathAllowed(p string) bool {
 	if cl.cd && !abs && hasDotDot(p) {
 		return false
 	}
-	full := p
-	if !abs {
-		full = filepath.Join(cl.cwd, p)
+	if abs {
+		return cl.insideFrom("", p)
 	}
-	full = filepath.Clean(full)
+	if !cl.insideFrom(cl.cwd, p) {
+		return false
+	}
+	for _, d := range cl.cdDirs {
+		if !cl.insideFrom(d, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// insideFrom reports whether p, relative to dir, is inside the roots
+// before and after following links.
+func (cl *classifier) insideFrom(dir, p string) bool {
+	full := filepath.Clean(filepath.Join(dir, p))
 	return cl.within(full) && cl.within(resolveExisting(full))
 }
 
