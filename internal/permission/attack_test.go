@@ -51,6 +51,9 @@ func TestDenyRuleCatchesUnresolvableCommands(t *testing.T) {
 		`"rm" F`,
 		"'rm' F",
 		"find . -exec rm {} +",
+		"busybox rm F",
+		"sudo -u a -g b -E -H -n -k -S -p x rm F",
+		"fish -c 'rm F'",
 		// Other ways to hide the name.
 		"bash <<EOF\nrm F\nEOF",
 		"cat s | sh",

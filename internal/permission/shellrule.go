@@ -404,14 +404,17 @@ var wrappers = map[string]bool{
 	"exec": true, "nohup": true, "nice": true, "ionice": true, "time": true,
 	"timeout": true, "stdbuf": true, "xargs": true, "watch": true, "strace": true,
 	"setsid": true, "chrt": true, "taskset": true, "unbuffer": true, "flock": true,
+	"busybox": true, "run0": true, "pkexec": true, "chroot": true, "unshare": true, "nsenter": true,
 }
 
 // Shells whose -c argument is itself a command line.
-var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true}
+var shells = map[string]bool{
+	"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true,
+	"yash": true, "posh": true, "rbash": true, "fish": true, "csh": true, "tcsh": true,
+}
 
 const (
 	maxCatchDepth = 3    // nested wrapper, sh -c and eval levels looked into
-	maxWrapperArg = 8    // how far past a wrapper its program is looked for
 	maxDerived    = 1024 // views found by looking into commands, per line
 )
 
@@ -473,7 +476,9 @@ func (v *viewCollector) add(ws []string, depth int, derived bool) {
 	}
 	switch {
 	case wrappers[prog]:
-		for i := 1; i < len(ws) && i <= maxWrapperArg; i++ {
+		// Every position: options with values can push the program far
+		// along, and the budget makes a flood of views fail closed.
+		for i := 1; i < len(ws); i++ {
 			v.add(ws[i:], depth-1, true)
 		}
 	case prog == "find":
@@ -492,7 +497,7 @@ func (v *viewCollector) add(ws []string, depth int, derived bool) {
 		}
 	}
 	if prog == "env" {
-		for i := 1; i < len(ws) && i <= maxWrapperArg; i++ {
+		for i := 1; i < len(ws); i++ {
 			switch a := ws[i]; {
 			case (a == "-S" || a == "--split-string") && i+1 < len(ws):
 				v.line(ws[i+1], depth-1, true)

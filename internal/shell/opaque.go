@@ -38,18 +38,30 @@ func Opaque(command string) (reason string, opaque bool) {
 	if err != nil {
 		return "the command does not parse", true
 	}
-	return opaqueFile(f, maxOpaqueDepth)
+	return opaqueFile(f)
 }
 
-func opaqueLine(command string, depth int) (string, bool) {
+// maxOpaqueCommands bounds how many word lists Opaque looks at for one
+// command line, past wrappers; beyond it the command is opaque.
+const maxOpaqueCommands = 1024
+
+// opaqueWalk counts the word lists looked at.
+type opaqueWalk struct{ n int }
+
+// opaqueFile is Opaque for a parsed command line.
+func opaqueFile(f *syntax.File) (string, bool) {
+	return (&opaqueWalk{}).opaqueFile(f, maxOpaqueDepth)
+}
+
+func (ow *opaqueWalk) opaqueLine(command string, depth int) (string, bool) {
 	f, err := parse(command)
 	if err != nil {
 		return "a command string that does not parse", true
 	}
-	return opaqueFile(f, depth)
+	return ow.opaqueFile(f, depth)
 }
 
-func opaqueFile(f *syntax.File, depth int) (reason string, opaque bool) {
+func (ow *opaqueWalk) opaqueFile(f *syntax.File, depth int) (reason string, opaque bool) {
 	found := func(r string) bool {
 		reason, opaque = r, true
 		return false
@@ -66,7 +78,7 @@ func opaqueFile(f *syntax.File, depth int) (reason string, opaque bool) {
 				}
 			}
 			if len(x.Args) > 0 {
-				if r, ok := callOpaque(x.Args, depth); ok {
+				if r, ok := ow.callOpaque(x.Args, depth); ok {
 					return found(r)
 				}
 			}
@@ -234,17 +246,18 @@ var shellPrograms = map[string]bool{
 	"yash": true, "posh": true, "rbash": true, "fish": true, "csh": true, "tcsh": true,
 }
 
-const maxWrapperArgs = 8
-
-func callOpaque(sws []*syntax.Word, depth int) (string, bool) {
+func (ow *opaqueWalk) callOpaque(sws []*syntax.Word, depth int) (string, bool) {
 	ws := make([]word, len(sws))
 	for i, w := range sws {
 		ws[i] = analyze(w)
 	}
-	return wordsOpaque(ws, depth)
+	return ow.wordsOpaque(ws, depth)
 }
 
-func wordsOpaque(ws []word, depth int) (string, bool) {
+func (ow *opaqueWalk) wordsOpaque(ws []word, depth int) (string, bool) {
+	if ow.n++; ow.n > maxOpaqueCommands {
+		return "too many commands nested in wrappers to look into", true
+	}
 	if !ws[0].exact {
 		return "the program's name is known only at run time", true
 	}
@@ -257,33 +270,33 @@ func wordsOpaque(ws []word, depth int) (string, bool) {
 	}
 	switch {
 	case name == "xargs":
-		return xargsOpaque(args, depth)
+		return ow.xargsOpaque(args, depth)
 	case name == "find":
 		for i, a := range args {
 			if a.exact && (a.text == "-exec" || a.text == "-execdir" || a.text == "-ok" || a.text == "-okdir") && i+1 < len(args) {
-				if r, ok := wordsOpaque(args[i+1:], depth-1); ok {
+				if r, ok := ow.wordsOpaque(args[i+1:], depth-1); ok {
 					return r, ok
 				}
 			}
 		}
 	case wrapperPrograms[name]:
-		for i := range min(len(args), maxWrapperArgs) {
+		for i := range args {
 			if !args[i].exact {
 				return name + " runs a program given by a word known only at run time", true
 			}
 		}
-		for i := range min(len(args), maxWrapperArgs) {
-			if r, ok := wordsOpaque(args[i:], depth-1); ok {
+		for i := range args {
+			if r, ok := ow.wordsOpaque(args[i:], depth-1); ok {
 				return r, ok
 			}
 			if name == "env" && (args[i].text == "-S" || args[i].text == "--split-string") && i+1 < len(args) {
-				if r, ok := opaqueLine(args[i+1].text, depth-1); ok {
+				if r, ok := ow.opaqueLine(args[i+1].text, depth-1); ok {
 					return r, ok
 				}
 			}
 		}
 	case shellPrograms[name]:
-		return shellOpaque(name, args, depth)
+		return ow.shellOpaque(name, args, depth)
 	case name == "eval":
 		if !allExact {
 			return "eval runs a string known only at run time", true
@@ -292,13 +305,13 @@ func wordsOpaque(ws []word, depth int) (string, bool) {
 		for i, a := range args {
 			texts[i] = a.text
 		}
-		return opaqueLine(strings.Join(texts, " "), depth-1)
+		return ow.opaqueLine(strings.Join(texts, " "), depth-1)
 	case name == "trap":
 		if len(args) > 0 && !args[0].exact {
 			return "trap runs a string known only at run time", true
 		}
 		if len(args) > 1 && !strings.HasPrefix(args[0].text, "-") {
-			return opaqueLine(args[0].text, depth-1)
+			return ow.opaqueLine(args[0].text, depth-1)
 		}
 	case name == "source" || name == ".":
 		if len(args) == 0 || !args[0].exact || specialFile(args[0].text) {
@@ -338,7 +351,7 @@ func specialFile(p string) bool {
 // shellOpaque decides a shell's invocation: -c with a literal script is
 // looked into; a script file is not; anything read from standard input
 // or a stream is opaque.
-func shellOpaque(name string, args []word, depth int) (string, bool) {
+func (ow *opaqueWalk) shellOpaque(name string, args []word, depth int) (string, bool) {
 	cmdMode, stdinMode := false, false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -372,7 +385,7 @@ func shellOpaque(name string, args []word, depth int) (string, bool) {
 		case cmdMode && strings.Contains(a.text, "{}"):
 			return name + " -c runs a script that find or xargs fills in", true
 		case cmdMode:
-			return opaqueLine(a.text, depth-1)
+			return ow.opaqueLine(a.text, depth-1)
 		case stdinMode:
 			return name + " -s reads its script from standard input", true
 		case specialFile(a.text):
@@ -390,7 +403,7 @@ func shellOpaque(name string, args []word, depth int) (string, bool) {
 // input appended, or put in place of the replace string, so a shell -c
 // without a script, or a program or script containing the replace
 // string, runs what the input says.
-func xargsOpaque(args []word, depth int) (string, bool) {
+func (ow *opaqueWalk) xargsOpaque(args []word, depth int) (string, bool) {
 	if depth <= 0 {
 		return "commands nested too deeply to look into", true
 	}
@@ -459,7 +472,7 @@ options:
 	}
 	name := path.Base(cmd[0].text)
 	if shellPrograms[name] {
-		r, ok := shellOpaque(name, cmd[1:], depth-1)
+		r, ok := ow.shellOpaque(name, cmd[1:], depth-1)
 		if ok {
 			return r, ok
 		}
@@ -468,7 +481,7 @@ options:
 		}
 		return "", false
 	}
-	return wordsOpaque(cmd, depth-1)
+	return ow.wordsOpaque(cmd, depth-1)
 }
 
 // shellScriptWord returns the -c script or script file of a shell's

@@ -72,7 +72,7 @@ func (cl *classifier) classify(command string) bool {
 	if err != nil || len(f.Stmts) == 0 {
 		return false
 	}
-	if _, opaque := opaqueFile(f, maxOpaqueDepth); opaque {
+	if _, opaque := opaqueFile(f); opaque {
 		return false
 	}
 	cl.cd, cl.cdDirs = changesDirectory(f)
