@@ -33,6 +33,8 @@ func TestDenyRuleCatchesUnresolvableCommands(t *testing.T) {
 		"eval 'rm F'",
 		"env -S 'rm F'",
 		"trap 'rm F' EXIT",
+		"trap -- 'rm F' EXIT",
+		"toybox rm F",
 		// Wrappers, paths and quoting.
 		"command rm F",
 		"builtin rm F",

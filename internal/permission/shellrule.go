@@ -255,7 +255,7 @@ var wrappers = map[string]bool{
 	"exec": true, "nohup": true, "nice": true, "ionice": true, "time": true,
 	"timeout": true, "stdbuf": true, "xargs": true, "watch": true, "strace": true,
 	"setsid": true, "chrt": true, "taskset": true, "unbuffer": true, "flock": true,
-	"busybox": true, "run0": true, "pkexec": true, "chroot": true, "unshare": true, "nsenter": true,
+	"busybox": true, "toybox": true, "run0": true, "pkexec": true, "chroot": true, "unshare": true, "nsenter": true,
 }
 
 // Shells whose -c argument is itself a command line.
@@ -341,7 +341,11 @@ func (v *viewCollector) add(ws []string, depth int, derived bool) {
 	case prog == "eval":
 		v.line(strings.Join(ws[1:], " "), depth-1, true)
 	case prog == "trap" && len(ws) > 2:
-		v.line(ws[1], depth-1, true)
+		if ws[1] == "--" && len(ws) > 3 {
+			v.line(ws[2], depth-1, true)
+		} else {
+			v.line(ws[1], depth-1, true)
+		}
 	case shells[prog]:
 		if script, ok := shellScript(ws[1:]); ok {
 			v.line(script, depth-1, true)

@@ -237,7 +237,7 @@ var wrapperPrograms = map[string]bool{
 	"exec": true, "nohup": true, "nice": true, "ionice": true, "time": true,
 	"timeout": true, "stdbuf": true, "xargs": true, "watch": true, "strace": true,
 	"setsid": true, "chrt": true, "taskset": true, "unbuffer": true, "flock": true,
-	"busybox": true, "run0": true, "pkexec": true, "chroot": true, "unshare": true, "nsenter": true,
+	"busybox": true, "toybox": true, "run0": true, "pkexec": true, "chroot": true, "unshare": true, "nsenter": true,
 }
 
 // shellPrograms read a script from -c, a file or standard input.
@@ -307,6 +307,9 @@ func (ow *opaqueWalk) wordsOpaque(ws []word, depth int) (string, bool) {
 		}
 		return ow.opaqueLine(strings.Join(texts, " "), depth-1)
 	case name == "trap":
+		if len(args) > 0 && args[0].exact && args[0].text == "--" {
+			args = args[1:]
+		}
 		if len(args) > 0 && !args[0].exact {
 			return "trap runs a string known only at run time", true
 		}
@@ -323,7 +326,9 @@ func (ow *opaqueWalk) wordsOpaque(ws []word, depth int) (string, bool) {
 		return "hash -p gives a command name another program", true
 	case name == "enable" && slices.ContainsFunc(args, func(w word) bool { return !w.exact || strings.HasPrefix(w.text, "-f") }):
 		return "enable -f loads a builtin", true
-	case (name == "mapfile" || name == "readarray") && slices.ContainsFunc(args, func(w word) bool { return !w.exact || strings.Contains(w.text, "C") }):
+	case (name == "mapfile" || name == "readarray") && slices.ContainsFunc(args, func(w word) bool {
+		return !w.exact || (strings.HasPrefix(w.text, "-") && strings.Contains(w.text, "C"))
+	}):
 		return name + " -C runs a callback", true
 	case nameTakers[name]:
 		for _, a := range args {
