@@ -53,7 +53,7 @@ func (p *Policy) sessionShellRules(ci *callInfo) (rules, prefixes []string) {
 	}
 	allow := p.allowRules()
 	for _, sc := range cmds {
-		if len(sc.Args) == 0 || readOnlyAlone(sc) || coveredByRule(allow, sc) {
+		if len(sc.Args) == 0 || p.readOnlyAlone(ci, sc) || coveredByRule(allow, sc) {
 			continue
 		}
 		words := sessionPrefix(sc)

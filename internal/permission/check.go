@@ -26,6 +26,7 @@ type callArgs struct {
 	Paths        []string `json:"paths"`
 	URL          string   `json:"url"`
 	IsBackground bool     `json:"is_background"`
+	Directory    string   `json:"directory"` // the shell's working directory
 }
 
 // callInfo is one call as the policy sees it.
@@ -39,6 +40,9 @@ type callInfo struct {
 	// resolved caches the resolved path arguments, in paths() order; nil
 	// until first needed.
 	resolved []resolvedPath
+	// shell caches what is known about a shell command; nil until first
+	// needed.
+	shell *shellInfo
 }
 
 func newCallInfo(c *scheduler.Call) *callInfo {
@@ -120,7 +124,7 @@ func (p *Policy) decide(ci *callInfo) decision {
 		return d
 	}
 	if s, ok := p.catch(p.deny, ci); ok {
-		return deny("denied by rule %s", s)
+		return deny("denied by rule %s%s", s, ci.opaqueNote())
 	}
 	if ci.writes() {
 		for i, rp := range p.resolvedPaths(ci) {
@@ -134,7 +138,7 @@ func (p *Policy) decide(ci *callInfo) decision {
 		return deny("%s", planModeReason)
 	}
 	if s, ok := p.catch(p.ask, ci); ok {
-		return ask("rule %s requires the user's approval", s)
+		return ask("rule %s requires the user's approval%s", s, ci.opaqueNote())
 	}
 	if s, ok := p.permit(p.allowRules(), ci); ok {
 		return allow("allowed by rule %s", s)
@@ -157,7 +161,7 @@ func (p *Policy) modeDefault(mode Mode, ci *callInfo) decision {
 		// The subagent's own calls meet this same policy one by one.
 		return allow("%s delegates; each call its subagent makes is checked", ci.name)
 	case ci.name == ToolShell:
-		if ci.argsOK && !ci.args.IsBackground && shell.IsReadOnly(ci.args.Command) {
+		if ci.argsOK && !ci.args.IsBackground && p.shellReadOnly(ci) {
 			return allow("the command only reads")
 		}
 		return ask("approval mode %s asks before running commands that are not known to be read-only", mode)
@@ -224,10 +228,6 @@ func (p *Policy) coreLimit(ci *callInfo) (decision, bool) {
 // command, any part of it matching is enough; for paths, any path, as
 // written or resolved.
 func (p *Policy) catch(rules []sourced, ci *callInfo) (sourced, bool) {
-	var (
-		views    [][]string // computed once, only if a shell rule needs them
-		haveView bool
-	)
 	for _, s := range rules {
 		r := &s.rule
 		if !r.appliesTo(ci.name) {
@@ -237,10 +237,7 @@ func (p *Policy) catch(rules []sourced, ci *callInfo) (sourced, bool) {
 		case specNone:
 			return s, true
 		case specShell:
-			if !haveView {
-				views, haveView = catchViews(ci.args.Command), true
-			}
-			if slices.ContainsFunc(views, r.shell.match) {
+			if sh := ci.shellInfo(); sh.opaque != "" || slices.ContainsFunc(sh.views, r.shell.match) {
 				return s, true
 			}
 		case specPath:
@@ -291,7 +288,7 @@ func (p *Policy) permit(rules []sourced, ci *callInfo) (sourced, bool) {
 			}
 		}
 	}
-	if len(shellRules) == 0 {
+	if len(shellRules) == 0 || ci.shellInfo().opaque != "" {
 		return sourced{}, false
 	}
 	cmds, err := shellCommands(ci.args.Command)
@@ -304,7 +301,7 @@ func (p *Policy) permit(rules []sourced, ci *callInfo) (sourced, bool) {
 			if first == nil {
 				first = r
 			}
-		} else if !readOnlyAlone(sc) {
+		} else if !p.readOnlyAlone(ci, sc) {
 			return sourced{}, false
 		}
 	}
@@ -336,7 +333,7 @@ func coveringRule(rules []sourced, sc shell.SimpleCommand) *sourced {
 	}
 	words := commandWords(sc)
 	for i := range rules {
-		if r := &rules[i].rule; r.kind == specShell && r.appliesTo(ToolShell) && r.shell.match(words) {
+		if r := &rules[i].rule; r.kind == specShell && r.appliesTo(ToolShell) && r.shell.covers(sc, words) {
 			return &rules[i]
 		}
 	}

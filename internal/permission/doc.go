@@ -56,10 +56,25 @@
 // An allow rule covers a command only when every simple command of it is
 // covered (by some allow rule, or by being read-only on its own), every word
 // is literal and nothing is redirected to a file: "git status && rm -rf x"
-// is not covered by Bash(git *). Deny and ask rules are the opposite: they
-// catch a command when any part of it matches, and they also look through
-// sudo, env, xargs, find -exec, sh -c and the like, and split a command that
-// does not parse as well as they can.
+// is not covered by Bash(git *). A git command that changes which
+// configuration or repository git uses (-c, --config-env, --exec-path, -C,
+// --git-dir, --work-tree) or writes configuration (git config without a
+// reading option) is covered only by a rule that names that option or
+// "config": Bash(git *) does not cover git -c alias.x='!cmd' x, but
+// Bash(git -c *) does. Deny and ask rules are the opposite: they catch a
+// command when any part of it matches, and they also look through sudo,
+// env (and env -S), xargs, find -exec, sh -c, eval and trap strings and the
+// like, and split a command that does not parse as well as they can.
+//
+// Deny and ask rules fail closed. A command that is opaque (shell.Opaque:
+// a program named by a substitution, a variable or $IFS, coproc, a shell
+// reading its script from a pipe, a here-string, a here-document or a
+// process substitution, source <(...), sh -c with a script known only at
+// run time or running "$0", eval of a substitution, wrappers nested deeper
+// than the rules look, ...) is caught by every deny and ask rule on the
+// shell tool, since it may run the program the rule names; the reason says
+// so. No allow rule with a pattern covers an opaque command, and it is
+// never read-only; only the bare tool name (Bash) allows it.
 //
 // Path patterns are gitignore-style and use doublestar globs: a pattern
 // without a slash matches at any depth, a pattern matches everything below a

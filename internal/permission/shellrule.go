@@ -248,25 +248,6 @@ func isDigits(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
-// readOnlyAlone reports whether a simple command is read-only taken by
-// itself, so that "cd src && npm test" is covered by Bash(npm test). It
-// fails closed on anything the rebuilt command could misrepresent: globs
-// (whether they were quoted is no longer known), assignments and
-// redirections.
-func readOnlyAlone(sc shell.SimpleCommand) bool {
-	if len(sc.Args) == 0 || len(sc.Env) > 0 || len(sc.Redirects) > 0 {
-		return false
-	}
-	quoted := make([]string, len(sc.Args))
-	for i, a := range sc.Args {
-		if strings.ContainsAny(a, "*?[") {
-			return false
-		}
-		quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return shell.IsReadOnly(strings.Join(quoted, " "))
-}
-
 // Programs that run the program named by a later argument. Deny and ask
 // rules look past them: "sudo rm -rf /" is still rm.
 var wrappers = map[string]bool{
@@ -274,14 +255,17 @@ var wrappers = map[string]bool{
 	"exec": true, "nohup": true, "nice": true, "ionice": true, "time": true,
 	"timeout": true, "stdbuf": true, "xargs": true, "watch": true, "strace": true,
 	"setsid": true, "chrt": true, "taskset": true, "unbuffer": true, "flock": true,
+	"busybox": true, "toybox": true, "run0": true, "pkexec": true, "chroot": true, "unshare": true, "nsenter": true,
 }
 
 // Shells whose -c argument is itself a command line.
-var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true}
+var shells = map[string]bool{
+	"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true,
+	"yash": true, "posh": true, "rbash": true, "fish": true, "csh": true, "tcsh": true,
+}
 
 const (
 	maxCatchDepth = 3    // nested wrapper, sh -c and eval levels looked into
-	maxWrapperArg = 8    // how far past a wrapper its program is looked for
 	maxDerived    = 1024 // views found by looking into commands, per line
 )
 
@@ -292,15 +276,16 @@ const (
 // parse or has words known only at run time, it is split roughly instead,
 // so that "rm -rf $HOME" is still caught by Bash(rm *). More views can only
 // catch more, never allow more.
-func catchViews(command string) [][]string {
+func catchViews(command string) (views [][]string, complete bool) {
 	var v viewCollector
 	v.line(command, maxCatchDepth, false)
-	return v.views
+	return v.views, !v.overflow
 }
 
 type viewCollector struct {
-	views   [][]string
-	derived int
+	views    [][]string
+	derived  int
+	overflow bool // a view was dropped for the budget
 }
 
 func (v *viewCollector) line(command string, depth int, derived bool) {
@@ -327,6 +312,7 @@ func (v *viewCollector) add(ws []string, depth int, derived bool) {
 	}
 	if derived {
 		if v.derived >= maxDerived {
+			v.overflow = true
 			return
 		}
 		v.derived++
@@ -341,7 +327,9 @@ func (v *viewCollector) add(ws []string, depth int, derived bool) {
 	}
 	switch {
 	case wrappers[prog]:
-		for i := 1; i < len(ws) && i <= maxWrapperArg; i++ {
+		// Every position: options with values can push the program far
+		// along, and the budget makes a flood of views fail closed.
+		for i := 1; i < len(ws); i++ {
 			v.add(ws[i:], depth-1, true)
 		}
 	case prog == "find":
@@ -352,14 +340,54 @@ func (v *viewCollector) add(ws []string, depth int, derived bool) {
 		}
 	case prog == "eval":
 		v.line(strings.Join(ws[1:], " "), depth-1, true)
+	case prog == "trap" && len(ws) > 2:
+		if ws[1] == "--" && len(ws) > 3 {
+			v.line(ws[2], depth-1, true)
+		} else {
+			v.line(ws[1], depth-1, true)
+		}
 	case shells[prog]:
-		for i := 1; i+1 < len(ws); i++ {
-			if strings.HasPrefix(ws[i], "-") && !strings.HasPrefix(ws[i], "--") && strings.Contains(ws[i], "c") {
+		if script, ok := shellScript(ws[1:]); ok {
+			v.line(script, depth-1, true)
+		}
+	}
+	if prog == "env" {
+		for i := 1; i < len(ws); i++ {
+			switch a := ws[i]; {
+			case (a == "-S" || a == "--split-string") && i+1 < len(ws):
 				v.line(ws[i+1], depth-1, true)
-				break
+			case strings.HasPrefix(a, "--split-string="):
+				v.line(strings.TrimPrefix(a, "--split-string="), depth-1, true)
+			case strings.HasPrefix(a, "-S") && len(a) > 2:
+				v.line(a[2:], depth-1, true)
 			}
 		}
 	}
+}
+
+// shellScript returns the script of a shell's -c: the first operand after
+// the options, wherever -c is among them.
+func shellScript(args []string) (string, bool) {
+	cmd := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--" || a == "-":
+			if cmd && i+1 < len(args) {
+				return args[i+1], true
+			}
+			return "", false
+		case a == "--rcfile" || a == "--init-file":
+			i++
+		case strings.HasPrefix(a, "--"):
+		case len(a) > 1 && (a[0] == '-' || a[0] == '+'):
+			cmd = cmd || (a[0] == '-' && strings.Contains(a, "c"))
+			i += strings.Count(a, "o") + strings.Count(a, "O")
+		default:
+			return a, cmd
+		}
+	}
+	return "", false
 }
 
 // roughSplit cuts a command line that the parser could not take literally

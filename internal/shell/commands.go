@@ -21,9 +21,9 @@ var commands map[string]checker
 func init() {
 	commands = map[string]checker{
 		"cd": anyArgs, "pwd": anyArgs, "ls": anyArgs, "cat": anyArgs, "head": anyArgs,
-		"tail": anyArgs, "wc": anyArgs, "echo": anyArgs, "grep": anyArgs, "egrep": anyArgs,
+		"tail": anyArgs, "wc": filesFromArgs, "echo": anyArgs, "grep": anyArgs, "egrep": anyArgs,
 		"fgrep": anyArgs, "which": anyArgs, "whoami": anyArgs, "uname": anyArgs,
-		"stat": anyArgs, "du": anyArgs, "df": anyArgs, "cut": anyArgs, "tr": anyArgs,
+		"stat": anyArgs, "du": filesFromArgs, "df": anyArgs, "cut": anyArgs, "tr": anyArgs,
 		"diff": anyArgs, "cmp": anyArgs, "basename": anyArgs, "dirname": anyArgs,
 		"realpath": anyArgs, "readlink": anyArgs, "printenv": anyArgs,
 		"true": anyArgs, "false": anyArgs, ":": anyArgs,
@@ -105,10 +105,29 @@ func rejectOptions(short string, long ...string) checker {
 }
 
 var (
-	sortArgs = rejectOptions("o", "output", "compress-program") // -o writes; the compressor runs a program
-	treeArgs = rejectOptions("oR", "output")                    // -R re-runs tree with -o 00Tree.html
-	fileArgs = rejectOptions("C", "compile")                    // -C writes a compiled magic file
+	// -o writes; the compressor runs a program; -T writes temporary files
+	// anywhere; --files0-from reads the names of the files to read from a
+	// file, where the path checks cannot see them.
+	sortArgs = rejectOptions("oT", "output", "compress-program", "temporary-directory", "files0-from")
+	treeArgs = rejectOptions("oR", "output")                // -R re-runs tree with -o 00Tree.html
+	fileArgs = rejectOptions("Cf", "compile", "files-from") // -C writes a compiled magic file; -f as --files0-from
 )
+
+// filesFromArgs: wc and du read the names of the files to count from
+// --files0-from's file, where the path checks cannot see them. A glob may
+// still expand to that option; wc and du would then only print counts and
+// sizes of the files listed, so globs are accepted.
+func filesFromArgs(args []word) bool {
+	for _, a := range args {
+		if a.exact && longOption(a.text, "files0-from") {
+			return false
+		}
+		if !a.exact && !a.globOnly && a.mayBeOption() {
+			return false
+		}
+	}
+	return true
+}
 
 // testArgs: test and [ are builtins; bash's test -v and -R evaluate an
 // array subscript, which can run a command substitution.
@@ -173,14 +192,22 @@ func findArgs(args []word) bool {
 	return true
 }
 
-// rgArgs: --pre runs a preprocessor program on every file searched.
+// rgArgs: --pre runs a preprocessor program on every file searched, and
+// --hostname-bin a program that prints the host name. ripgrep's parser
+// takes no abbreviations. --search-zip (-z) is accepted: it runs only the
+// fixed decompressors (gzip, xz, ...) found in PATH, to read.
 func rgArgs(args []word) bool {
 	if !noHiddenOptions(args) {
 		return false
 	}
 	for _, a := range args {
-		if a.exact && (a.text == "--pre" || strings.HasPrefix(a.text, "--pre=")) {
-			return false
+		if !a.exact {
+			continue
+		}
+		for _, opt := range []string{"--pre", "--hostname-bin"} {
+			if a.text == opt || strings.HasPrefix(a.text, opt+"=") {
+				return false
+			}
 		}
 	}
 	return true

@@ -21,6 +21,10 @@ func FuzzIsReadOnly(f *testing.F) {
 		"ls -la", "git log | head", "cat a > b", "echo $(rm x)", "find . -delete",
 		"sed -n 's/a/b/w x' f", "cat <<EOF\n$(ls)\nEOF", "[[ 1 -eq 1 ]]", "for f in *; do cat $f; done",
 		"git -C d branch --list 'x*'", "echo \"unterminated", "uniq -f 1 a", "date -d now +%s",
+		"printenv K 1</dev/tcp/127.0.0.1/1", "cat F 3</dev/udp/h/1 >&3", "echo $(cat F 3</dev/tcp/h/1 >&3)",
+		"cat /etc/passwd", "head ~/.ssh/id_rsa", "cat ../../x", "cd .. && cat x", "grep -R k .",
+		"git diff --no-index a b", "git --config-env=a=B log", "R=rm; $R F", "echo 'rm F' | bash",
+		"sh -c 'exec \"$0\" \"$1\"' rm F", "source <(echo rm F)", "x='a[$(rm F)]'; echo $((x))",
 	} {
 		f.Add(s)
 	}
@@ -30,9 +34,17 @@ func FuzzIsReadOnly(f *testing.F) {
 		wd := time.AfterFunc(10*time.Second, func() { panic(fmt.Sprintf("classifier hangs on %q", cmd)) })
 		defer wd.Stop()
 		ro := IsReadOnly(cmd)
+		roIn := IsReadOnlyIn(cmd, []string{fuzzRoot}, fuzzRoot)
+		reason, opaque := Opaque(cmd)
 		scs, scErr := SimpleCommands(cmd)
-		if _, err := parse(cmd); err != nil && ro {
-			t.Fatalf("IsReadOnly(%q) = true for input that does not parse: %v", cmd, err)
+		if _, err := parse(cmd); err != nil && (ro || roIn || !opaque) {
+			t.Fatalf("IsReadOnly(%q) = %v, IsReadOnlyIn %v, Opaque %v for input that does not parse: %v", cmd, ro, roIn, opaque, err)
+		}
+		if opaque && (ro || roIn || reason == "") {
+			t.Fatalf("Opaque(%q) = %q, but IsReadOnly %v, IsReadOnlyIn %v", cmd, reason, ro, roIn)
+		}
+		if roIn && scErr == nil {
+			checkStaysInside(t, cmd, scs)
 		}
 		// The two walkers must agree: a command IsReadOnly accepted holds
 		// only known programs, wherever SimpleCommands finds them. A gap
@@ -53,6 +65,39 @@ func FuzzIsReadOnly(f *testing.F) {
 	})
 }
 
+// fuzzRoot is a workspace root that does not exist, so that nothing on
+// the fuzzing machine's file system can be inside it.
+const fuzzRoot = "/nonexistent-ply-fuzz-root"
+
+// checkStaysInside checks what IsReadOnlyIn promises of a command it
+// accepted: no redirection to a device but the null device and the
+// standard streams, and no absolute path outside the root among the
+// operands of programs that read the files they are given.
+func checkStaysInside(t *testing.T, cmd string, scs []SimpleCommand) {
+	t.Helper()
+	for _, sc := range scs {
+		for _, r := range sc.Redirects {
+			target := strings.TrimLeft(strings.TrimLeft(r, "0123456789"), "<>&|")
+			if strings.HasPrefix(target, "/") && !harmlessDevice(target) {
+				t.Fatalf("IsReadOnlyIn(%q) = true, but it redirects %q", cmd, r)
+			}
+		}
+		if len(sc.Args) == 0 {
+			continue
+		}
+		switch sc.Args[0] {
+		case "cat", "head", "tail", "ls", "wc", "stat", "du", "file", "cmp":
+		default:
+			continue
+		}
+		for _, a := range sc.Args[1:] {
+			if strings.HasPrefix(a, "/") && !harmlessDevice(a) && !strings.HasPrefix(a, fuzzRoot+"/") {
+				t.Fatalf("IsReadOnlyIn(%q) = true, but %s reads %q", cmd, sc.Args[0], a)
+			}
+		}
+	}
+}
+
 var sink bool
 
 func BenchmarkIsReadOnly(b *testing.B) {
@@ -66,6 +111,38 @@ func BenchmarkIsReadOnly(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				sink = IsReadOnly(bc.cmd)
+			}
+		})
+	}
+}
+
+func BenchmarkIsReadOnlyIn(b *testing.B) {
+	root := b.TempDir()
+	for _, bc := range []struct{ name, cmd string }{
+		{"simple", "ls -la"},
+		{"paths", "cat src/a.go src/b.go | grep -n func | head"},
+		{"outside", "cat /etc/passwd"},
+		{"git", "git log --oneline -20 | grep fix | head -5"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				sink = IsReadOnlyIn(bc.cmd, []string{root}, root)
+			}
+		})
+	}
+}
+
+func BenchmarkOpaque(b *testing.B) {
+	for _, bc := range []struct{ name, cmd string }{
+		{"plain", "git log --oneline -20 | grep fix | head -5"},
+		{"nested", "sudo nice xargs sh -c 'find . -exec grep -l x {} +'"},
+		{"opaque", "R=rm; $R F"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_, sink = Opaque(bc.cmd)
 			}
 		})
 	}

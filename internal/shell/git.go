@@ -1,6 +1,10 @@
 package shell
 
-import "strings"
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
 
 // gitSubcommands maps the read-only subcommands to their argument checks.
 // Aliases never appear here: git refuses aliases that shadow built-in
@@ -15,10 +19,14 @@ var gitSubcommands = map[string]checker{
 	"config": gitConfig,
 }
 
-// gitArgs accepts git's global options that only choose where git looks
-// (-C dir) or how it prints, then a read-only subcommand. It refuses -c
-// and --config-env (they set any configuration, including programs to
-// run), --exec-path, --git-dir and --work-tree.
+// gitArgs accepts git's global options that only change how it prints,
+// then a read-only subcommand. Everything that points git at another
+// repository or configuration (-C, --git-dir, --work-tree, -c,
+// --config-env, --exec-path, --namespace, ...) or forces a pager
+// (-p, --paginate) is refused: git runs programs named by the
+// configuration of the repository it opens, and a bare repository is
+// just files that any edit can create. Assignments to GIT_* variables are
+// refused by the caller, as is every assignment not known to be harmless.
 func gitArgs(args []word) bool {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -26,11 +34,6 @@ func gitArgs(args []word) bool {
 			return false
 		}
 		switch a.text {
-		case "-C":
-			i++ // the directory; any value
-			if i >= len(args) {
-				return false
-			}
 		case "--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs",
 			"--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs", "--no-replace-objects":
 		case "--version":
@@ -47,13 +50,22 @@ func gitArgs(args []word) bool {
 }
 
 // gitRead covers subcommands that only read, whatever their options,
-// except the diff family's --output=<file>.
+// except the diff family's --output=<file>, --no-index (compare any two
+// files, reading the configuration of whatever repository is around) and
+// the options that allow external diff and text conversion programs.
 func gitRead(args []word) bool {
 	if !noHiddenOptions(args) {
 		return false
 	}
 	for _, a := range args {
-		if a.exact && longOption(a.text, "output") {
+		if !a.exact {
+			continue
+		}
+		if a.text == "--" {
+			break
+		}
+		switch {
+		case longOption(a.text, "output"), a.text == "--no-index", a.text == "--ext-diff", a.text == "--textconv":
 			return false
 		}
 	}
@@ -193,4 +205,53 @@ func hasAnyPrefix(s string, prefixes ...string) bool {
 		}
 	}
 	return false
+}
+
+// SafeGitEnv returns env with entries added that keep git from running
+// programs or reaching other repositories through configuration, for a
+// git command that runs without the user's approval. Later entries win,
+// so env's own GIT_CONFIG_* entries are kept and numbered before these:
+//
+//   - safe.bareRepository=explicit: git does not open a bare repository
+//     it finds by walking up from the working directory (a committed
+//     testdata/x.git with diff.external in its config);
+//   - core.fsmonitor=false, core.hooksPath=/dev/null, core.pager=cat and
+//     GIT_PAGER=cat: no monitor daemon, hook or pager program;
+//   - protocol.allow=never, GIT_NO_LAZY_FETCH=1, core.sshCommand=false
+//     and GIT_TERMINAL_PROMPT=0: no network, not even the lazy fetch of
+//     a partial clone, and no prompt.
+//
+// diff.external, diff.<driver>.command and diff.<driver>.textconv cannot
+// be switched off through the environment (an empty value makes git try
+// to run an empty command); the classifier instead refuses --ext-diff,
+// --textconv and every way of opening another repository, so only the
+// user's own configuration and the workspace repository's .git/config,
+// which no ply tool may write, can name them.
+func SafeGitEnv(env []string) []string {
+	n := 0
+	for _, e := range env {
+		if v, ok := strings.CutPrefix(e, "GIT_CONFIG_COUNT="); ok {
+			if c, err := strconv.Atoi(v); err == nil && c >= 0 && c < 1000 {
+				n = c
+			}
+		}
+	}
+	out := slices.Clip(env)
+	for _, kv := range safeGitConfig {
+		out = append(out,
+			"GIT_CONFIG_KEY_"+strconv.Itoa(n)+"="+kv[0],
+			"GIT_CONFIG_VALUE_"+strconv.Itoa(n)+"="+kv[1])
+		n++
+	}
+	return append(out, "GIT_CONFIG_COUNT="+strconv.Itoa(n),
+		"GIT_PAGER=cat", "GIT_NO_LAZY_FETCH=1", "GIT_TERMINAL_PROMPT=0")
+}
+
+var safeGitConfig = [][2]string{
+	{"safe.bareRepository", "explicit"},
+	{"core.fsmonitor", "false"},
+	{"core.hooksPath", "/dev/null"},
+	{"core.pager", "cat"},
+	{"core.sshCommand", "false"},
+	{"protocol.allow", "never"},
 }

@@ -10,73 +10,73 @@ import (
 // every node type is decided explicitly: a node kind this file does not name
 // is not read-only.
 
-func stmtsReadOnly(ss []*syntax.Stmt) bool {
+func (cl *classifier) stmtsReadOnly(ss []*syntax.Stmt) bool {
 	for _, s := range ss {
-		if !stmtReadOnly(s) {
+		if !cl.stmtReadOnly(s) {
 			return false
 		}
 	}
 	return true
 }
 
-func stmtReadOnly(s *syntax.Stmt) bool {
+func (cl *classifier) stmtReadOnly(s *syntax.Stmt) bool {
 	if s.Background || s.Coprocess || s.Disown {
 		return false
 	}
 	for _, r := range s.Redirs {
-		if !redirectReadOnly(r) {
+		if !cl.redirectReadOnly(r) {
 			return false
 		}
 	}
 	if s.Cmd == nil { // only redirections, already checked
 		return true
 	}
-	return commandReadOnly(s.Cmd)
+	return cl.commandReadOnly(s.Cmd)
 }
 
-func commandReadOnly(cmd syntax.Command) bool {
+func (cl *classifier) commandReadOnly(cmd syntax.Command) bool {
 	switch c := cmd.(type) {
 	case *syntax.CallExpr:
-		return callReadOnly(c)
+		return cl.callReadOnly(c)
 	case *syntax.BinaryCmd:
 		switch c.Op {
 		case syntax.AndStmt, syntax.OrStmt, syntax.Pipe, syntax.PipeAll:
-			return stmtReadOnly(c.X) && stmtReadOnly(c.Y)
+			return cl.stmtReadOnly(c.X) && cl.stmtReadOnly(c.Y)
 		}
 		return false
 	case *syntax.Subshell:
-		return stmtsReadOnly(c.Stmts)
+		return cl.stmtsReadOnly(c.Stmts)
 	case *syntax.Block:
-		return stmtsReadOnly(c.Stmts)
+		return cl.stmtsReadOnly(c.Stmts)
 	case *syntax.IfClause:
 		for ; c != nil; c = c.Else {
-			if !stmtsReadOnly(c.Cond) || !stmtsReadOnly(c.Then) {
+			if !cl.stmtsReadOnly(c.Cond) || !cl.stmtsReadOnly(c.Then) {
 				return false
 			}
 		}
 		return true
 	case *syntax.WhileClause:
-		return stmtsReadOnly(c.Cond) && stmtsReadOnly(c.Do)
+		return cl.stmtsReadOnly(c.Cond) && cl.stmtsReadOnly(c.Do)
 	case *syntax.ForClause:
 		it, ok := c.Loop.(*syntax.WordIter)
 		if !ok || c.Select { // C-style loops are arithmetic; select reads the terminal
 			return false
 		}
-		return wordsReadOnly(it.Items) && stmtsReadOnly(c.Do)
+		return cl.wordsReadOnly(it.Items) && cl.stmtsReadOnly(c.Do)
 	case *syntax.CaseClause:
-		if !wordReadOnly(c.Word) {
+		if !cl.wordReadOnly(c.Word) {
 			return false
 		}
 		for _, item := range c.Items {
-			if !wordsReadOnly(item.Patterns) || !stmtsReadOnly(item.Stmts) {
+			if !cl.wordsReadOnly(item.Patterns) || !cl.stmtsReadOnly(item.Stmts) {
 				return false
 			}
 		}
 		return true
 	case *syntax.TimeClause:
-		return c.Stmt == nil || stmtReadOnly(c.Stmt)
+		return c.Stmt == nil || cl.stmtReadOnly(c.Stmt)
 	case *syntax.TestClause:
-		return testReadOnly(c.X)
+		return cl.testReadOnly(c.X)
 	}
 	// Function definitions, declare/export/local, let, ((...)), coproc:
 	// each changes shell state or evaluates arithmetic, where bash expands
@@ -85,17 +85,17 @@ func commandReadOnly(cmd syntax.Command) bool {
 }
 
 // testReadOnly checks a [[ ... ]] expression.
-func testReadOnly(e syntax.TestExpr) bool {
+func (cl *classifier) testReadOnly(e syntax.TestExpr) bool {
 	switch x := e.(type) {
 	case *syntax.Word:
-		return wordReadOnly(x)
+		return cl.wordReadOnly(x)
 	case *syntax.ParenTest:
-		return testReadOnly(x.X)
+		return cl.testReadOnly(x.X)
 	case *syntax.UnaryTest:
 		if x.Op == syntax.TsVarSet || x.Op == syntax.TsRefVar {
 			return false // -v a[$(cmd)] evaluates the subscript
 		}
-		return testReadOnly(x.X)
+		return cl.testReadOnly(x.X)
 	case *syntax.BinaryTest:
 		switch x.Op {
 		case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
@@ -103,7 +103,7 @@ func testReadOnly(e syntax.TestExpr) bool {
 			// evaluates array subscripts: only plain integers are safe.
 			return isIntegerWord(x.X) && isIntegerWord(x.Y)
 		}
-		return testReadOnly(x.X) && testReadOnly(x.Y)
+		return cl.testReadOnly(x.X) && cl.testReadOnly(x.Y)
 	}
 	return false
 }
@@ -129,36 +129,41 @@ func isDigits(s string) bool {
 	return true
 }
 
-// Redirection targets that receive output without it landing in a file.
-var harmlessTargets = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true}
-
-func redirectReadOnly(r *syntax.Redirect) bool {
+func (cl *classifier) redirectReadOnly(r *syntax.Redirect) bool {
 	if r.N != nil && !isDigits(r.N.Value) {
 		return false // {var}>file assigns a variable
 	}
-	if r.Word != nil && !wordReadOnly(r.Word) {
+	if r.Word != nil && !cl.wordReadOnly(r.Word) {
 		return false
 	}
-	if r.Hdoc != nil && !wordReadOnly(r.Hdoc) {
+	if r.Hdoc != nil && !cl.wordReadOnly(r.Hdoc) {
 		return false // an unquoted here-document expands its body
 	}
 	switch r.Op {
-	case syntax.RdrIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+	case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
 		return true
+	case syntax.RdrIn:
+		// bash opens /dev/tcp/host/port itself, whichever the direction
+		// (1</dev/tcp/... sends a program's output there): the target
+		// must be known, not a device and not outside the workspace.
+		t := analyze(r.Word)
+		return t.exact && cl.pathAllowed(t.text)
 	case syntax.DplIn, syntax.DplOut:
-		// 2>&1 and 3>&- duplicate or close descriptors; >&file writes a file.
+		// 2>&1 and 3>&- duplicate or close descriptors; >&file writes a
+		// file. Only the standard streams and descriptors opened by
+		// redirections (which are themselves checked here) exist.
 		t := analyze(r.Word)
 		return t.exact && (isDigits(t.text) || t.text == "-")
 	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll:
 		t := analyze(r.Word)
-		return t.exact && harmlessTargets[t.text]
+		return t.exact && harmlessDevice(t.text)
 	}
 	return false // <> opens for writing; zsh forms
 }
 
-func wordsReadOnly(ws []*syntax.Word) bool {
+func (cl *classifier) wordsReadOnly(ws []*syntax.Word) bool {
 	for _, w := range ws {
-		if !wordReadOnly(w) {
+		if !cl.wordReadOnly(w) {
 			return false
 		}
 	}
@@ -167,29 +172,29 @@ func wordsReadOnly(ws []*syntax.Word) bool {
 
 // wordReadOnly reports whether expanding w runs nothing that is not itself
 // read-only and changes no shell state.
-func wordReadOnly(w *syntax.Word) bool {
-	return partsReadOnly(w.Parts)
+func (cl *classifier) wordReadOnly(w *syntax.Word) bool {
+	return cl.partsReadOnly(w.Parts)
 }
 
-func partsReadOnly(parts []syntax.WordPart) bool {
+func (cl *classifier) partsReadOnly(parts []syntax.WordPart) bool {
 	for _, part := range parts {
 		switch p := part.(type) {
 		case *syntax.Lit, *syntax.SglQuoted, *syntax.ExtGlob:
 		case *syntax.DblQuoted:
-			if !partsReadOnly(p.Parts) {
+			if !cl.partsReadOnly(p.Parts) {
 				return false
 			}
 		case *syntax.ParamExp:
-			if !paramReadOnly(p) {
+			if !cl.paramReadOnly(p) {
 				return false
 			}
 		case *syntax.CmdSubst:
-			if p.TempFile || p.ReplyVar || !stmtsReadOnly(p.Stmts) {
+			if p.TempFile || p.ReplyVar || !cl.stmtsReadOnly(p.Stmts) {
 				return false
 			}
 		case *syntax.ProcSubst:
 			// >(cmd) hands cmd a path to write to: fail closed.
-			if p.Op != syntax.CmdIn || !stmtsReadOnly(p.Stmts) {
+			if p.Op != syntax.CmdIn || !cl.stmtsReadOnly(p.Stmts) {
 				return false
 			}
 		default:
@@ -203,7 +208,7 @@ func partsReadOnly(parts []syntax.WordPart) bool {
 // operators whose operand is itself read-only. It rejects ${x:=y} (assigns),
 // ${x?} (aborts), indirection, subscripts (evaluated as arithmetic), slices
 // and replacements.
-func paramReadOnly(p *syntax.ParamExp) bool {
+func (cl *classifier) paramReadOnly(p *syntax.ParamExp) bool {
 	if p.Param == nil || p.Flags != nil || p.Excl || p.Width || p.IsSet ||
 		p.Split != syntax.OptUnset || p.GlobSubst != syntax.OptUnset || p.RcExpand != syntax.OptUnset ||
 		p.NestedParam != nil || p.Index != nil || len(p.Modifiers) > 0 ||
@@ -216,7 +221,7 @@ func paramReadOnly(p *syntax.ParamExp) bool {
 	switch p.Exp.Op {
 	case syntax.AlternateUnset, syntax.AlternateUnsetOrNull, syntax.DefaultUnset, syntax.DefaultUnsetOrNull,
 		syntax.RemSmallSuffix, syntax.RemLargeSuffix, syntax.RemSmallPrefix, syntax.RemLargePrefix:
-		return p.Exp.Word == nil || wordReadOnly(p.Exp.Word)
+		return p.Exp.Word == nil || cl.wordReadOnly(p.Exp.Word)
 	}
 	return false
 }
@@ -241,10 +246,11 @@ func assignReadOnly(as *syntax.Assign) bool {
 		return true
 	}
 	v := analyze(as.Value)
-	return v.exact
+	// A locale or time zone containing a slash names a file to load.
+	return v.exact && !strings.ContainsRune(v.text, '/')
 }
 
-func callReadOnly(c *syntax.CallExpr) bool {
+func (cl *classifier) callReadOnly(c *syntax.CallExpr) bool {
 	for _, as := range c.Assigns {
 		if !assignReadOnly(as) {
 			return false
@@ -253,7 +259,7 @@ func callReadOnly(c *syntax.CallExpr) bool {
 	if len(c.Args) == 0 {
 		return true
 	}
-	if !wordsReadOnly(c.Args) {
+	if !cl.wordsReadOnly(c.Args) {
 		return false
 	}
 	name := analyze(c.Args[0])
@@ -270,5 +276,5 @@ func callReadOnly(c *syntax.CallExpr) bool {
 	for i, w := range c.Args[1:] {
 		args[i] = analyze(w)
 	}
-	return check(args)
+	return check(args) && cl.argsInside(name.text, args, c.Args[1:])
 }

@@ -124,9 +124,16 @@ func sedScriptReadOnly(script string) bool {
 		case 'l', 'q', 'Q', 'L':
 			p.skip(" \t")
 			p.digits()
-		case 'a', 'i', 'c', 'r', 'R':
-			// Text to print, or a file to read: either way nothing is written.
+		case 'a', 'i', 'c':
+			p.toEOL() // text to print
+		case 'r', 'R':
+			// A file to read: it must not be outside the working directory.
+			p.skip(" \t")
+			start := p.i
 			p.toEOL()
+			if !sedReadable(p.s[start:p.i]) {
+				return false
+			}
 		case 's':
 			if !p.delimited(2) {
 				return false
@@ -270,4 +277,14 @@ func (p *sedParser) regexFlags() {
 	for c := p.peek(); c == 'I' || c == 'M'; c = p.peek() {
 		p.i++
 	}
+}
+
+// sedReadable reports whether a file named in a sed script may be read
+// without knowing the workspace: relative, without .., or a standard
+// stream.
+func sedReadable(name string) bool {
+	if harmlessDevice(name) {
+		return true
+	}
+	return !strings.HasPrefix(name, "/") && !strings.HasPrefix(name, "~") && !hasDotDot(name)
 }

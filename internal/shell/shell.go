@@ -1,24 +1,36 @@
 // Package shell classifies shell commands by parsing them with a real shell
 // parser (mvdan.cc/sh, bash dialect): whether a command is read-only (and so
-// safe to run in parallel and to auto-approve), and which simple commands it
-// is made of (for permission rules). It runs nothing.
+// safe to run in parallel and to auto-approve), which simple commands it
+// is made of (for permission rules), and whether it is opaque: whether it
+// may run a program that cannot be named without running it. It runs
+// nothing; IsReadOnlyIn looks at the file system to follow links.
 //
-// Both answers fail closed. IsReadOnly says true only when it understood
+// Every answer fails closed. IsReadOnly says true only when it understood
 // every part of the command and found nothing that can write, run an
-// unknown program or change what a known program does; anything it cannot
-// parse or does not know is not read-only. SimpleCommands returns an error
-// rather than a guess whenever a word's value is known only at run time.
+// unknown program, change what a known program does, reach the network or
+// read outside the workspace; anything it cannot parse or does not know is
+// not read-only. SimpleCommands returns an error rather than a guess
+// whenever a word's value is known only at run time. Opaque says true
+// whenever the programs a command runs cannot all be named statically.
 //
 // What "read-only" means here: the command changes no file, no process
-// outside itself and no lasting shell state, for the list of programs in
-// commands.go with the options checked there. Two deliberate allowances:
+// outside itself and no lasting shell state, opens no device but the null
+// device and the standard streams (bash connects 1</dev/tcp/host/port
+// itself), and reads only inside the workspace roots, for the list of
+// programs in commands.go with the options checked there. Deliberate
+// allowances:
 //
-//   - cd is accepted: it changes only the working directory of the shell
-//     that runs the command, which ends with the command.
-//   - configuration the user already trusts (git's config, ripgrep's config
-//     file, the environment ply was started with) is trusted: a read-only
-//     git subcommand stays read-only even though a repository's config can
-//     name a pager or diff driver.
+//   - cd into the workspace is accepted: it changes only the working
+//     directory of the shell that runs the command, which ends with the
+//     command.
+//   - configuration the user already trusts (the user's git config and the
+//     workspace repository's .git/config, which no ply tool may write,
+//     ripgrep's config file, the environment ply was started with) is
+//     trusted. git counts as read-only only against that repository: -C,
+//     --git-dir, --work-tree, GIT_* assignments, -c, --config-env,
+//     --no-index, --ext-diff, --textconv, a pager and a working directory
+//     inside another repository all make it not read-only, and SafeGitEnv
+//     switches off what configuration could still run.
 //
 // Backgrounded commands (cmd &) are never read-only: they may outlive the
 // tool call, which then cannot account for what they do.
@@ -68,10 +80,10 @@ func parse(command string) (*syntax.File, error) {
 // change a program's behaviour, no function definition and nothing run in
 // the background. An empty command, or one that does not parse, is not
 // read-only.
+//
+// IsReadOnly does not know the workspace: it refuses every path that may
+// lie outside any directory (absolute, ~, ..), and never follows links.
+// Callers that know the workspace roots use IsReadOnlyIn.
 func IsReadOnly(command string) bool {
-	f, err := parse(command)
-	if err != nil || len(f.Stmts) == 0 {
-		return false
-	}
-	return stmtsReadOnly(f.Stmts)
+	return (&classifier{}).classify(command)
 }

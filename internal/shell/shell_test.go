@@ -31,7 +31,8 @@ func TestIsReadOnly(t *testing.T) {
 		{"du -sh .", true},
 		{"df -h", true},
 		{"tree -L 2", true},
-		{"cut -d: -f1 /etc/passwd", true},
+		{"cut -d: -f1 data.txt", true},
+		{"cut -d: -f1 /etc/passwd", false}, // outside any workspace
 		{"tr a-z A-Z < in.txt", true},
 		{"diff -u a b", true},
 		{"cmp a b", true},
@@ -79,7 +80,8 @@ func TestIsReadOnly(t *testing.T) {
 		{"grep foo <<< \"$HOME\"", true},
 		{"echo \"$HOME\" ${USER}", true},
 		{"if [ -f a ]; then cat a; else ls; fi", true},
-		{"for f in *.go; do wc -l $f; done", true},
+		{"for f in *.go; do wc -l $f; done", false}, // $f could name any file
+		{"for f in *.go; do echo $f; done", true},
 		{"[[ -f go.mod ]] && cat go.mod", true},
 		{"! grep -q x f", true},
 		{"time ls", true},
@@ -87,7 +89,7 @@ func TestIsReadOnly(t *testing.T) {
 		{"ls # a comment", true},
 		// git.
 		{"git status", true},
-		{"git -C sub log --oneline -5", true},
+		{"git -C sub log --oneline -5", false}, // another repository's config
 		{"git --no-pager diff HEAD~1", true},
 		{"git show HEAD:go.mod", true},
 		{"git branch", true},
@@ -383,6 +385,9 @@ func TestWordAnalysis(t *testing.T) {
 		{`"*"`, "*", true, false},
 		{`\*`, "*", true, false},
 		{"[", "[", true, false},
+		{"{}", "{}", true, false},
+		{"-I{}", "-I{}", true, true},
+		{"{}{a,b}", "{}", false, false},
 	}
 	for _, tt := range tests {
 		f, err := parse("cmd " + tt.src)

@@ -165,6 +165,12 @@ func (a *analyzer) unquoted(s string, first bool) {
 				// path.Match: give up on matching the pattern.
 				a.w.expands = true
 			}
+		case c == '{' && i+1 < len(s) && s[i+1] == '}':
+			// An empty pair is not a brace expansion: find and xargs
+			// receive "{}" as written.
+			a.lit("{}")
+			a.pattern.WriteString(`\{\}`)
+			i++
 		case c == '{' && closesLater(s[i+1:], a.rest, '}'):
 			// Brace expansion can turn {-delete,} into -delete: the value is
 			// not known, and no pattern describes it.
