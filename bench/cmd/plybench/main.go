@@ -17,6 +17,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"regexp"
@@ -190,6 +191,18 @@ func (b *bench) processScenarios() error {
 	b.t.add(&row{group: "one-round answer", name: "peak RSS", unit: unitBytes,
 		values: pick(ones, func(r runResult) float64 { return r.maxRSS })})
 
+	if _, err := exec.LookPath("git"); err != nil {
+		b.t.notef("git is not installed: the repository snapshot's start-up cost is not measured.")
+	} else if repo, err := os.MkdirTemp("", "plybench-repo-"); err != nil {
+		errs = append(errs, err)
+	} else {
+		defer os.RemoveAll(repo)
+		if err := smallRepo(repo); err != nil {
+			errs = append(errs, err)
+		} else if err := b.snapshotFigure("small git repository", repo); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if err := b.toolSessionScenario(); err != nil {
 		errs = append(errs, fmt.Errorf("10-round session: %w", err))
 	}

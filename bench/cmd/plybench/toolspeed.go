@@ -42,6 +42,13 @@ func (b *bench) toolSpeed(cache string) error {
 		return err
 	}
 	var errs []error
+	if _, err := exec.LookPath("git"); err == nil {
+		if err := gitInitTree(treeDir); err != nil {
+			errs = append(errs, err)
+		} else if err := b.snapshotFigure(fmt.Sprintf("%d-file git repository", info.files), treeDir); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	grep := tools.NewGrep(ws)
 	// Literal first: the target. Then a regular expression that
 	// starts with a class, so that an engine finds no literal prefix and
