@@ -16,12 +16,13 @@ import (
 // git log, the top level) beside its start-up. The prompt must say
 // either what git reported or that it was skipped.
 func (b *bench) snapshotFigure(group, dir string) error {
-	rs, err := b.repeat(plyRun{bin: b.bin, dir: dir, args: []string{"-y", "-p", "say hello"},
+	// Trusted: git runs for the snapshot only in a trusted folder.
+	rs, err := b.repeat(plyRun{bin: b.bin, dir: dir, args: []string{"--trust-workspace", "-y", "-p", "say hello"},
 		rounds: []round{{text: "Hello."}},
 		check: func(_ string, reqs []fp.Request) error {
 			sys := reqs[0].Messages[0].Text()
-			if !strings.Contains(sys, "# Repository at session start") {
-				return fmt.Errorf("the system prompt has no repository snapshot")
+			if !strings.Contains(sys, "# Repository at session start") || !strings.Contains(sys, "git status") {
+				return fmt.Errorf("the system prompt has no repository snapshot with git's part")
 			}
 			return nil
 		}}, b.n)
