@@ -171,8 +171,12 @@ func (p *Policy) modeDefault(mode Mode, ci *callInfo) decision {
 			return ask("approval mode %s allows edits of workspace files only, and %s names no file", mode, ci.name)
 		}
 		for _, arg := range paths {
-			if _, err := p.ws.Resolve(arg); err != nil {
+			abs, err := p.ws.Resolve(arg)
+			if err != nil {
 				return ask("approval mode %s allows edits inside the workspace only: %v", mode, err)
+			}
+			if p.agentConfig(abs) {
+				return ask("%s is agent configuration (hooks, rules, agents take effect at the next start): approval mode %s does not write it unasked", arg, mode)
 			}
 		}
 		return allow("approval mode %s allows edits inside the workspace", mode)
