@@ -79,11 +79,12 @@ func openSession(cfg *config, root string, log *slog.Logger, stderr io.Writer) (
 	log.Info("resuming", "session", op.id, "class", in.Kind.String(), "entries", len(h))
 	switch in.Kind {
 	case resume.InterruptedTurn:
-		// Answer the calls that never finished, then the new prompt, in
+		// Answer the calls lost with the process (a batch cut short while
+		// ply lived kept its results), then the new prompt, in
 		// one user entry: results before text.
 		var parts []llm.Part
 		for _, c := range in.Dangling {
-			parts = append(parts, repair.InterruptedResponse(c))
+			parts = append(parts, repair.LostResponse(c))
 		}
 		op.first = append(parts, prompt...)
 		op.firstType = client.ToolResult

@@ -44,7 +44,8 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 				log.Error("saving the session", "err", err)
 			}
 		},
-		OnCancel: func(reason string) { sess.w.AppendCancelled(reason) },
+		OnCancel:    func(reason string) { sess.w.AppendCancelled(reason) },
+		KeepResults: c.keepResults,
 		// The compacted history replaces what came before it on load.
 		OnCompressed: func() { sess.w.AppendCompaction(ch.History()) },
 		Expand:       func(p string) string { return expandAtPaths(p, c.ws) },

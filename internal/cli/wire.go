@@ -80,6 +80,18 @@ func (c *core) recordToolState(call *scheduler.Call) {
 	}
 }
 
+// keepResults puts tool results that were not sent into the history and
+// the transcript, durably: the next request (the next prompt, or a resumed
+// session's first) carries the real results of the calls that finished.
+func (c *core) keepResults(parts []llm.Part) {
+	msg := llm.Message{Role: llm.RoleUser, Parts: parts}
+	c.chat.SetHistory(append(c.chat.History(), msg))
+	c.sess.w.Append(msg)
+	if err := c.sess.w.Sync(); err != nil {
+		slog.Error("saving the session", "err", err)
+	}
+}
+
 // buildCore builds the layers for cfg. notices receives what hooks say to
 // the user. On error it returns the exit code and has released everything.
 func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notices io.Writer) (_ *core, code int, err error) {
@@ -303,6 +315,7 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 		OnCancel: func(reason string) { sess.w.AppendCancelled(reason) },
 		// The compacted history replaces what came before it on load.
 		OnCompressed: func() { sess.w.AppendCompaction(ch.History()) },
+		KeepResults:  c.keepResults,
 	}
 	c.agents.format, c.agents.stdout, c.agents.stderr = cfg.format, sio.Stdout, sio.Stderr
 	log.Info("headless run", "session", sess.id, "model", cfg.model, "mode", cfg.mode, "stream_input", cfg.streamInput)

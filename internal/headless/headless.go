@@ -8,6 +8,7 @@
 package headless
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/turn"
 )
 
@@ -90,6 +92,11 @@ type Config struct {
 	OnCompressed func()
 	// OnCancel, when set, records a cancellation.
 	OnCancel func(reason string)
+	// KeepResults, when set, records tool results that this run will not
+	// send (the batch was cut short by a cancellation, a cap or a hook):
+	// they belong in the history, so that what is sent next — a resumed
+	// session's first request, the SDK's next query — carries them.
+	KeepResults func(parts []llm.Part)
 
 	// Caps; zero means none.
 	MaxSessionTurns int
@@ -186,32 +193,60 @@ func (r *run) loop(ctx context.Context, rounds Rounds, tools ToolRunner, parts [
 		}
 		// A subagent among the calls reports through this run's printer.
 		outcomes, err := tools.RunTools(context.WithValue(ctx, printerKey{}, r.out), calls)
-		if err != nil {
-			if code, ok := r.ctxDone(ctx); ok {
-				return code
-			}
-			return r.fail(SubtypeError, ExitToolError, "running tools: "+err.Error())
-		}
-		parts = parts[:0:0]
-		for _, o := range outcomes {
-			resp := o.Response
-			parts = append(parts, llm.Part{Response: &resp})
-			if o.Denied {
-				r.denials = append(r.denials, Denial{ToolName: resp.Name, ToolUseID: resp.ID, ToolInput: toolInput(o.Args)})
-			}
-			if resp.IsError {
-				r.out.progress("✗ %s: %s", resp.Name, abbreviate(resp.Output, 200))
-			}
-		}
-		r.out.toolResults(outcomes)
-		if code, ok := r.ctxDone(ctx); ok {
+		parts = r.results(outcomes)
+		if code, ok := r.batchEnd(ctx, parts, err); ok {
 			return code
 		}
 		if obj, ok := r.structured(outcomes); ok {
 			r.structuredOut = obj
+			r.keep(parts)
 			return r.succeed()
 		}
 		typ = client.ToolResult
+	}
+}
+
+// results turns a batch's outcomes into the parts of the next message,
+// reporting denials and errors on the way.
+func (r *run) results(outcomes []Outcome) []llm.Part {
+	parts := make([]llm.Part, 0, len(outcomes))
+	for _, o := range outcomes {
+		resp := o.Response
+		parts = append(parts, llm.Part{Response: &resp})
+		if o.Denied {
+			r.denials = append(r.denials, Denial{ToolName: resp.Name, ToolUseID: resp.ID, ToolInput: toolInput(o.Args)})
+		}
+		if resp.IsError {
+			r.out.progress("✗ %s: %s", resp.Name, abbreviate(resp.Output, 200))
+		}
+	}
+	r.out.toolResults(outcomes)
+	return parts
+}
+
+// batchEnd decides, after a batch, whether the run ends here and with
+// which code. A run that ends keeps the batch's results (KeepResults):
+// calls that finished carry their real result, whatever ended the batch.
+func (r *run) batchEnd(ctx context.Context, parts []llm.Part, err error) (int, bool) {
+	code, done := r.ctxDone(ctx)
+	var stopped *scheduler.BatchStoppedError
+	switch {
+	case done:
+	case errors.As(err, &stopped):
+		code, done = r.fail(SubtypeError, ExitToolError, "stopped by a PostToolBatch hook: "+cmp.Or(stopped.Reason, "no reason given")), true
+	case err != nil:
+		code, done = r.fail(SubtypeError, ExitToolError, "running tools: "+err.Error()), true
+	}
+	if done {
+		r.keep(parts)
+	}
+	return code, done
+}
+
+// keep hands results that will not be sent to KeepResults.
+func (r *run) keep(parts []llm.Part) {
+	if len(parts) > 0 && r.cfg.KeepResults != nil {
+		r.cfg.KeepResults(parts)
 	}
 }
 

@@ -161,15 +161,20 @@ func (d *driver) interact(ctx context.Context, id int, parts []llm.Part, typ cli
 		}
 		resps, err := d.tools.RunTools(ctx, calls)
 		d.send(toolsDoneMsg{id: id, err: err})
+		parts = make([]llm.Part, len(resps))
+		for i := range resps {
+			parts[i] = llm.Part{Response: &resps[i]}
+		}
 		if err != nil || ctx.Err() != nil {
+			// The interaction ends here, but the calls that finished
+			// keep their real results.
+			if len(parts) > 0 && d.cfg.KeepResults != nil {
+				d.cfg.KeepResults(parts)
+			}
 			if ctx.Err() == nil {
 				done.err = fmt.Errorf("running tools: %w", err)
 			}
 			return
-		}
-		parts = make([]llm.Part, len(resps))
-		for i := range resps {
-			parts[i] = llm.Part{Response: &resps[i]}
 		}
 		typ = client.ToolResult
 	}

@@ -61,6 +61,11 @@ type Config struct {
 	Checkpoint func()
 	// OnCancel, when set, records a cancellation.
 	OnCancel func(reason string)
+	// KeepResults, when set, records the results of a batch that was cut
+	// short (Esc, a hook that stopped it): they are not sent now, but the
+	// calls that finished must keep their real results in the history, so
+	// the next prompt's request carries them.
+	KeepResults func(parts []llm.Part)
 	// OnCompressed, when set, records that the history was compressed
 	// (automatically before a request, or by /compress).
 	OnCompressed func()
