@@ -18,6 +18,7 @@ import (
 
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/mcp"
+	"github.com/plyhq/ply/internal/session"
 	"github.com/plyhq/ply/internal/settings"
 	"github.com/plyhq/ply/internal/tools"
 )
@@ -269,10 +270,21 @@ func openLog(home string, debug bool) (*slog.Logger, func()) {
 	return slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: level})), func() { _ = f.Close() }
 }
 
-// sessionsCommand lists the project's saved sessions.
+// sessionsCommand lists the project's saved sessions, or with --prune AGE
+// removes those older than AGE.
 func sessionsCommand(args []string, sio IO) int {
-	if len(args) > 0 {
-		return fail(sio, headless.ExitInput, "ply sessions takes no arguments")
+	var prune time.Duration
+	switch {
+	case len(args) == 0:
+	case len(args) == 2 && args[0] == "--prune", len(args) == 1 && strings.HasPrefix(args[0], "--prune="):
+		age := strings.TrimPrefix(args[len(args)-1], "--prune=")
+		d, err := session.ParseAge(age)
+		if err != nil {
+			return fail(sio, headless.ExitInput, "ply sessions --prune: "+err.Error())
+		}
+		prune = d
+	default:
+		return fail(sio, headless.ExitInput, "usage: ply sessions [--prune OLDER_THAN]  (OLDER_THAN: 30d, 12h, ...)")
 	}
 	home, workspace, err := locate(sio)
 	if err != nil {
@@ -282,6 +294,12 @@ func sessionsCommand(args []string, sio IO) int {
 	ws, err := tools.NewWorkspace(c.workspace)
 	if err != nil {
 		return fail(sio, headless.ExitInput, err.Error())
+	}
+	if prune > 0 {
+		if err := pruneSessions(c, ws.Root(), prune, sio.Stdout); err != nil {
+			return fail(sio, headless.ExitError, err.Error())
+		}
+		return 0
 	}
 	if err := listSessions(c, ws.Root(), sio.Stdout); err != nil {
 		return fail(sio, headless.ExitError, err.Error())

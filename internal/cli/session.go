@@ -134,3 +134,17 @@ func listSessions(cfg *config, root string, out io.Writer) error {
 	}
 	return tw.Flush()
 }
+
+// pruneSessions removes the workspace's sessions last active more than age
+// ago, with their directories (`ply sessions --prune AGE`).
+func pruneSessions(cfg *config, root string, age time.Duration, out io.Writer) error {
+	removed, err := session.Prune(cfg.home, root, time.Now().Add(-age))
+	for _, s := range removed {
+		fmt.Fprintf(out, "removed %s (last active %s)\n", s.ID, s.Modified.Local().Format(time.DateTime))
+	}
+	fmt.Fprintf(out, "%d sessions removed.\n", len(removed))
+	if err != nil {
+		return fmt.Errorf("pruning sessions: %w", err)
+	}
+	return nil
+}

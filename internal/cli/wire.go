@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -201,6 +202,16 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		return nil, code, err
 	}
 	c.sess = sess
+	// What the session keeps beside its transcript (spilled outputs) is
+	// readable by the read tools, for this session only, and is removed
+	// with it.
+	artifacts := sess.w.Dir()
+	if err := os.MkdirAll(artifacts, 0o700); err != nil {
+		return nil, headless.ExitError, fmt.Errorf("creating the session directory: %w", err)
+	}
+	if err := ws.AddReadOnly(artifacts); err != nil {
+		return nil, headless.ExitError, err
+	}
 	if len(sess.todos) > 0 {
 		var ts []tools.Todo
 		if err := json.Unmarshal(sess.todos, &ts); err != nil {
@@ -274,6 +285,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		scheduler.WithPolicy(policy),
 		scheduler.MaxConcurrencyFromEnv(),
 		scheduler.WithHooks(hooks.ForScheduler(hookRunner)),
+		scheduler.WithSpillDir(filepath.Join(artifacts, "tool-output")),
 	}
 	a := c.agents
 	a.provider, a.model, a.base, a.reg, a.schedOps, a.sessionID = provider, cfg.model, chatCfg, reg, c.schedOps, sess.id
