@@ -378,7 +378,8 @@ func loopOf(l *loopdetect.Loop) *client.Loop {
 }
 
 // runner adapts the scheduler to the headless loop, and refuses to run a
-// call whose id history already answered (some backends replay ids).
+// call whose id history already answered (some backends replay ids) or
+// that repeats an earlier call id of the same reply.
 type runner struct {
 	sched *scheduler.Scheduler
 	chat  *chat.Chat
@@ -390,21 +391,22 @@ func (r *runner) RunTools(ctx context.Context, calls []*turn.ToolCallRequest) ([
 		fcs[i] = llm.FunctionCall{ID: c.CallID, Name: c.Name, Args: c.Args}
 	}
 	out := make([]headless.Outcome, len(calls))
-	if id, ok := repair.RepeatedInBatch(fcs); ok {
-		// The same replayed id twice in one reply is a loop: run nothing.
-		for i, c := range fcs {
-			out[i] = headless.Outcome{Response: *repair.DuplicateResponse(c).Response, Args: c.Args}
-		}
-		return out, fmt.Errorf("the model repeated call id %s within one reply; dropped the batch", id)
-	}
 	dup := repair.DuplicateCalls(r.chat.History(), fcs)
+	seen := make(map[string]bool, len(calls))
 	var reqs []scheduler.Request
 	var idx []int
 	for i, c := range calls {
-		if dup[c.CallID] {
+		switch {
+		case dup[c.CallID]:
 			out[i] = headless.Outcome{Response: *repair.DuplicateResponse(fcs[i]).Response, Args: c.Args}
 			continue
+		case c.CallID != "" && seen[c.CallID]:
+			// The same new id twice in one reply: the first copy runs,
+			// each extra one is answered without running.
+			out[i] = headless.Outcome{Response: *repair.RepeatedResponse(fcs[i]).Response, Args: c.Args}
+			continue
 		}
+		seen[c.CallID] = true
 		reqs = append(reqs, scheduler.Request{CallID: c.CallID, Name: c.Name, Args: c.Args, WasOutputTruncated: c.WasOutputTruncated})
 		idx = append(idx, i)
 	}

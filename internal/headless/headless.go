@@ -133,16 +133,18 @@ func (r *run) loopWithCaps(ctx context.Context, rounds Rounds, tools ToolRunner,
 var errWallTime = errors.New("wall-time limit reached")
 
 type run struct {
-	cfg       Config
-	out       *printer
-	start     time.Time
-	apiTime   time.Duration
-	turns     int
-	toolCalls int
-	usage     llm.Usage
-	denials   []Denial
-	lastText  string
-	firstType client.SendType
+	cfg     Config
+	out     *printer
+	start   time.Time
+	apiTime time.Duration
+	// roundStart is when the running round began; zero between rounds.
+	roundStart time.Time
+	turns      int
+	toolCalls  int
+	usage      llm.Usage
+	denials    []Denial
+	lastText   string
+	firstType  client.SendType
 	// structuredOut is the accepted structured output, when any.
 	structuredOut json.RawMessage
 }
@@ -262,8 +264,13 @@ func (r *run) round(ctx context.Context, rounds Rounds, parts []llm.Part, typ cl
 		calls         []*turn.ToolCallRequest
 		finished      *turn.Finished
 	)
-	t0 := time.Now()
-	defer func() { r.apiTime += time.Since(t0) }()
+	// A result written inside the round (an error, a loop) counts the
+	// round so far; see apiDuration.
+	r.roundStart = time.Now()
+	defer func() {
+		r.apiTime += time.Since(r.roundStart)
+		r.roundStart = time.Time{}
+	}()
 	flush := func() {
 		// A continuation (next-speaker, Stop hook) starts a new message.
 		if finished == nil {
@@ -373,11 +380,20 @@ func (r *run) totalUsage() *llm.Usage {
 	return &u
 }
 
+// apiDuration is the time spent in rounds, the running one included.
+func (r *run) apiDuration() time.Duration {
+	d := r.apiTime
+	if !r.roundStart.IsZero() {
+		d += time.Since(r.roundStart)
+	}
+	return d
+}
+
 func (r *run) resultMsg(subtype string, isErr bool, msg string) Result {
 	res := Result{
 		Type: "result", Subtype: subtype, UUID: newUUID(), SessionID: r.cfg.SessionID,
 		IsError: isErr, DurationMS: time.Since(r.start).Milliseconds(),
-		DurationAPIMS: r.apiTime.Milliseconds(), NumTurns: r.turns,
+		DurationAPIMS: r.apiDuration().Milliseconds(), NumTurns: r.turns,
 		Result: r.lastText, Usage: usageOf(r.totalUsage()), PermissionDenials: r.denials,
 	}
 	if res.PermissionDenials == nil {

@@ -102,3 +102,13 @@ const LostOutput = "ply stopped (it was killed or crashed) before this tool call
 func LostResponse(c llm.FunctionCall) llm.Part {
 	return llm.Part{Response: &llm.FunctionResponse{ID: c.ID, Name: c.Name, Output: LostOutput, IsError: true}}
 }
+
+// RepeatedOutput is the text of the response sent for the extra copies of
+// a call id repeated within one reply: only the first copy runs.
+const RepeatedOutput = "Duplicate call id, not run: this reply already holds a call with this id, and only the first one was run. Give every call its own id; issue a new call if you still need this one."
+
+// RepeatedResponse returns the response for an extra copy of a call id
+// repeated within one reply.
+func RepeatedResponse(c llm.FunctionCall) llm.Part {
+	return llm.Part{Response: &llm.FunctionResponse{ID: c.ID, Name: c.Name, Output: RepeatedOutput, IsError: true}}
+}
