@@ -222,6 +222,9 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 			return nil, headless.ExitConfig, fmt.Errorf("settings: unknown approvalMode %q: use plan, default, auto-edit or yolo", c.mode)
 		}
 	}
+	if n := st.Model.MaxToolCallsPerTurn; n < 0 {
+		return nil, headless.ExitConfig, fmt.Errorf("settings: model.maxToolCallsPerTurn is %d: it must be 1 or more (the default is 100)", n)
+	}
 	if c.mcp, err = mcpConfig(st, o.MCPConfig); err != nil {
 		return nil, headless.ExitConfig, err
 	}

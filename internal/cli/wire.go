@@ -26,6 +26,7 @@ import (
 	"github.com/plyhq/ply/internal/repair"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/session"
+	"github.com/plyhq/ply/internal/settings"
 	"github.com/plyhq/ply/internal/sysprompt"
 	"github.com/plyhq/ply/internal/tools"
 	"github.com/plyhq/ply/internal/turn"
@@ -42,7 +43,10 @@ type core struct {
 	chat   *chat.Chat
 	hooks  *hooks.Runner
 	client *client.Client
-	todos  *tools.TodoList
+	// loops is the client's loop detector; the TUI raises its per-turn
+	// cap when the user says go on.
+	loops *loopdetect.Detector
+	todos *tools.TodoList
 	// agents runs the agent tool's subagents; the entry layer sets its
 	// approver and output before the first round.
 	agents *subagents
@@ -276,8 +280,9 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		defer cancel()
 		hookRunner.SessionEnd(ectx, "other")
 	})
+	c.loops = newLoopDetector(cfg.settings.Model)
 	c.client = client.New(ch, client.Options{
-		Loop:        guard{loopdetect.New(loopdetect.Options{})},
+		Loop:        guard{c.loops},
 		NextSpeaker: true,
 		Stop:        hookRunner.Stop,
 	})
@@ -357,6 +362,16 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 }
 
 const defaultContextWindow = 128_000
+
+// newLoopDetector configures the loop guards from the "model" setting:
+// skipLoopDetection false switches the heuristic tier on (it is off by
+// default), maxToolCallsPerTurn sets the always-on per-turn cap.
+func newLoopDetector(m settings.Model) *loopdetect.Detector {
+	return loopdetect.New(loopdetect.Options{
+		Heuristics:      m.SkipLoopDetection != nil && !*m.SkipLoopDetection,
+		MaxCallsPerTurn: m.MaxToolCallsPerTurn,
+	})
+}
 
 // guard adapts the loop detector to the client's interface.
 type guard struct{ d *loopdetect.Detector }

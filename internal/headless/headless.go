@@ -315,7 +315,9 @@ func (r *run) round(ctx context.Context, rounds Rounds, parts []llm.Part, typ cl
 			f := e
 			finished = &f
 		case turn.LoopDetected:
-			return roundResult{exit: r.fail(SubtypeLoopDetected, ExitError, e.Message)}
+			// A loop guard or the per-turn cap: a budget of the run ran
+			// out, not an error of ply's.
+			return roundResult{exit: r.fail(loopSubtype(e.Guard), ExitBudget, e.Message)}
 		case turn.UserCancelled:
 			code, _ := r.ctxDone(ctx)
 			if code == 0 {
@@ -334,6 +336,17 @@ func (r *run) round(ctx context.Context, rounds Rounds, parts []llm.Part, typ cl
 	}
 	flush()
 	return roundResult{calls: calls, exit: -1}
+}
+
+// GuardTurnCap names the loop guard of the per-turn tool-call cap
+// (loopdetect.GuardTurnCap), which ends a run as a tool-call budget.
+const GuardTurnCap = "turn_tool_call_cap"
+
+func loopSubtype(guard string) string {
+	if guard == GuardTurnCap {
+		return SubtypeMaxToolCalls
+	}
+	return SubtypeLoopDetected
 }
 
 // ctxDone maps a finished context to its result: the wall-time cap or a
