@@ -232,8 +232,9 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 
 	c.mcp = addMCPTools(ctx, mcpServers, reg, policy.Offered, notices)
 	instructions := sysprompt.LoadInstructions(cfg.home, cfg.workspace)
+	started := time.Now()
 	system := sysprompt.Build(sysprompt.Env{
-		Workspace: ws.Root(), Tools: reg.Names(),
+		Workspace: ws.Root(), Tools: reg.Names(), Now: started,
 		Override: cfg.opts.SystemPrompt, Append: strings.TrimSpace(appendPrompt),
 		Instructions: instructions,
 	})
@@ -285,6 +286,9 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		Loop:        guard{c.loops},
 		NextSpeaker: true,
 		Stop:        hookRunner.Stop,
+		// The system prompt gives the date at start; a later query on
+		// another day is told the new one.
+		Clock: time.Now, DateShown: started,
 	})
 	c.schedOps = []scheduler.Option{
 		scheduler.WithPolicy(policy),
