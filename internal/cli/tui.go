@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/loopdetect"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/tui"
 	"github.com/plyhq/ply/internal/turn"
@@ -63,6 +65,9 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 		source = ""
 		return out, nil
 	}
+	// Reaching the per-turn cap asks the user whether to go on.
+	tcfg.TurnCap = cmp.Or(cfg.settings.Model.MaxToolCallsPerTurn, loopdetect.MaxCallsPerTurn)
+	tcfg.ExtendTurnCap = c.loops.ExtendTurnCap
 	addTUIControls(&tcfg, cfg, c, log)
 	ui := tui.New(tcfg)
 	notices.set(ui)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/loopdetect"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/turn"
 )
@@ -338,12 +339,12 @@ func (r *run) round(ctx context.Context, rounds Rounds, parts []llm.Part, typ cl
 	return roundResult{calls: calls, exit: -1}
 }
 
-// GuardTurnCap names the loop guard of the per-turn tool-call cap
-// (loopdetect.GuardTurnCap), which ends a run as a tool-call budget.
-const GuardTurnCap = "turn_tool_call_cap"
-
+// loopSubtype names the result of a loop guard's stop: the per-turn cap
+// is a tool-call budget. Headless has no one to ask whether to go on past
+// it (the TUI asks; an ACP entry should ask its client the same way, then
+// call loopdetect.Detector.ExtendTurnCap).
 func loopSubtype(guard string) string {
-	if guard == GuardTurnCap {
+	if guard == string(loopdetect.GuardTurnCap) {
 		return SubtypeMaxToolCalls
 	}
 	return SubtypeLoopDetected
