@@ -299,6 +299,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 	a := c.agents
 	a.provider, a.model, a.base, a.reg, a.schedOps, a.sessionID = provider, cfg.model, chatCfg, reg, c.schedOps, sess.id
 	a.env = sysprompt.Env{Workspace: ws.Root(), Instructions: instructions}
+	a.loops = cfg.settings.Model
 	return c, 0, nil
 }
 

@@ -231,19 +231,20 @@ func (r *run) results(outcomes []Outcome) []llm.Part {
 // which code. A run that ends keeps the batch's results (KeepResults):
 // calls that finished carry their real result, whatever ended the batch.
 func (r *run) batchEnd(ctx context.Context, parts []llm.Part, err error) (int, bool) {
-	code, done := r.ctxDone(ctx)
+	if err == nil && ctx.Err() == nil {
+		return 0, false
+	}
+	// Kept before the run's end is recorded (a cancellation), so the
+	// transcript reads in the order things happened.
+	r.keep(parts)
+	if code, done := r.ctxDone(ctx); done {
+		return code, true
+	}
 	var stopped *scheduler.BatchStoppedError
-	switch {
-	case done:
-	case errors.As(err, &stopped):
-		code, done = r.fail(SubtypeError, ExitToolError, "stopped by a PostToolBatch hook: "+cmp.Or(stopped.Reason, "no reason given")), true
-	case err != nil:
-		code, done = r.fail(SubtypeError, ExitToolError, "running tools: "+err.Error()), true
+	if errors.As(err, &stopped) {
+		return r.fail(SubtypeError, ExitToolError, "stopped by a PostToolBatch hook: "+cmp.Or(stopped.Reason, "no reason given")), true
 	}
-	if done {
-		r.keep(parts)
-	}
-	return code, done
+	return r.fail(SubtypeError, ExitToolError, "running tools: "+err.Error()), true
 }
 
 // keep hands results that will not be sent to KeepResults.
