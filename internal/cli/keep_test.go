@@ -112,3 +112,48 @@ func TestResumeSaysACallWasLostToACrash(t *testing.T) {
 		t.Errorf("the lost call's response is %q, want one saying ply was killed or crashed", got)
 	}
 }
+
+// In SDK mode an interrupt during a batch keeps the finished write's real
+// result for the next query's request.
+func TestSDKInterruptKeepsFinishedResults(t *testing.T) {
+	dir := t.TempDir()
+	srv := fp.New(t,
+		fp.Turn{
+			fp.ToolCall("w1", "write_file", `{"file_path":"out.txt","content":"hello\n"}`),
+			fp.ToolCall("s1", "run_shell_command", `{"command":"touch started; sleep 20"}`),
+		},
+		fp.Turn{fp.Text("next answer")},
+	)
+	p, code := startSDK(t, dir, srv, "-y")
+	p.send(userMsg("write, then wait"))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, err1 := os.Stat(filepath.Join(dir, "out.txt"))
+		_, err2 := os.Stat(filepath.Join(dir, "started"))
+		if err1 == nil && err2 == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the batch never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	p.send(map[string]any{"type": "control_request", "request_id": "int-1", "request": map[string]any{"subtype": "interrupt"}})
+	if res := p.next("result", nil); res["is_error"] != true {
+		t.Fatalf("interrupted result %v", res)
+	}
+	p.send(userMsg("what happened?"))
+	if res := p.next("result", nil); res["result"] != "next answer" {
+		t.Fatalf("second result %v", res)
+	}
+	if got := toolText(t, srv, "w1"); !strings.Contains(got, "Successfully created") {
+		t.Errorf("the write's result in the next query is %q, want its real success text", got)
+	}
+	if got := toolText(t, srv, "s1"); !strings.Contains(strings.ToLower(got), "cancel") {
+		t.Errorf("the interrupted command's result is %q", got)
+	}
+	p.in.Close()
+	if c := <-code; c != 0 {
+		t.Fatalf("exit %d", c)
+	}
+}
