@@ -152,8 +152,8 @@ func (d *driver) interact(ctx context.Context, id int, parts []llm.Part, typ cli
 		calls, stop := d.round(ctx, id, parts, typ)
 		if l, ok := stop.(turn.LoopDetected); ok && l.Guard == string(loopdetect.GuardTurnCap) && ctx.Err() == nil {
 			if d.goOn(ctx, id) {
-				// The reply that hit the cap ran none of its calls; the
-				// chat answers them as interrupted when this is pushed.
+				// The reply that hit the cap ran none of its calls (the
+				// chat keeps no call of an abandoned reply): say so.
 				parts, typ = []llm.Part{{Text: fmt.Sprintf(capGoOn, d.cfg.TurnCap)}}, client.Hook
 				continue
 			}
