@@ -95,7 +95,7 @@ func RepeatedInBatch(calls []llm.FunctionCall) (id string, ok bool) {
 // LostOutput is the text of the response synthesised, on resume, for a
 // call of a session whose process ended (killed, crashed) before the call
 // finished: unlike a cancelled call, nothing is known of its fate.
-const LostOutput = "ply stopped (it was killed or crashed) before this tool call finished, so no result was recorded. The call may or may not have taken effect: check before repeating it."
+const LostOutput = "Tool call was interrupted: ply stopped (it was killed or crashed) before the call finished, so no result was recorded. The call may or may not have taken effect: check before repeating it."
 
 // LostResponse returns the synthetic error response for a call lost when
 // the process ended.
