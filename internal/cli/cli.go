@@ -20,6 +20,7 @@ import (
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/mcp"
 	"github.com/plyhq/ply/internal/redact"
+	"github.com/plyhq/ply/internal/session"
 	"github.com/plyhq/ply/internal/settings"
 	"github.com/plyhq/ply/internal/tools"
 )
@@ -282,6 +283,9 @@ func loadSettings(c *config, o *Options, env func(string) string) (int, error) {
 	default:
 		return headless.ExitConfig, fmt.Errorf("settings: unknown approvalMode %q: use plan, default, auto-edit or yolo", c.mode)
 	}
+	if n := st.Model.MaxToolCallsPerTurn; n < 0 {
+		return headless.ExitConfig, fmt.Errorf("settings: model.maxToolCallsPerTurn is %d: it must be 1 or more (the default is 100)", n)
+	}
 	if c.mcp, err = mcpConfig(st, o.MCPConfig); err != nil {
 		return headless.ExitConfig, err
 	}
@@ -325,10 +329,21 @@ func openLog(home string, debug bool, red *redact.Redactor) (*slog.Logger, func(
 	}
 }
 
-// sessionsCommand lists the project's saved sessions.
+// sessionsCommand lists the project's saved sessions, or with --prune AGE
+// removes those older than AGE.
 func sessionsCommand(args []string, sio IO) int {
-	if len(args) > 0 {
-		return fail(sio, headless.ExitInput, "ply sessions takes no arguments")
+	var prune time.Duration
+	switch {
+	case len(args) == 0:
+	case len(args) == 2 && args[0] == "--prune", len(args) == 1 && strings.HasPrefix(args[0], "--prune="):
+		age := strings.TrimPrefix(args[len(args)-1], "--prune=")
+		d, err := session.ParseAge(age)
+		if err != nil {
+			return fail(sio, headless.ExitInput, "ply sessions --prune: "+err.Error())
+		}
+		prune = d
+	default:
+		return fail(sio, headless.ExitInput, "usage: ply sessions [--prune OLDER_THAN]  (OLDER_THAN: 30d, 12h, ...)")
 	}
 	home, workspace, err := locate(sio)
 	if err != nil {
@@ -338,6 +353,12 @@ func sessionsCommand(args []string, sio IO) int {
 	ws, err := tools.NewWorkspace(c.workspace)
 	if err != nil {
 		return fail(sio, headless.ExitInput, err.Error())
+	}
+	if prune > 0 {
+		if err := pruneSessions(c, ws.Root(), prune, sio.Stdout); err != nil {
+			return fail(sio, headless.ExitError, err.Error())
+		}
+		return 0
 	}
 	if err := listSessions(c, ws.Root(), sio.Stdout); err != nil {
 		return fail(sio, headless.ExitError, err.Error())

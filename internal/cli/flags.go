@@ -248,5 +248,12 @@ func usage() string {
 		}
 		fmt.Fprintf(&b, "  %-32s %s\n", name, s.help)
 	}
+	b.WriteString("\nCommands:\n")
+	b.WriteString("  ply sessions                      list this project's saved sessions\n")
+	b.WriteString("  ply sessions --prune OLDER_THAN   remove sessions last active longer ago than OLDER_THAN (30d, 12h), with their files\n")
+	b.WriteString("\nExit codes:\n")
+	for _, e := range exitCodes {
+		fmt.Fprintf(&b, "  %-4d %s\n", e.code, e.means)
+	}
 	return b.String()
 }

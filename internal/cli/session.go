@@ -91,11 +91,12 @@ func openSession(cfg *config, root string, log *slog.Logger, stderr io.Writer) (
 	log.Info("resuming", "session", op.id, "class", in.Kind.String(), "entries", len(h))
 	switch in.Kind {
 	case resume.InterruptedTurn:
-		// Answer the calls that never finished, then the new prompt, in
+		// Answer the calls lost with the process (a batch cut short while
+		// ply lived kept its results), then the new prompt, in
 		// one user entry: results before text.
 		var parts []llm.Part
 		for _, c := range in.Dangling {
-			parts = append(parts, repair.InterruptedResponse(c))
+			parts = append(parts, repair.LostResponse(c))
 		}
 		op.first = append(parts, prompt...)
 		op.firstType = client.ToolResult
@@ -159,4 +160,18 @@ func listSessions(cfg *config, root string, out io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", s.ID, s.Modified.Local().Format(time.DateTime), s.Turns, s.FirstPrompt)
 	}
 	return tw.Flush()
+}
+
+// pruneSessions removes the workspace's sessions last active more than age
+// ago, with their directories (`ply sessions --prune AGE`).
+func pruneSessions(cfg *config, root string, age time.Duration, out io.Writer) error {
+	removed, err := session.Prune(cfg.home, root, time.Now().Add(-age))
+	for _, s := range removed {
+		fmt.Fprintf(out, "removed %s (last active %s)\n", s.ID, s.Modified.Local().Format(time.DateTime))
+	}
+	fmt.Fprintf(out, "%d sessions removed.\n", len(removed))
+	if err != nil {
+		return fmt.Errorf("pruning sessions: %w", err)
+	}
+	return nil
 }

@@ -13,8 +13,8 @@ import (
 	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/llm"
-	"github.com/plyhq/ply/internal/loopdetect"
 	"github.com/plyhq/ply/internal/scheduler"
+	"github.com/plyhq/ply/internal/settings"
 	"github.com/plyhq/ply/internal/sysprompt"
 	"github.com/plyhq/ply/internal/tools"
 )
@@ -46,6 +46,8 @@ type subagents struct {
 	reg      *tools.Registry
 	schedOps []scheduler.Option
 	log      *slog.Logger
+	// loops configures each subagent's loop guards as the main loop's.
+	loops settings.Model
 
 	// Set by the entry layer before the first run.
 	approver  scheduler.Approver
@@ -84,7 +86,7 @@ func (s *subagents) Run(ctx context.Context, t agent.Task) agent.Report {
 	cfg.System = sysprompt.Build(env)
 	cfg.Tools = reg.Decls()
 	ch := chat.New(s.provider, cfg, nil)
-	cl := client.New(ch, client.Options{Loop: guard{loopdetect.New(loopdetect.Options{})}, NextSpeaker: true})
+	cl := client.New(ch, client.Options{Loop: guard{newLoopDetector(s.loops)}, NextSpeaker: true})
 	opts := slices.Clone(s.schedOps)
 	if s.approver != nil {
 		opts = append(opts, scheduler.WithApprover(s.approver))

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/loopdetect"
 	"github.com/plyhq/ply/internal/permission"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/tui"
@@ -47,7 +49,8 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 				log.Error("saving the session", "err", err)
 			}
 		},
-		OnCancel: func(reason string) { sess.w.AppendCancelled(reason) },
+		OnCancel:    func(reason string) { sess.w.AppendCancelled(reason) },
+		KeepResults: c.keepResults,
 		// The compacted history replaces what came before it on load.
 		OnCompressed: func() { sess.w.AppendCompaction(ch.History()) },
 		Expand:       func(p string) string { return expandAtPaths(p, c.ws) },
@@ -65,6 +68,9 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 		source = ""
 		return out, nil
 	}
+	// Reaching the per-turn cap asks the user whether to go on.
+	tcfg.TurnCap = cmp.Or(cfg.settings.Model.MaxToolCallsPerTurn, loopdetect.MaxCallsPerTurn)
+	tcfg.ExtendTurnCap = c.loops.ExtendTurnCap
 	addTUIControls(&tcfg, cfg, c, log)
 	addAlwaysScope(&tcfg, cfg, c)
 	ui := tui.New(tcfg)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -25,6 +26,7 @@ import (
 	"github.com/plyhq/ply/internal/repair"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/session"
+	"github.com/plyhq/ply/internal/settings"
 	"github.com/plyhq/ply/internal/sysprompt"
 	"github.com/plyhq/ply/internal/tools"
 	"github.com/plyhq/ply/internal/turn"
@@ -41,7 +43,10 @@ type core struct {
 	chat   *chat.Chat
 	hooks  *hooks.Runner
 	client *client.Client
-	todos  *tools.TodoList
+	// loops is the client's loop detector; the TUI raises its per-turn
+	// cap when the user says go on.
+	loops *loopdetect.Detector
+	todos *tools.TodoList
 	// agents runs the agent tool's subagents; the entry layer sets its
 	// approver and output before the first round.
 	agents *subagents
@@ -77,6 +82,18 @@ func (c *core) recordToolState(call *scheduler.Call) {
 	if st := call.State(); st.Terminal() {
 		c.sess.w.AppendToolState(session.ToolState{Time: time.Now(), CallID: call.CallID, Name: call.Name,
 			State: string(st), ErrorType: call.ErrorType()})
+	}
+}
+
+// keepResults puts tool results that were not sent into the history and
+// the transcript, durably: the next request (the next prompt, or a resumed
+// session's first) carries the real results of the calls that finished.
+func (c *core) keepResults(parts []llm.Part) {
+	msg := llm.Message{Role: llm.RoleUser, Parts: parts}
+	c.chat.SetHistory(append(c.chat.History(), msg))
+	c.sess.w.Append(msg)
+	if err := c.sess.w.Sync(); err != nil {
+		slog.Error("saving the session", "err", err)
 	}
 }
 
@@ -197,6 +214,16 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		return nil, code, err
 	}
 	c.sess = sess
+	// What the session keeps beside its transcript (spilled outputs) is
+	// readable by the read tools, for this session only, and is removed
+	// with it.
+	artifacts := sess.w.Dir()
+	if err := os.MkdirAll(artifacts, 0o700); err != nil {
+		return nil, headless.ExitError, fmt.Errorf("creating the session directory: %w", err)
+	}
+	if err := ws.AddReadOnly(artifacts); err != nil {
+		return nil, headless.ExitError, err
+	}
 	if len(sess.todos) > 0 {
 		var ts []tools.Todo
 		if err := json.Unmarshal(sess.todos, &ts); err != nil {
@@ -213,8 +240,9 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 
 	c.mcp = addMCPTools(ctx, mcpServers, reg, policy.Offered, notices)
 	instructions := sysprompt.LoadInstructions(cfg.home, cfg.workspace)
+	started := time.Now()
 	system := sysprompt.Build(sysprompt.Env{
-		Workspace: ws.Root(), Tools: reg.Names(),
+		Workspace: ws.Root(), Tools: reg.Names(), Now: started,
 		Override: cfg.opts.SystemPrompt, Append: strings.TrimSpace(appendPrompt),
 		Instructions: instructions, Mode: cfg.mode, Interactive: cfg.interactive || cfg.streamInput,
 		Sandbox: sandboxSummary(cfg.opts), Repo: repo(),
@@ -262,20 +290,26 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		defer cancel()
 		hookRunner.SessionEnd(ectx, "other")
 	})
+	c.loops = newLoopDetector(cfg.settings.Model)
 	c.client = client.New(ch, client.Options{
-		Loop:        guard{loopdetect.New(loopdetect.Options{})},
+		Loop:        guard{c.loops},
 		NextSpeaker: true,
 		Stop:        hookRunner.Stop,
+		// The system prompt gives the date at start; a later query on
+		// another day is told the new one.
+		Clock: time.Now, DateShown: started,
 	})
 	c.schedOps = []scheduler.Option{
 		scheduler.WithPolicy(policy),
 		scheduler.MaxConcurrencyFromEnv(),
 		scheduler.WithHooks(hooks.ForScheduler(hookRunner)),
+		scheduler.WithSpillDir(filepath.Join(artifacts, "tool-output")),
 	}
 	a := c.agents
 	a.provider, a.model, a.base, a.reg, a.schedOps, a.sessionID = provider, cfg.model, chatCfg, reg, c.schedOps, sess.id
 	a.env = sysprompt.Env{Workspace: ws.Root(), Instructions: instructions, Subagent: true,
 		Mode: cfg.mode, Interactive: cfg.interactive || cfg.streamInput, Sandbox: sandboxSummary(cfg.opts)}
+	a.loops = cfg.settings.Model
 	return c, 0, nil
 }
 
@@ -312,6 +346,7 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 		OnCancel: func(reason string) { sess.w.AppendCancelled(reason) },
 		// The compacted history replaces what came before it on load.
 		OnCompressed: func() { sess.w.AppendCompaction(ch.History()) },
+		KeepResults:  c.keepResults,
 	}
 	c.agents.format, c.agents.stdout, c.agents.stderr = cfg.format, sio.Stdout, sio.Stderr
 	log.Info("headless run", "session", sess.id, "model", cfg.model, "mode", cfg.mode, "stream_input", cfg.streamInput)
@@ -342,6 +377,16 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 
 const defaultContextWindow = 128_000
 
+// newLoopDetector configures the loop guards from the "model" setting:
+// skipLoopDetection false switches the heuristic tier on (it is off by
+// default), maxToolCallsPerTurn sets the always-on per-turn cap.
+func newLoopDetector(m settings.Model) *loopdetect.Detector {
+	return loopdetect.New(loopdetect.Options{
+		Heuristics:      m.SkipLoopDetection != nil && !*m.SkipLoopDetection,
+		MaxCallsPerTurn: m.MaxToolCallsPerTurn,
+	})
+}
+
 // guard adapts the loop detector to the client's interface.
 type guard struct{ d *loopdetect.Detector }
 
@@ -362,7 +407,8 @@ func loopOf(l *loopdetect.Loop) *client.Loop {
 }
 
 // runner adapts the scheduler to the headless loop, and refuses to run a
-// call whose id history already answered (some backends replay ids).
+// call whose id history already answered (some backends replay ids) or
+// that repeats an earlier call id of the same reply.
 type runner struct {
 	sched *scheduler.Scheduler
 	chat  *chat.Chat
@@ -374,21 +420,22 @@ func (r *runner) RunTools(ctx context.Context, calls []*turn.ToolCallRequest) ([
 		fcs[i] = llm.FunctionCall{ID: c.CallID, Name: c.Name, Args: c.Args}
 	}
 	out := make([]headless.Outcome, len(calls))
-	if id, ok := repair.RepeatedInBatch(fcs); ok {
-		// The same replayed id twice in one reply is a loop: run nothing.
-		for i, c := range fcs {
-			out[i] = headless.Outcome{Response: *repair.DuplicateResponse(c).Response, Args: c.Args}
-		}
-		return out, fmt.Errorf("the model repeated call id %s within one reply; dropped the batch", id)
-	}
 	dup := repair.DuplicateCalls(r.chat.History(), fcs)
+	seen := make(map[string]bool, len(calls))
 	var reqs []scheduler.Request
 	var idx []int
 	for i, c := range calls {
-		if dup[c.CallID] {
+		switch {
+		case dup[c.CallID]:
 			out[i] = headless.Outcome{Response: *repair.DuplicateResponse(fcs[i]).Response, Args: c.Args}
 			continue
+		case c.CallID != "" && seen[c.CallID]:
+			// The same new id twice in one reply: the first copy runs,
+			// each extra one is answered without running.
+			out[i] = headless.Outcome{Response: *repair.RepeatedResponse(fcs[i]).Response, Args: c.Args}
+			continue
 		}
+		seen[c.CallID] = true
 		reqs = append(reqs, scheduler.Request{CallID: c.CallID, Name: c.Name, Args: c.Args, WasOutputTruncated: c.WasOutputTruncated})
 		idx = append(idx, i)
 	}

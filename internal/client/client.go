@@ -12,6 +12,8 @@ import (
 	"context"
 	"iter"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/plyhq/ply/internal/chat"
 	"github.com/plyhq/ply/internal/llm"
@@ -91,17 +93,27 @@ type Options struct {
 	// OnUserQuery runs before a user query is sent (UserPromptSubmit hook,
 	// snapshots); it may add parts.
 	OnUserQuery func(ctx context.Context, parts []llm.Part) []llm.Part
+	// Clock, when set, tells the date: a user query sent on another day
+	// than the model last saw (DateShown, then the last reminder) carries
+	// a system reminder of the new date. The system prompt states the date
+	// once, at start; a session that crosses midnight would keep it.
+	Clock func() time.Time
+	// DateShown is the date the system prompt gave the model.
+	DateShown time.Time
 }
 
 // Client runs rounds against one chat.
 type Client struct {
 	chat Sender
 	opts Options
+
+	mu        sync.Mutex
+	dateShown time.Time // the date the model last saw
 }
 
 // New returns a client over chat.
 func New(c Sender, opts Options) *Client {
-	return &Client{chat: c, opts: opts}
+	return &Client{chat: c, opts: opts, dateShown: opts.DateShown}
 }
 
 // SendMessageStream runs one round (and its continuations) and yields
@@ -123,6 +135,11 @@ func (c *Client) round(ctx context.Context, parts []llm.Part, typ SendType, turn
 		}
 		if c.opts.OnUserQuery != nil {
 			parts = c.opts.OnUserQuery(ctx, parts)
+		}
+		if r, ok := c.dateReminder(); ok {
+			// After the content: tool results, when a resumed turn sends
+			// them with the prompt, must stay first.
+			parts = append(parts[:len(parts):len(parts)], llm.Part{Text: r})
 		}
 	}
 	if c.opts.Loop != nil {
@@ -173,6 +190,27 @@ func (c *Client) round(ctx context.Context, parts []llm.Part, typ SendType, turn
 			c.round(ctx, []llm.Part{{Text: reason}}, Hook, turns-1, yield)
 		}
 	}
+}
+
+// dateFormat is how the date is written, as in the system prompt.
+const dateFormat = "Monday, 2 January 2006"
+
+// dateReminder returns the reminder of today's date when the model last
+// saw another day, and records that it has now seen today.
+func (c *Client) dateReminder() (string, bool) {
+	if c.opts.Clock == nil {
+		return "", false
+	}
+	now := c.opts.Clock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	y1, m1, d1 := now.Date()
+	y0, m0, d0 := c.dateShown.In(now.Location()).Date()
+	if !c.dateShown.IsZero() && y1 == y0 && m1 == m0 && d1 == d0 {
+		return "", false
+	}
+	c.dateShown = now
+	return "<system-reminder>The date is now " + now.Format(dateFormat) + ".</system-reminder>", true
 }
 
 // check passes ev through the loop guards.

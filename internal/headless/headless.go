@@ -8,6 +8,7 @@
 package headless
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,6 +22,8 @@ import (
 
 	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/loopdetect"
+	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/turn"
 )
 
@@ -90,6 +93,11 @@ type Config struct {
 	OnCompressed func()
 	// OnCancel, when set, records a cancellation.
 	OnCancel func(reason string)
+	// KeepResults, when set, records tool results that this run will not
+	// send (the batch was cut short by a cancellation, a cap or a hook):
+	// they belong in the history, so that what is sent next — a resumed
+	// session's first request, the SDK's next query — carries them.
+	KeepResults func(parts []llm.Part)
 
 	// Caps; zero means none.
 	MaxSessionTurns int
@@ -126,16 +134,18 @@ func (r *run) loopWithCaps(ctx context.Context, rounds Rounds, tools ToolRunner,
 var errWallTime = errors.New("wall-time limit reached")
 
 type run struct {
-	cfg       Config
-	out       *printer
-	start     time.Time
-	apiTime   time.Duration
-	turns     int
-	toolCalls int
-	usage     llm.Usage
-	denials   []Denial
-	lastText  string
-	firstType client.SendType
+	cfg     Config
+	out     *printer
+	start   time.Time
+	apiTime time.Duration
+	// roundStart is when the running round began; zero between rounds.
+	roundStart time.Time
+	turns      int
+	toolCalls  int
+	usage      llm.Usage
+	denials    []Denial
+	lastText   string
+	firstType  client.SendType
 	// structuredOut is the accepted structured output, when any.
 	structuredOut json.RawMessage
 }
@@ -186,32 +196,61 @@ func (r *run) loop(ctx context.Context, rounds Rounds, tools ToolRunner, parts [
 		}
 		// A subagent among the calls reports through this run's printer.
 		outcomes, err := tools.RunTools(context.WithValue(ctx, printerKey{}, r.out), calls)
-		if err != nil {
-			if code, ok := r.ctxDone(ctx); ok {
-				return code
-			}
-			return r.fail(SubtypeError, ExitToolError, "running tools: "+err.Error())
-		}
-		parts = parts[:0:0]
-		for _, o := range outcomes {
-			resp := o.Response
-			parts = append(parts, llm.Part{Response: &resp})
-			if o.Denied {
-				r.denials = append(r.denials, Denial{ToolName: resp.Name, ToolUseID: resp.ID, ToolInput: toolInput(o.Args)})
-			}
-			if resp.IsError {
-				r.out.progress("✗ %s: %s", resp.Name, abbreviate(resp.Output, 200))
-			}
-		}
-		r.out.toolResults(outcomes)
-		if code, ok := r.ctxDone(ctx); ok {
+		parts = r.results(outcomes)
+		if code, ok := r.batchEnd(ctx, parts, err); ok {
 			return code
 		}
 		if obj, ok := r.structured(outcomes); ok {
 			r.structuredOut = obj
+			r.keep(parts)
 			return r.succeed()
 		}
 		typ = client.ToolResult
+	}
+}
+
+// results turns a batch's outcomes into the parts of the next message,
+// reporting denials and errors on the way.
+func (r *run) results(outcomes []Outcome) []llm.Part {
+	parts := make([]llm.Part, 0, len(outcomes))
+	for _, o := range outcomes {
+		resp := o.Response
+		parts = append(parts, llm.Part{Response: &resp})
+		if o.Denied {
+			r.denials = append(r.denials, Denial{ToolName: resp.Name, ToolUseID: resp.ID, ToolInput: toolInput(o.Args)})
+		}
+		if resp.IsError {
+			r.out.progress("✗ %s: %s", resp.Name, abbreviate(resp.Output, 200))
+		}
+	}
+	r.out.toolResults(outcomes)
+	return parts
+}
+
+// batchEnd decides, after a batch, whether the run ends here and with
+// which code. A run that ends keeps the batch's results (KeepResults):
+// calls that finished carry their real result, whatever ended the batch.
+func (r *run) batchEnd(ctx context.Context, parts []llm.Part, err error) (int, bool) {
+	if err == nil && ctx.Err() == nil {
+		return 0, false
+	}
+	// Kept before the run's end is recorded (a cancellation), so the
+	// transcript reads in the order things happened.
+	r.keep(parts)
+	if code, done := r.ctxDone(ctx); done {
+		return code, true
+	}
+	var stopped *scheduler.BatchStoppedError
+	if errors.As(err, &stopped) {
+		return r.fail(SubtypeError, ExitToolError, "stopped by a PostToolBatch hook: "+cmp.Or(stopped.Reason, "no reason given")), true
+	}
+	return r.fail(SubtypeError, ExitToolError, "running tools: "+err.Error()), true
+}
+
+// keep hands results that will not be sent to KeepResults.
+func (r *run) keep(parts []llm.Part) {
+	if len(parts) > 0 && r.cfg.KeepResults != nil {
+		r.cfg.KeepResults(parts)
 	}
 }
 
@@ -227,8 +266,13 @@ func (r *run) round(ctx context.Context, rounds Rounds, parts []llm.Part, typ cl
 		calls         []*turn.ToolCallRequest
 		finished      *turn.Finished
 	)
-	t0 := time.Now()
-	defer func() { r.apiTime += time.Since(t0) }()
+	// A result written inside the round (an error, a loop) counts the
+	// round so far; see apiDuration.
+	r.roundStart = time.Now()
+	defer func() {
+		r.apiTime += time.Since(r.roundStart)
+		r.roundStart = time.Time{}
+	}()
 	flush := func() {
 		// A continuation (next-speaker, Stop hook) starts a new message.
 		if finished == nil {
@@ -273,7 +317,9 @@ func (r *run) round(ctx context.Context, rounds Rounds, parts []llm.Part, typ cl
 			f := e
 			finished = &f
 		case turn.LoopDetected:
-			return roundResult{exit: r.fail(SubtypeLoopDetected, ExitError, e.Message)}
+			// A loop guard or the per-turn cap: a budget of the run ran
+			// out, not an error of ply's.
+			return roundResult{exit: r.fail(loopSubtype(e.Guard), ExitBudget, e.Message)}
 		case turn.UserCancelled:
 			code, _ := r.ctxDone(ctx)
 			if code == 0 {
@@ -292,6 +338,17 @@ func (r *run) round(ctx context.Context, rounds Rounds, parts []llm.Part, typ cl
 	}
 	flush()
 	return roundResult{calls: calls, exit: -1}
+}
+
+// loopSubtype names the result of a loop guard's stop: the per-turn cap
+// is a tool-call budget. Headless has no one to ask whether to go on past
+// it (the TUI asks; an ACP entry should ask its client the same way, then
+// call loopdetect.Detector.ExtendTurnCap).
+func loopSubtype(guard string) string {
+	if guard == string(loopdetect.GuardTurnCap) {
+		return SubtypeMaxToolCalls
+	}
+	return SubtypeLoopDetected
 }
 
 // ctxDone maps a finished context to its result: the wall-time cap or a
@@ -338,11 +395,20 @@ func (r *run) totalUsage() *llm.Usage {
 	return &u
 }
 
+// apiDuration is the time spent in rounds, the running one included.
+func (r *run) apiDuration() time.Duration {
+	d := r.apiTime
+	if !r.roundStart.IsZero() {
+		d += time.Since(r.roundStart)
+	}
+	return d
+}
+
 func (r *run) resultMsg(subtype string, isErr bool, msg string) Result {
 	res := Result{
 		Type: "result", Subtype: subtype, UUID: newUUID(), SessionID: r.cfg.SessionID,
 		IsError: isErr, DurationMS: time.Since(r.start).Milliseconds(),
-		DurationAPIMS: r.apiTime.Milliseconds(), NumTurns: r.turns,
+		DurationAPIMS: r.apiDuration().Milliseconds(), NumTurns: r.turns,
 		Result: r.lastText, Usage: usageOf(r.totalUsage()), PermissionDenials: r.denials,
 	}
 	if res.PermissionDenials == nil {

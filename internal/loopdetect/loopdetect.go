@@ -145,6 +145,9 @@ type Detector struct {
 
 	canon canon // scratch for canonical arguments
 
+	// extra is what ExtendTurnCap added to the per-turn cap.
+	extra int
+
 	// Partial sentences of the current round. A retry restarts the stream,
 	// so they are dropped rather than snapshotted.
 	contentTail, thoughtTail []byte
@@ -164,10 +167,27 @@ func New(opts Options) *Detector {
 // Reset forgets everything: call it when the user sends a new query. A
 // turn, for the cap, is one user interaction.
 func (d *Detector) Reset() {
+	d.extra = 0
 	d.st = state{}
 	d.snap = state{}
 	d.contentTail = d.contentTail[:0]
 	d.thoughtTail = d.thoughtTail[:0]
+}
+
+// turnCap is the per-turn cap with what the user allowed on top.
+func (d *Detector) turnCap() int { return d.opts.MaxCallsPerTurn + d.extra }
+
+// ExtendTurnCap allows n more tool calls in the current turn: the user
+// chose to go on past the cap. Calls refused at the cap did not run and
+// do not count. Reset (the next user query) ends the extension.
+func (d *Detector) ExtendTurnCap(n int) {
+	if n <= 0 {
+		return
+	}
+	limit := d.turnCap()
+	d.st.turnCalls = min(d.st.turnCalls, limit)
+	d.snap.turnCalls = min(d.snap.turnCalls, limit)
+	d.extra += n
 }
 
 // StartRound marks the start of a round-trip; Retry rolls back to here.
@@ -196,10 +216,10 @@ func (d *Detector) Retry() {
 func (d *Detector) CheckToolCall(name, args string) *Loop {
 	st := &d.st
 	st.turnCalls++
-	if st.turnCalls > d.opts.MaxCallsPerTurn {
+	if limit := d.turnCap(); st.turnCalls > limit {
 		// Refused calls are not recorded: the turn is over.
 		return &Loop{Guard: GuardTurnCap, Tool: name, Count: st.turnCalls,
-			Message: fmt.Sprintf("ply stopped: the model asked for more than %d tool calls in one turn", d.opts.MaxCallsPerTurn)}
+			Message: fmt.Sprintf("ply stopped: the model asked for more than %d tool calls in one turn", limit)}
 	}
 
 	var h maphash.Hash

@@ -492,3 +492,30 @@ func TestRetryGlobalRepetitionThreshold(t *testing.T) {
 	}
 	mustTrip(t, d, "grep_search", grep, GuardGlobalRepetition)
 }
+
+// ExtendTurnCap allows n more calls in this turn (the user said go on);
+// the next user query starts from the configured cap again.
+func TestExtendTurnCap(t *testing.T) {
+	d := New(Options{MaxCallsPerTurn: 3})
+	n := 0
+	next := func() string { n++; return fmt.Sprintf(`{"n": %d}`, n) }
+	for range 3 {
+		mustPass(t, d, "edit", next())
+	}
+	mustTrip(t, d, "edit", next(), GuardTurnCap)
+	mustTrip(t, d, "edit", next(), GuardTurnCap)
+	d.ExtendTurnCap(3)
+	d.StartRound()
+	for range 3 {
+		mustPass(t, d, "edit", next())
+	}
+	l := mustTrip(t, d, "edit", next(), GuardTurnCap)
+	if !strings.Contains(l.Message, "more than 6 tool calls") {
+		t.Fatalf("message %q", l.Message)
+	}
+	d.Reset()
+	for range 3 {
+		mustPass(t, d, "edit", next())
+	}
+	mustTrip(t, d, "edit", next(), GuardTurnCap)
+}

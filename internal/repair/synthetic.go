@@ -91,3 +91,24 @@ func RepeatedInBatch(calls []llm.FunctionCall) (id string, ok bool) {
 	}
 	return "", false
 }
+
+// LostOutput is the text of the response synthesised, on resume, for a
+// call of a session whose process ended (killed, crashed) before the call
+// finished: unlike a cancelled call, nothing is known of its fate.
+const LostOutput = "Tool call was interrupted: ply stopped (it was killed or crashed) before the call finished, so no result was recorded. The call may or may not have taken effect: check before repeating it."
+
+// LostResponse returns the synthetic error response for a call lost when
+// the process ended.
+func LostResponse(c llm.FunctionCall) llm.Part {
+	return llm.Part{Response: &llm.FunctionResponse{ID: c.ID, Name: c.Name, Output: LostOutput, IsError: true}}
+}
+
+// RepeatedOutput is the text of the response sent for the extra copies of
+// a call id repeated within one reply: only the first copy runs.
+const RepeatedOutput = "Duplicate call id, not run: this reply already holds a call with this id, and only the first one was run. Give every call its own id; issue a new call if you still need this one."
+
+// RepeatedResponse returns the response for an extra copy of a call id
+// repeated within one reply.
+func RepeatedResponse(c llm.FunctionCall) llm.Part {
+	return llm.Part{Response: &llm.FunctionResponse{ID: c.ID, Name: c.Name, Output: RepeatedOutput, IsError: true}}
+}

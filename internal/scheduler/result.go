@@ -2,8 +2,11 @@ package scheduler
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -96,15 +99,21 @@ func (s *Scheduler) spill(c *Call, out string) string {
 		return fmt.Sprintf("%s\n\n[Output truncated: %d bytes in total, the rest was dropped because it could not be saved (%v).]",
 			head, len(out), err)
 	}
-	return fmt.Sprintf("%s\n\n[Output truncated: %d bytes in total. The full output was saved to %s; read that file, in ranges, to see the rest.]",
+	return fmt.Sprintf("%s\n\n[Output truncated: %d bytes in total. The full output was saved to %s; read it in ranges with read_file (offset, limit) or search it with grep_search to see the rest.]",
 		head, len(out), path)
 }
 
+// writeSpill saves out as <tool>-<call id>.txt in the spill directory
+// (a replayed id gets a unique suffix) and returns its path.
 func (s *Scheduler) writeSpill(c *Call, out string) (string, error) {
 	if err := os.MkdirAll(s.spillDir, 0o700); err != nil {
 		return "", fmt.Errorf("create spill directory: %w", err)
 	}
-	f, err := os.CreateTemp(s.spillDir, safeFileName(c.Name+"-"+c.CallID)+"-*.txt")
+	name := safeFileName(c.Name + "-" + c.CallID)
+	f, err := os.OpenFile(filepath.Join(s.spillDir, name+".txt"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		f, err = os.CreateTemp(s.spillDir, name+"-*.txt")
+	}
 	if err != nil {
 		return "", fmt.Errorf("create spill file: %w", err)
 	}

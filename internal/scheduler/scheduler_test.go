@@ -230,8 +230,8 @@ func TestOutputBudget(t *testing.T) {
 		if !strings.HasPrefix(out, strings.Repeat("é", spillHead/2)+"\n") {
 			t.Errorf("head missing or split: %.50q", out)
 		}
-		files, _ := filepath.Glob(filepath.Join(dir, "big-c_2-*.txt"))
-		if len(files) != 1 {
+		files, _ := filepath.Glob(filepath.Join(dir, "big-c_2*.txt"))
+		if len(files) != 1 || filepath.Base(files[0]) != "big-c_2.txt" {
 			t.Fatalf("spill files = %v", files)
 		}
 		if data, _ := os.ReadFile(files[0]); string(data) != strings.Repeat("é", 4000) {
@@ -239,6 +239,11 @@ func TestOutputBudget(t *testing.T) {
 		}
 		if len(calls[2].Response().Output) != 6000 || len(calls[0].Response().Output) != 100 {
 			t.Errorf("outputs under budget were touched")
+		}
+		// A replayed id does not overwrite the first file.
+		again := mustRun(t, s, req("small", "c1"), req("big", "c/2"), req("mid", "c3"))
+		if files, _ := filepath.Glob(filepath.Join(dir, "big-c_2*.txt")); len(files) != 2 || !strings.Contains(again[1].Response().Output, files[1]) && !strings.Contains(again[1].Response().Output, files[0]) {
+			t.Fatalf("second spill of the same id: files %v", files)
 		}
 	})
 

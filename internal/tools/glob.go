@@ -73,7 +73,7 @@ func (t *Glob) Execute(ctx context.Context, args json.RawMessage, _ Output) (Res
 	if strings.TrimSpace(p.Pattern) == "" {
 		return Errorf("INVALID_TOOL_PARAMS", "pattern must not be empty"), nil
 	}
-	dir, _, r := searchResolve(t.ws, p.Path, true)
+	dir, _, r := searchResolve(t.ws, p.Path, true, true)
 	if r != nil {
 		return *r, nil
 	}
@@ -90,7 +90,7 @@ func (t *Glob) Execute(ctx context.Context, args json.RawMessage, _ Output) (Res
 		return Errorf("INVALID_TOOL_PARAMS", "invalid glob pattern %q", p.Pattern), nil
 	}
 	base = filepath.Clean(base)
-	base, err := t.ws.Resolve(base)
+	base, err := t.ws.ResolveRead(base)
 	if err != nil {
 		if errors.Is(err, ErrOutsideWorkspace) {
 			return Errorf("PATH_OUTSIDE_WORKSPACE", "pattern %q reaches outside the workspace: %v", p.Pattern, err), nil
@@ -177,8 +177,8 @@ func searchDecodeArgs(args json.RawMessage, v any) *Result {
 
 // searchResolve resolves the optional path parameter of a search tool
 // (default: the workspace root) and checks that it exists, and that it is a
-// directory when dirOnly.
-func searchResolve(ws *Workspace, param *string, dirOnly bool) (string, os.FileInfo, *Result) {
+// directory when dirOnly. With read, the read-only roots are accepted.
+func searchResolve(ws *Workspace, param *string, dirOnly, read bool) (string, os.FileInfo, *Result) {
 	fail := func(r Result) (string, os.FileInfo, *Result) { return "", nil, &r }
 	p := ""
 	if param != nil {
@@ -188,7 +188,11 @@ func searchResolve(ws *Workspace, param *string, dirOnly bool) (string, os.FileI
 	if p == "" || p == "undefined" || p == "null" {
 		p = ws.Root()
 	}
-	abs, err := ws.Resolve(p)
+	resolve := ws.Resolve
+	if read {
+		resolve = ws.ResolveRead
+	}
+	abs, err := resolve(p)
 	if err != nil {
 		if errors.Is(err, ErrOutsideWorkspace) {
 			return fail(Errorf("PATH_OUTSIDE_WORKSPACE", "%v", err))

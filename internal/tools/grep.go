@@ -154,7 +154,7 @@ func (t *Grep) Execute(ctx context.Context, args json.RawMessage, _ Output) (Res
 			return Errorf("INVALID_TOOL_PARAMS", "%v", err), nil
 		}
 	}
-	target, fi, r := searchResolve(t.ws, p.Path, false)
+	target, fi, r := searchResolve(t.ws, p.Path, false, true)
 	if r != nil {
 		return *r, nil
 	}

@@ -74,7 +74,7 @@ func (t *ListDirectory) Execute(ctx context.Context, args json.RawMessage, _ Out
 			return Errorf("INVALID_TOOL_PARAMS", "invalid ignore pattern %q", pat), nil
 		}
 	}
-	path, r := resolveFilePath(t.ws, "path", p.Path)
+	path, r := resolveReadPath(t.ws, "path", p.Path)
 	if r != nil {
 		return *r, nil
 	}

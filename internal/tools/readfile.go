@@ -111,7 +111,7 @@ func (t *ReadFile) Execute(ctx context.Context, args json.RawMessage, _ Output) 
 		}
 		limit = *p.Limit
 	}
-	path, r := resolveFilePath(t.ws, "file_path", p.FilePath)
+	path, r := resolveReadPath(t.ws, "file_path", p.FilePath)
 	if r != nil {
 		return *r, nil
 	}
@@ -474,11 +474,21 @@ func decodeFileArgs(args json.RawMessage, v any) *Result {
 // resolveFilePath confines p to the workspace, naming the parameter in
 // the error.
 func resolveFilePath(ws *Workspace, param, p string) (string, *Result) {
+	return resolvePath(ws, param, p, ws.Resolve)
+}
+
+// resolveReadPath is resolveFilePath for a path only read: the read-only
+// roots are accepted too.
+func resolveReadPath(ws *Workspace, param, p string) (string, *Result) {
+	return resolvePath(ws, param, p, ws.ResolveRead)
+}
+
+func resolvePath(ws *Workspace, param, p string, resolve func(string) (string, error)) (string, *Result) {
 	if strings.TrimSpace(p) == "" {
 		r := Errorf("INVALID_TOOL_PARAMS", "%s must not be empty", param)
 		return "", &r
 	}
-	abs, err := ws.Resolve(p)
+	abs, err := resolve(p)
 	if err != nil {
 		kind := "INVALID_TOOL_PARAMS"
 		if errors.Is(err, ErrOutsideWorkspace) {

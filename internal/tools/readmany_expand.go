@@ -126,7 +126,7 @@ func (t *ReadManyFiles) expand(ctx context.Context, paths []string, f readManyFi
 			r := Errorf("INVALID_TOOL_PARAMS", "paths and include must not contain empty strings")
 			return nil, &r, nil
 		}
-		abs, r := resolveFilePath(t.ws, "paths", p)
+		abs, r := resolveReadPath(t.ws, "paths", p)
 		if r != nil {
 			return nil, r, nil
 		}
@@ -183,7 +183,7 @@ func (t *ReadManyFiles) expandPattern(ctx context.Context, pattern string, f rea
 		r := Errorf("INVALID_TOOL_PARAMS", "invalid glob pattern %q", pattern)
 		return nil, &r, nil
 	}
-	base, err := t.ws.Resolve(filepath.Clean(base))
+	base, err := t.ws.ResolveRead(filepath.Clean(base))
 	if err != nil {
 		kind := "INVALID_TOOL_PARAMS"
 		if errors.Is(err, ErrOutsideWorkspace) {

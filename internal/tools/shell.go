@@ -170,7 +170,7 @@ func (t *Shell) Execute(ctx context.Context, args json.RawMessage, out Output) (
 		}
 		timeout = time.Duration(ms * float64(time.Millisecond))
 	}
-	dir, _, r := searchResolve(t.ws, p.Directory, true)
+	dir, _, r := searchResolve(t.ws, p.Directory, true, false)
 	if r != nil {
 		return *r, nil
 	}

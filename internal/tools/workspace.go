@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // ErrOutsideWorkspace is returned for a path that resolves outside every
@@ -16,6 +17,9 @@ var ErrOutsideWorkspace = errors.New("path is outside the workspace")
 // first root is where relative paths resolve.
 type Workspace struct {
 	roots []string // absolute, symlinks resolved, cleaned
+
+	mu       sync.RWMutex
+	readOnly []string // extra roots the read tools may read; same form as roots
 }
 
 // NewWorkspace returns a workspace over roots; the first is the primary.
@@ -43,12 +47,45 @@ func (w *Workspace) Root() string { return w.roots[0] }
 // Roots returns all roots.
 func (w *Workspace) Roots() []string { return w.roots }
 
+// AddReadOnly adds dir as a root that read and search tools accept and no
+// write tool does (a session's saved outputs). It is not among Roots.
+func (w *Workspace) AddReadOnly(dir string) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("read-only root %q: %w", dir, err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.readOnly = append(w.readOnly, filepath.Clean(abs))
+	return nil
+}
+
+// ReadOnlyRoots returns the roots added with AddReadOnly.
+func (w *Workspace) ReadOnlyRoots() []string {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	return append([]string(nil), w.readOnly...)
+}
+
+// ResolveRead is Resolve for a path that will only be read: it also
+// accepts the read-only roots.
+func (w *Workspace) ResolveRead(p string) (string, error) {
+	return w.resolve(p, true)
+}
+
 // Resolve turns p (absolute, or relative to the primary root) into an
 // absolute path and refuses it when it, or the nearest existing ancestor
 // after following symlinks, lies outside every root. The returned path is
 // the cleaned lexical path (not the symlink target), so messages show what
 // the model asked for.
 func (w *Workspace) Resolve(p string) (string, error) {
+	return w.resolve(p, false)
+}
+
+func (w *Workspace) resolve(p string, read bool) (string, error) {
 	if p == "" {
 		return "", errors.New("empty path")
 	}
@@ -63,6 +100,13 @@ func (w *Workspace) Resolve(p string) (string, error) {
 	for _, r := range w.roots {
 		if within(r, real) {
 			return p, nil
+		}
+	}
+	if read {
+		for _, r := range w.ReadOnlyRoots() {
+			if within(r, real) {
+				return p, nil
+			}
 		}
 	}
 	return "", fmt.Errorf("%w: %s (workspace: %s)", ErrOutsideWorkspace, p, strings.Join(w.roots, ", "))

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/loopdetect"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/turn"
 )
@@ -159,7 +161,17 @@ func (d *driver) interact(ctx context.Context, id int, parts []llm.Part, typ cli
 	}
 	for {
 		calls, stop := d.round(ctx, id, parts, typ)
-		if stop || ctx.Err() != nil {
+		if l, ok := stop.(turn.LoopDetected); ok && l.Guard == string(loopdetect.GuardTurnCap) && ctx.Err() == nil {
+			if d.goOn(ctx, id) {
+				// The reply that hit the cap ran none of its calls (the
+				// chat keeps no call of an abandoned reply): say so.
+				parts, typ = []llm.Part{{Text: fmt.Sprintf(capGoOn, d.cfg.TurnCap)}}, client.Hook
+				continue
+			}
+			d.send(eventMsg{id: id, ev: l})
+			return
+		}
+		if stop != nil || ctx.Err() != nil {
 			return
 		}
 		if d.cfg.Checkpoint != nil {
@@ -172,24 +184,34 @@ func (d *driver) interact(ctx context.Context, id int, parts []llm.Part, typ cli
 		}
 		resps, err := d.tools.RunTools(ctx, calls)
 		d.send(toolsDoneMsg{id: id, err: err})
+		parts = make([]llm.Part, len(resps))
+		for i := range resps {
+			parts[i] = llm.Part{Response: &resps[i]}
+		}
 		if err != nil || ctx.Err() != nil {
+			// The interaction ends here, but the calls that finished
+			// keep their real results.
+			if len(parts) > 0 && d.cfg.KeepResults != nil {
+				d.cfg.KeepResults(parts)
+			}
 			if ctx.Err() == nil {
 				done.err = fmt.Errorf("running tools: %w", err)
 			}
 			return
 		}
-		parts = make([]llm.Part, len(resps))
-		for i := range resps {
-			parts[i] = llm.Part{Response: &resps[i]}
-		}
 		typ = client.ToolResult
 	}
 }
 
-// round runs one round-trip and returns its calls; stop reports an event
-// after which no tool may run (an error, a loop, a cancellation).
-func (d *driver) round(ctx context.Context, id int, parts []llm.Part, typ client.SendType) (calls []*turn.ToolCallRequest, stop bool) {
+// round runs one round-trip and returns its calls; stop is the event
+// after which no tool may run (an error, a loop, a cancellation), nil when
+// the round ended normally. The per-turn cap's LoopDetected is not
+// forwarded when the user may be asked to go on (see goOn).
+func (d *driver) round(ctx context.Context, id int, parts []llm.Part, typ client.SendType) (calls []*turn.ToolCallRequest, stop turn.Event) {
 	for ev := range d.rounds.SendMessageStream(ctx, parts, typ) {
+		if l, ok := ev.(turn.LoopDetected); ok && l.Guard == string(loopdetect.GuardTurnCap) && d.cfg.ExtendTurnCap != nil {
+			return nil, l
+		}
 		d.send(eventMsg{id: id, ev: ev})
 		switch e := ev.(type) {
 		case *turn.ToolCallRequest:
@@ -202,8 +224,47 @@ func (d *driver) round(ctx context.Context, id int, parts []llm.Part, typ client
 				d.cfg.OnCompressed()
 			}
 		case turn.LoopDetected, turn.UserCancelled, turn.Error:
-			return nil, true
+			return nil, ev
 		}
 	}
-	return calls, false
+	return calls, nil
+}
+
+// capGoOn is the prompt that resumes an interaction past the per-turn cap.
+const capGoOn = "The user allowed another %d tool calls for this request. Go on where you stopped; your last reply's tool calls were not run."
+
+// goOn asks the user, through the approval dialog, whether the
+// interaction may make another TurnCap tool calls, and raises the cap if
+// so. It reports false when the user declines or the interaction ends.
+func (d *driver) goOn(ctx context.Context, id int) bool {
+	if d.cfg.ExtendTurnCap == nil || d.cfg.TurnCap <= 0 {
+		return false
+	}
+	// Cards of the reply that hit the cap never run: settle them.
+	d.send(toolsDoneMsg{id: id})
+	reply := make(chan scheduler.Decision, 1)
+	d.send(approvalMsg{reply: reply, call: callView{
+		name: fmt.Sprintf("another %d tool calls", d.cfg.TurnCap),
+		args: mustJSONString(map[string]string{
+			"why": fmt.Sprintf("The model has made %d tool calls for this prompt, the per-turn cap (model.maxToolCallsPerTurn).", d.cfg.TurnCap),
+		}),
+	}})
+	select {
+	case <-ctx.Done():
+		return false
+	case dec := <-reply:
+		if dec.Outcome != scheduler.OutcomeAllowOnce && dec.Outcome != scheduler.OutcomeAllowAlways {
+			return false
+		}
+	}
+	d.cfg.ExtendTurnCap(d.cfg.TurnCap)
+	return true
+}
+
+func mustJSONString(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
 }

@@ -190,7 +190,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.approval.reply <- scheduler.Decision{Outcome: scheduler.OutcomeCancel}
 		}
 		m.approval = m.newApproval(msg)
-		m.updateCard(msg.call)
+		if msg.call.id != "" { // not a question about a call (the per-turn cap)
+			m.updateCard(msg.call)
+		}
 		return m, nil
 	case toolsDoneMsg:
 		if msg.id != m.id {

@@ -65,6 +65,17 @@ type Config struct {
 	Checkpoint func()
 	// OnCancel, when set, records a cancellation.
 	OnCancel func(reason string)
+	// KeepResults, when set, records the results of a batch that was cut
+	// short (Esc, a hook that stopped it): they are not sent now, but the
+	// calls that finished must keep their real results in the history, so
+	// the next prompt's request carries them.
+	KeepResults func(parts []llm.Part)
+	// TurnCap is the per-turn tool-call cap (model.maxToolCallsPerTurn).
+	// When the model reaches it and ExtendTurnCap is set, the user is
+	// asked whether to go on; yes calls ExtendTurnCap(TurnCap), which
+	// must allow that many more calls for the current prompt.
+	TurnCap       int
+	ExtendTurnCap func(n int)
 	// OnCompressed, when set, records that the history was compressed
 	// (automatically before a request, or by /compress).
 	OnCompressed func()
