@@ -86,6 +86,7 @@ type config struct {
 	opts          *Options
 	wire          *wireFormat
 	contextWindow int
+	net           netLimits // provider client limits (provider.go)
 	maxOutput     int
 	headers       map[string]string
 	apiKey        string

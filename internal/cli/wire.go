@@ -117,7 +117,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		}
 	})
 	c.agents = &subagents{log: log}
-	provider := cfg.wire.newProvider(cfg.baseURL, cfg.apiKey, cfg.model, cfg.headers)
+	provider := cfg.wire.newProvider(cfg.baseURL, cfg.apiKey, cfg.model, cfg.headers, cfg.net)
 	asker := &modelAsker{provider: provider, model: cfg.model}
 	reg := tools.NewRegistry(
 		tools.NewListDirectory(ws),

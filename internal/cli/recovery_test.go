@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"maps"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	fp "github.com/plyhq/ply/internal/fakeprovider"
+	"github.com/plyhq/ply/internal/settings"
+)
+
+// runPlyEnv is runPly with extra environment variables.
+func runPlyEnv(t *testing.T, dir string, srv *fp.Server, extra map[string]string, args ...string) result {
+	t.Helper()
+	env := map[string]string{
+		"OPENAI_API_KEY":        "test-key",
+		"OPENAI_MODEL":          "test-model",
+		"OPENAI_BASE_URL":       srv.URL,
+		"PLY_HOME":              filepath.Join(t.TempDir(), "home"),
+		"PLY_RETRY_DELAY_SCALE": "0.001",
+	}
+	maps.Copy(env, extra)
+	var out, errb bytes.Buffer
+	sio := IO{
+		Stdin: strings.NewReader(""), StdinIsTTY: true,
+		Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string { return env[k] },
+		Cwd:    dir,
+	}
+	code := Main(context.Background(), args, sio)
+	return result{out.String(), errb.String(), code}
+}
+
+func TestCloseBeforeFirstByteIsRetried(t *testing.T) {
+	srv := fp.New(t, fp.Turn{fp.CloseBeforeFirstByte()}, fp.Turn{fp.Text("fine.")})
+	r := runPly(t, t.TempDir(), srv, "", "-y", "-p", "go")
+	if r.code != 0 || r.stdout != "fine.\n" {
+		t.Fatalf("exit %d stdout %q; stderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Fatalf("%d requests, want 2", n)
+	}
+}
+
+func TestStalledStreamIsRetriedWithinTheIdleTimeout(t *testing.T) {
+	cases := []struct {
+		name   string
+		turns  []fp.Turn
+		stdout string
+		// retried: the stall came before any text, so the request is
+		// replayed (announced on stderr) rather than continued.
+		retried bool
+	}{
+		{"headers then nothing",
+			[]fp.Turn{{fp.Stall(time.Minute), fp.Text("never")}, {fp.Text("fine.")}}, "fine.\n", true},
+		{"nothing at all, not even headers",
+			[]fp.Turn{{fp.StallBeforeHeaders(time.Minute), fp.Text("never")}, {fp.Text("fine.")}}, "fine.\n", true},
+		{"a stall after visible text is continued",
+			[]fp.Turn{
+				{fp.Text("The answer is that the quick brown fox"), fp.Stall(time.Minute), fp.Text("never")},
+				{fp.Text("quick brown fox jumps over the dog.")}},
+			"The answer is that the quick brown fox jumps over the dog.\n", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := fp.New(t, tc.turns...)
+			start := time.Now()
+			r := runPlyEnv(t, t.TempDir(), srv, map[string]string{"PLY_STREAM_IDLE_TIMEOUT": "1s"}, "-y", "-p", "go")
+			took := time.Since(start)
+			if r.code != 0 || r.stdout != tc.stdout {
+				t.Fatalf("exit %d stdout %q; stderr:\n%s", r.code, r.stdout, r.stderr)
+			}
+			if took > 5*time.Second {
+				t.Errorf("took %v, want under 5s", took)
+			}
+			if n := len(srv.Requests()); n != 2 {
+				t.Errorf("%d requests, want 2", n)
+			}
+			if tc.retried && !strings.Contains(r.stderr, "attempt 1 failed: openai: no data received for 1s") {
+				t.Errorf("stderr should say why it retried:\n%s", r.stderr)
+			}
+		})
+	}
+}
+
+func TestBadStreamIdleTimeoutIsAConfigError(t *testing.T) {
+	srv := fp.New(t)
+	r := runPlyEnv(t, t.TempDir(), srv, map[string]string{"PLY_STREAM_IDLE_TIMEOUT": "soon"}, "-y", "-p", "go")
+	if r.code != 52 || !strings.Contains(r.stderr, "PLY_STREAM_IDLE_TIMEOUT") {
+		t.Fatalf("exit %d, want 52 naming the variable; stderr:\n%s", r.code, r.stderr)
+	}
+}
+
+func TestResolveNetLimits(t *testing.T) {
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == "PLY_STREAM_IDLE_TIMEOUT" {
+				return v
+			}
+			return ""
+		}
+	}
+	cases := []struct {
+		env     string
+		model   settings.Model
+		want    netLimits
+		wantErr string
+	}{
+		{"", settings.Model{}, netLimits{}, ""},
+		{"2s", settings.Model{StreamIdleTimeout: "1m"}, netLimits{idle: 2 * time.Second}, ""},
+		{"", settings.Model{StreamIdleTimeout: "1m", MaxResponseBytes: 1 << 20}, netLimits{idle: time.Minute, maxBytes: 1 << 20}, ""},
+		{"", settings.Model{StreamIdleTimeout: "forever"}, netLimits{}, "model.streamIdleTimeout"},
+		{"-1s", settings.Model{}, netLimits{}, "PLY_STREAM_IDLE_TIMEOUT"},
+		{"", settings.Model{MaxResponseBytes: -5}, netLimits{}, "model.maxResponseBytes"},
+	}
+	for _, tc := range cases {
+		got, err := resolveNetLimits(tc.model, env(tc.env))
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%q %+v: err %v, want one naming %s", tc.env, tc.model, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("%q %+v: %+v %v, want %+v", tc.env, tc.model, got, err, tc.want)
+		}
+	}
+}
