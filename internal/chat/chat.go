@@ -69,6 +69,9 @@ type Config struct {
 	// Repair, when set, repairs orphaned tool calls; it runs after every
 	// push of user content.
 	Repair func([]llm.Message) []llm.Message
+	// Spill, when set, saves the full text of a tool result cut to fit
+	// the context window with the session; see Spiller.
+	Spill  Spiller
 	Logger *slog.Logger
 }
 
@@ -83,6 +86,9 @@ type Chat struct {
 	mu      sync.Mutex
 	history []llm.Message
 	pushes  int // counts pushes of user content; see PushCount
+	// calib is the last ratio of reported to estimated prompt tokens (0:
+	// none yet); see calibrate.
+	calib float64
 
 	// partial is the index of a model entry pushed by the attempt in
 	// flight, or -1.

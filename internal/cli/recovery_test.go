@@ -3,7 +3,9 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -128,5 +130,94 @@ func TestResolveNetLimits(t *testing.T) {
 		if err != nil || got != tc.want {
 			t.Errorf("%q %+v: %+v %v, want %+v", tc.env, tc.model, got, err, tc.want)
 		}
+	}
+}
+
+const tooLong = `{"error":{"message":"This model's maximum context length is 8192 tokens. However, your messages resulted in %d tokens. Please reduce the length of the messages.","type":"invalid_request_error","code":"context_length_exceeded"}}`
+
+// bigFile writes a file of about 150 KB of numbered lines.
+func bigFile(t *testing.T, dir string) {
+	t.Helper()
+	var b strings.Builder
+	for i := 0; b.Len() < 150<<10; i++ {
+		fmt.Fprintf(&b, "line %06d: the quick brown fox jumps over the lazy dog\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "big.txt"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFullContextIsRecoveredBySmallerResend(t *testing.T) {
+	dir := t.TempDir()
+	bigFile(t, dir)
+	srv := fp.New(t,
+		fp.Turn{fp.ToolCall("r1", "read_file", `{"file_path":"big.txt"}`)},
+		fp.Turn{fp.Status(400, fmt.Sprintf(tooLong, 12000), nil)},
+		fp.Turn{fp.Text("SUMMARY: the user asked to read big.txt")},
+		fp.Turn{fp.Text("done.")},
+	)
+	r := runPly(t, dir, srv, "", "-y", "-p", "read big.txt")
+	if r.code != 0 || r.stdout != "done.\n" {
+		t.Fatalf("exit %d stdout %q; stderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests, want 4 (call, refused, summary, resend)", len(reqs))
+	}
+	if !strings.Contains(string(reqs[2].Raw), "Summarise the conversation") {
+		t.Errorf("request 2 should be the one summary request")
+	}
+	failed, resent := len(reqs[1].Raw), len(reqs[3].Raw)
+	t.Logf("refused request %d B, resent %d B", failed, resent)
+	if resent > failed*6/10 {
+		t.Errorf("resent %d B, more than 60%% of the refused %d B", resent, failed)
+	}
+	last := reqs[3].Messages[len(reqs[3].Messages)-1]
+	if last.Role != "tool" || !strings.Contains(last.Text(), "line 000000") || !strings.Contains(last.Text(), "were cut to fit the context window") {
+		t.Errorf("the cut result should keep its head and say it was cut: %.300q", last.Text())
+	}
+	if err := srv.CheckPairing(); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestPromptTooLargeAloneFailsAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	prompt := strings.Repeat("please consider this sentence carefully. ", 3000) // ~120 KB
+	srv := fp.New(t, fp.Turn{fp.Status(400, fmt.Sprintf(tooLong, 30000), nil)})
+	r := runPly(t, dir, srv, "", "-y", "-p", prompt)
+	if r.code == 0 {
+		t.Fatal("a prompt that cannot fit must not end as success")
+	}
+	if n := len(srv.Requests()); n > 2 {
+		t.Errorf("%d requests, want at most one retry", n)
+	}
+	if !strings.Contains(r.stderr, "newest message alone is about") || !strings.Contains(r.stderr, "8192 tokens") {
+		t.Errorf("the error should say the message alone does not fit, with sizes:\n%s", r.stderr)
+	}
+}
+
+func TestContinueAfterFailedRecoveryDoesNotResendTheOversizedHistory(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	bigFile(t, dir)
+	srv := fp.New(t,
+		fp.Turn{fp.ToolCall("r1", "read_file", `{"file_path":"big.txt"}`)},
+		fp.Turn{fp.Status(400, fmt.Sprintf(tooLong, 12000), nil)},
+		fp.Turn{fp.Text("SUMMARY: the user asked to read big.txt")},
+		fp.Turn{fp.Status(400, fmt.Sprintf(tooLong, 9000), nil)},
+	)
+	if r := runIn(t, dir, home, srv, "-y", "-p", "read big.txt"); r.code == 0 {
+		t.Fatalf("the second refusal should end the run: %s", r.stdout)
+	}
+	failed := len(srv.Requests()[1].Raw)
+	srv2 := fp.New(t, fp.Turn{fp.Text("resumed.")})
+	r := runIn(t, dir, home, srv2, "-y", "--continue", "-p", "go on")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	resent := len(srv2.Requests()[0].Raw)
+	t.Logf("refused %d B, resumed with %d B", failed, resent)
+	if resent > failed*6/10 {
+		t.Errorf("--continue sent %d B, more than 60%% of the refused %d B: the cut was not recorded", resent, failed)
 	}
 }
