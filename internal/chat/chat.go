@@ -15,6 +15,7 @@ import (
 	"iter"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -124,6 +125,18 @@ func (c *Chat) History() []llm.Message {
 	return append([]llm.Message(nil), c.history...)
 }
 
+// LastReply returns the last history entry when it is a model reply: after
+// a round, the reply it recorded. It costs no copy of the text.
+func (c *Chat) LastReply() (llm.Message, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := len(c.history)
+	if n == 0 || c.history[n-1].Role != llm.RoleModel {
+		return llm.Message{}, false
+	}
+	return c.history[n-1], true
+}
+
 // SetHistory replaces the history.
 func (c *Chat) SetHistory(h []llm.Message) {
 	c.mu.Lock()
@@ -216,32 +229,54 @@ func (c *Chat) request(maxOut int) *llm.Request {
 	}
 }
 
-// reply accumulates one attempt's chunks into a model entry.
+// reply accumulates one attempt's chunks into a model entry. The text of
+// the part being streamed grows in a builder, and the part's Text is the
+// builder's string, which costs no copy: a streamed response is held
+// once, whatever its number of chunks, instead of being copied per chunk.
 type reply struct {
 	msg llm.Message
+	// open accumulates the last part's text while it is still growing;
+	// nil when the last part is not growing text.
+	open *strings.Builder
+}
+
+// appendText adds s to the last part if it is open, growing text of the
+// same kind, else starts a new part.
+func (r *reply) appendText(s string, thought bool, sig string) {
+	n := len(r.msg.Parts)
+	if r.open != nil && n > 0 && r.msg.Parts[n-1].Thought == thought {
+		if b := r.open; b.Cap()-b.Len() < len(s) {
+			// Grow doubles; WriteString alone would let append grow a
+			// large buffer by a quarter at a time, allocating about five
+			// times the final size on the way.
+			b.Grow(len(s))
+		}
+		r.open.WriteString(s)
+		r.msg.Parts[n-1].Text = r.open.String()
+		if sig != "" {
+			r.msg.Parts[n-1].Signature = sig
+		}
+		return
+	}
+	r.open = &strings.Builder{}
+	r.open.WriteString(s)
+	r.msg.Parts = append(r.msg.Parts, llm.Part{Text: r.open.String(), Thought: thought, Signature: sig})
 }
 
 func (r *reply) add(ch *llm.Chunk) {
 	if ch.Thought != "" || ch.ThoughtSignature != "" {
-		n := len(r.msg.Parts)
-		if n > 0 && r.msg.Parts[n-1].Thought && r.msg.Parts[n-1].Signature == "" {
-			r.msg.Parts[n-1].Text += ch.Thought
-			r.msg.Parts[n-1].Signature = ch.ThoughtSignature
-		} else {
-			r.msg.Parts = append(r.msg.Parts, llm.Part{Text: ch.Thought, Thought: true, Signature: ch.ThoughtSignature})
+		r.appendText(ch.Thought, true, ch.ThoughtSignature)
+		if ch.ThoughtSignature != "" {
+			r.open = nil // a signed thought is complete
 		}
 	}
 	if ch.Text != "" {
-		n := len(r.msg.Parts)
-		if n > 0 && !r.msg.Parts[n-1].Thought && r.msg.Parts[n-1].Call == nil && r.msg.Parts[n-1].Media == nil {
-			r.msg.Parts[n-1].Text += ch.Text
-		} else {
-			r.msg.Parts = append(r.msg.Parts, llm.Part{Text: ch.Text})
-		}
+		r.appendText(ch.Text, false, "")
 	}
 	for i := range ch.Calls {
 		call := ch.Calls[i]
 		r.msg.Parts = append(r.msg.Parts, llm.Part{Call: &call})
+		r.open = nil
 	}
 	if ch.FinishReason != "" {
 		r.msg.FinishReason = ch.FinishReason

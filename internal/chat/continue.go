@@ -84,7 +84,15 @@ func (c *Chat) partialReply() (*reply, bool) {
 	m := c.history[c.partial]
 	m.Parts = append([]llm.Part(nil), m.Parts...)
 	m.FinishReason = llm.FinishUnspecified
-	return &reply{msg: m}, true
+	rep := &reply{msg: m}
+	if n := len(m.Parts); n > 0 {
+		// Reopen trailing text, so that the continuation merges into it.
+		if p := m.Parts[n-1]; p.Call == nil && p.Response == nil && p.Media == nil && (!p.Thought || p.Signature == "") {
+			rep.open = &strings.Builder{}
+			rep.open.WriteString(p.Text)
+		}
+	}
+	return rep, true
 }
 
 // seam holds back the start of a continuation until it can be compared

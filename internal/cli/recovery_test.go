@@ -221,3 +221,18 @@ func TestContinueAfterFailedRecoveryDoesNotResendTheOversizedHistory(t *testing.
 		t.Errorf("--continue sent %d B, more than 60%% of the refused %d B: the cut was not recorded", resent, failed)
 	}
 }
+
+func TestResponseLargerThanTheCapFailsClearly(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "settings.json"), []byte(`{"model":{"maxResponseBytes":100000}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := fp.New(t, bigAnswer(1))
+	r := runPlyEnv(t, dir, srv, map[string]string{"PLY_HOME": home}, "-y", "-p", "go")
+	if r.code == 0 || !strings.Contains(r.stderr, "larger than the cap of 100000 bytes") || !strings.Contains(r.stderr, "model.maxResponseBytes") {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("%d requests: a response past the cap is not retried", n)
+	}
+}

@@ -222,10 +222,12 @@ type roundResult struct {
 
 func (r *run) round(ctx context.Context, rounds Rounds, parts []llm.Part, typ client.SendType) roundResult {
 	var (
-		text, thought strings.Builder
-		signature     string
-		calls         []*turn.ToolCallRequest
-		finished      *turn.Finished
+		// The reply's text comes whole with Finished, held once by the
+		// chat; only the thought is spelled out here.
+		thought   strings.Builder
+		signature string
+		calls     []*turn.ToolCallRequest
+		finished  *turn.Finished
 	)
 	t0 := time.Now()
 	defer func() { r.apiTime += time.Since(t0) }()
@@ -234,8 +236,8 @@ func (r *run) round(ctx context.Context, rounds Rounds, parts []llm.Part, typ cl
 		if finished == nil {
 			return
 		}
-		r.out.assistant(thought.String(), signature, text.String(), calls, finished)
-		if t := text.String(); t != "" {
+		r.out.assistant(thought.String(), signature, finished.Text, calls, finished)
+		if t := finished.Text; t != "" {
 			r.lastText = t
 		}
 		r.usage.Add(finished.Usage)
@@ -247,11 +249,9 @@ func (r *run) round(ctx context.Context, rounds Rounds, parts []llm.Part, typ cl
 		case turn.Content:
 			if finished != nil {
 				flush()
-				text.Reset()
 				thought.Reset()
 				calls, finished = nil, nil
 			}
-			text.WriteString(e.Text)
 		case turn.Thought:
 			thought.WriteString(e.Text)
 			if e.Signature != "" {
@@ -260,7 +260,6 @@ func (r *run) round(ctx context.Context, rounds Rounds, parts []llm.Part, typ cl
 		case *turn.ToolCallRequest:
 			calls = append(calls, e)
 		case turn.Retry:
-			text.Reset()
 			thought.Reset()
 			calls = nil
 			r.out.progress("retrying the model request (attempt %d failed: %s)", e.Attempt, abbreviate(e.Reason, 200))
@@ -537,10 +536,11 @@ func (p *printer) result(res Result) {
 			}
 			return
 		}
-		out := p.last
-		if out != "" && !strings.HasSuffix(out, "\n") {
-			out += "\n"
+		// Written in two pieces: appending the newline would copy a
+		// large answer once more.
+		_, _ = io.WriteString(p.cfg.Stdout, p.last)
+		if p.last != "" && !strings.HasSuffix(p.last, "\n") {
+			_, _ = io.WriteString(p.cfg.Stdout, "\n")
 		}
-		_, _ = io.WriteString(p.cfg.Stdout, out)
 	}
 }
