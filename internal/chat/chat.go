@@ -41,13 +41,19 @@ const (
 	// EventCompressed reports that the history was compressed before
 	// sending.
 	EventCompressed
+	// EventContinue reports that a reply was cut (a dropped or stalled
+	// stream after text was shown, or the output limit) and is being
+	// continued: what was shown stays. Attempt counts continuations (at
+	// most MaxContinuations); Reason says why.
+	EventContinue
 )
 
 // StreamEvent is what SendMessageStream yields.
 type StreamEvent struct {
 	Kind  EventKind
 	Chunk llm.Chunk
-	// Retry details (EventRetry).
+	// Retry details (EventRetry), and continuation details
+	// (EventContinue).
 	Attempt int
 	Reason  string
 	// Compression details (EventCompressed).

@@ -74,3 +74,23 @@ func BenchmarkReply50MB(b *testing.B) {
 }
 
 func errUnexpectedEOF() error { return io.ErrUnexpectedEOF }
+
+func TestContinuationIsAnnounced(t *testing.T) {
+	p := &scripted{steps: []step{
+		{chunks: []llm.Chunk{text("The quick brown fox")}, err: io.ErrUnexpectedEOF},
+		{chunks: []llm.Chunk{text(" jumps."), stop()}},
+	}}
+	c := New(p, Config{Retry: fast}, nil)
+	var got []StreamEvent
+	for ev, err := range c.SendMessageStream(t.Context(), userText("go")) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Kind == EventContinue || ev.Kind == EventRetry {
+			got = append(got, ev)
+		}
+	}
+	if len(got) != 1 || got[0].Kind != EventContinue || got[0].Attempt != 1 || !strings.Contains(got[0].Reason, "unexpected EOF") {
+		t.Fatalf("events %+v, want one EventContinue naming the cut", got)
+	}
+}

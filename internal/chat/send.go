@@ -70,7 +70,7 @@ func (c *Chat) send(ctx context.Context, yield func(StreamEvent, error) bool) er
 				}
 				continue
 			}
-			return c.settle(ctx, maxOut, attempts, yield)
+			return c.settle(ctx, maxOut, attempts, errors.New("the reply hit the output token limit"), yield)
 		}
 		if ctx.Err() != nil {
 			c.abandonPartial()
@@ -94,7 +94,7 @@ func (c *Chat) send(ctx context.Context, yield func(StreamEvent, error) bool) er
 			// text only.
 			if yielded {
 				if !rep.hasCalls() && rep.text() != "" {
-					return c.settle(ctx, maxOut, attempts, yield)
+					return c.settle(ctx, maxOut, attempts, err, yield)
 				}
 				budget = 0
 			} else {
@@ -155,8 +155,8 @@ func (c *Chat) send(ctx context.Context, yield func(StreamEvent, error) bool) er
 }
 
 // settle continues the reply in flight and settles it.
-func (c *Chat) settle(ctx context.Context, maxOut, attempts int, yield func(StreamEvent, error) bool) error {
-	tries, err := c.continueReply(ctx, maxOut, yield)
+func (c *Chat) settle(ctx context.Context, maxOut, attempts int, why error, yield func(StreamEvent, error) bool) error {
+	tries, err := c.continueReply(ctx, maxOut, why, yield)
 	return c.endContinuation(ctx, tries, err, attempts)
 }
 

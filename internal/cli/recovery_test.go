@@ -82,8 +82,12 @@ func TestStalledStreamIsRetriedWithinTheIdleTimeout(t *testing.T) {
 			if n := len(srv.Requests()); n != 2 {
 				t.Errorf("%d requests, want 2", n)
 			}
-			if tc.retried && !strings.Contains(r.stderr, "attempt 1 failed: openai: no data received for 1s") {
-				t.Errorf("stderr should say why it retried:\n%s", r.stderr)
+			want := "the reply was cut (openai: no data received for 1s); continuing it (continuation 1)"
+			if tc.retried {
+				want = "attempt 1 failed: openai: no data received for 1s"
+			}
+			if !strings.Contains(r.stderr, want) {
+				t.Errorf("stderr should say why and which attempt, %q:\n%s", want, r.stderr)
 			}
 		})
 	}

@@ -263,6 +263,8 @@ func (r *run) round(ctx context.Context, rounds Rounds, parts []llm.Part, typ cl
 			thought.Reset()
 			calls = nil
 			r.out.progress("retrying the model request (attempt %d failed: %s)", e.Attempt, abbreviate(e.Reason, 200))
+		case turn.Continued:
+			r.out.progress("the reply was cut (%s); continuing it (continuation %d)", abbreviate(e.Reason, 200), e.Attempt)
 		case turn.ChatCompressed:
 			r.out.progress("compressed the conversation: ~%d → ~%d tokens", e.TokensBefore, e.TokensAfter)
 			if r.cfg.OnCompressed != nil {

@@ -48,6 +48,13 @@ type Finished struct {
 	Text string
 }
 
+// Continued reports that the reply was cut after text was shown and is
+// being continued; what was shown stays. Attempt counts continuations.
+type Continued struct {
+	Attempt int
+	Reason  string
+}
+
 // Error is a failed request; the round is over.
 type Error struct{ Err error }
 
@@ -80,6 +87,7 @@ func (UserCancelled) isEvent()    {}
 func (Retry) isEvent()            {}
 func (ChatCompressed) isEvent()   {}
 func (LoopDetected) isEvent()     {}
+func (Continued) isEvent()        {}
 
 // Sender is the part of the chat a turn needs.
 type Sender interface {
@@ -132,6 +140,10 @@ func (t *Turn) Run(ctx context.Context, s Sender, user llm.Message) iter.Seq[Eve
 				t.usage = nil
 				text.Reset()
 				if !yield(Retry{Attempt: ev.Attempt, Reason: ev.Reason}) {
+					return
+				}
+			case chat.EventContinue:
+				if !yield(Continued{Attempt: ev.Attempt, Reason: ev.Reason}) {
 					return
 				}
 			case chat.EventCompressed:
