@@ -15,6 +15,7 @@ import (
 	"iter"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -40,13 +41,19 @@ const (
 	// EventCompressed reports that the history was compressed before
 	// sending.
 	EventCompressed
+	// EventContinue reports that a reply was cut (a dropped or stalled
+	// stream after text was shown, or the output limit) and is being
+	// continued: what was shown stays. Attempt counts continuations (at
+	// most MaxContinuations); Reason says why.
+	EventContinue
 )
 
 // StreamEvent is what SendMessageStream yields.
 type StreamEvent struct {
 	Kind  EventKind
 	Chunk llm.Chunk
-	// Retry details (EventRetry).
+	// Retry details (EventRetry), and continuation details
+	// (EventContinue).
 	Attempt int
 	Reason  string
 	// Compression details (EventCompressed).
@@ -69,6 +76,9 @@ type Config struct {
 	// Repair, when set, repairs orphaned tool calls; it runs after every
 	// push of user content.
 	Repair func([]llm.Message) []llm.Message
+	// Spill, when set, saves the full text of a tool result cut to fit
+	// the context window with the session; see Spiller.
+	Spill  Spiller
 	Logger *slog.Logger
 }
 
@@ -83,6 +93,9 @@ type Chat struct {
 	mu      sync.Mutex
 	history []llm.Message
 	pushes  int // counts pushes of user content; see PushCount
+	// calib is the last ratio of reported to estimated prompt tokens (0:
+	// none yet); see calibrate.
+	calib float64
 
 	// partial is the index of a model entry pushed by the attempt in
 	// flight, or -1.
@@ -116,6 +129,18 @@ func (c *Chat) History() []llm.Message {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]llm.Message(nil), c.history...)
+}
+
+// LastReply returns the last history entry when it is a model reply: after
+// a round, the reply it recorded. It costs no copy of the text.
+func (c *Chat) LastReply() (llm.Message, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := len(c.history)
+	if n == 0 || c.history[n-1].Role != llm.RoleModel {
+		return llm.Message{}, false
+	}
+	return c.history[n-1], true
 }
 
 // SetHistory replaces the history.
@@ -210,32 +235,54 @@ func (c *Chat) request(maxOut int) *llm.Request {
 	}
 }
 
-// reply accumulates one attempt's chunks into a model entry.
+// reply accumulates one attempt's chunks into a model entry. The text of
+// the part being streamed grows in a builder, and the part's Text is the
+// builder's string, which costs no copy: a streamed response is held
+// once, whatever its number of chunks, instead of being copied per chunk.
 type reply struct {
 	msg llm.Message
+	// open accumulates the last part's text while it is still growing;
+	// nil when the last part is not growing text.
+	open *strings.Builder
+}
+
+// appendText adds s to the last part if it is open, growing text of the
+// same kind, else starts a new part.
+func (r *reply) appendText(s string, thought bool, sig string) {
+	n := len(r.msg.Parts)
+	if r.open != nil && n > 0 && r.msg.Parts[n-1].Thought == thought {
+		if b := r.open; b.Cap()-b.Len() < len(s) {
+			// Grow doubles; WriteString alone would let append grow a
+			// large buffer by a quarter at a time, allocating about five
+			// times the final size on the way.
+			b.Grow(len(s))
+		}
+		r.open.WriteString(s)
+		r.msg.Parts[n-1].Text = r.open.String()
+		if sig != "" {
+			r.msg.Parts[n-1].Signature = sig
+		}
+		return
+	}
+	r.open = &strings.Builder{}
+	r.open.WriteString(s)
+	r.msg.Parts = append(r.msg.Parts, llm.Part{Text: r.open.String(), Thought: thought, Signature: sig})
 }
 
 func (r *reply) add(ch *llm.Chunk) {
 	if ch.Thought != "" || ch.ThoughtSignature != "" {
-		n := len(r.msg.Parts)
-		if n > 0 && r.msg.Parts[n-1].Thought && r.msg.Parts[n-1].Signature == "" {
-			r.msg.Parts[n-1].Text += ch.Thought
-			r.msg.Parts[n-1].Signature = ch.ThoughtSignature
-		} else {
-			r.msg.Parts = append(r.msg.Parts, llm.Part{Text: ch.Thought, Thought: true, Signature: ch.ThoughtSignature})
+		r.appendText(ch.Thought, true, ch.ThoughtSignature)
+		if ch.ThoughtSignature != "" {
+			r.open = nil // a signed thought is complete
 		}
 	}
 	if ch.Text != "" {
-		n := len(r.msg.Parts)
-		if n > 0 && !r.msg.Parts[n-1].Thought && r.msg.Parts[n-1].Call == nil && r.msg.Parts[n-1].Media == nil {
-			r.msg.Parts[n-1].Text += ch.Text
-		} else {
-			r.msg.Parts = append(r.msg.Parts, llm.Part{Text: ch.Text})
-		}
+		r.appendText(ch.Text, false, "")
 	}
 	for i := range ch.Calls {
 		call := ch.Calls[i]
 		r.msg.Parts = append(r.msg.Parts, llm.Part{Call: &call})
+		r.open = nil
 	}
 	if ch.FinishReason != "" {
 		r.msg.FinishReason = ch.FinishReason

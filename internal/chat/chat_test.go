@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"iter"
 	"strings"
@@ -126,6 +127,9 @@ func TestRetryByFailureClass(t *testing.T) {
 			requests: 2, retries: 1, shown: "ok"},
 		{name: "unexpected EOF before first chunk is replayed",
 			steps:    []step{{err: io.ErrUnexpectedEOF}, {chunks: []llm.Chunk{text("ok"), stop()}}},
+			requests: 2, retries: 1, shown: "ok"},
+		{name: "a connection closed before the first byte (EOF) is replayed",
+			steps:    []step{{err: fmt.Errorf("openai: sending request: %w", io.EOF)}, {chunks: []llm.Chunk{text("ok"), stop()}}},
 			requests: 2, retries: 1, shown: "ok"},
 		{name: "transport budget is two replays",
 			steps:    []step{{err: reset}, {err: reset}, {err: reset}, {chunks: []llm.Chunk{text("never"), stop()}}},

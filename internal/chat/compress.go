@@ -53,22 +53,31 @@ func (c *Chat) Compress(ctx context.Context) (StreamEvent, bool) {
 	return c.compress(ctx, true)
 }
 
-// maybeCompress compresses when the history passes the configured share of
-// the context window, or at once when reactive (the provider said the
-// request is too long).
-func (c *Chat) maybeCompress(ctx context.Context, reactive bool) (StreamEvent, bool) {
-	if !reactive {
-		if c.cfg.ContextWindow <= 0 {
-			return StreamEvent{}, false
-		}
-		c.mu.Lock()
-		est := EstimateTokens(c.history)
-		c.mu.Unlock()
-		if float64(est) < c.cfg.CompressAt*float64(c.cfg.ContextWindow) {
-			return StreamEvent{}, false
+// maybeCompress shrinks the history before a request whose calibrated
+// estimate passes the configured share of the context window: first it
+// cuts oversized tool results, then, if still past the share, it
+// summarises the older part.
+func (c *Chat) maybeCompress(ctx context.Context) (StreamEvent, bool) {
+	if c.cfg.ContextWindow <= 0 {
+		return StreamEvent{}, false
+	}
+	req := c.request(0)
+	before := c.calibrated(estimateRequest(req))
+	at := int(c.cfg.CompressAt * float64(c.cfg.ContextWindow))
+	if before < at {
+		return StreamEvent{}, false
+	}
+	changed := c.cutToolResults(ctx, at-c.calibrated(fixedTokens(req))-1)
+	if c.calibrated(estimateRequest(c.request(0))) >= at {
+		if _, ok := c.compress(ctx, false); ok {
+			changed = true
 		}
 	}
-	return c.compress(ctx, reactive)
+	if !changed {
+		return StreamEvent{}, false
+	}
+	after := c.calibrated(estimateRequest(c.request(0)))
+	return StreamEvent{Kind: EventCompressed, TokensBefore: before, TokensAfter: after}, true
 }
 
 func (c *Chat) compress(ctx context.Context, force bool) (StreamEvent, bool) {

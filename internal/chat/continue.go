@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/plyhq/ply/internal/llm"
@@ -31,13 +32,19 @@ const seamWindow = 256
 // model repeated at the seam, so the user sees each sentence once and the
 // history holds one merged reply. It tries at most MaxContinuations times.
 // It returns how many continuation requests it made.
-func (c *Chat) continueReply(ctx context.Context, maxOut int, yield func(StreamEvent, error) bool) (int, error) {
-	var lastErr error
+func (c *Chat) continueReply(ctx context.Context, maxOut int, why error, yield func(StreamEvent, error) bool) (int, error) {
+	lastErr := why
 	n := 0
 	for ; n < MaxContinuations; n++ {
 		rep, ok := c.partialReply()
 		if !ok {
 			return n, lastErr
+		}
+		// Tell the user why the reply pauses and is resumed; what was
+		// shown stays (unlike EventRetry).
+		if !yield(StreamEvent{Kind: EventContinue, Attempt: n + 1, Reason: fmt.Sprint(lastErr)}, nil) {
+			c.abandonPartial()
+			return n, errStopped
 		}
 		c.log.Info("chat: continuing a cut reply", "attempt", n+1, "after", lastErr)
 		req := c.request(maxOut)
@@ -84,7 +91,15 @@ func (c *Chat) partialReply() (*reply, bool) {
 	m := c.history[c.partial]
 	m.Parts = append([]llm.Part(nil), m.Parts...)
 	m.FinishReason = llm.FinishUnspecified
-	return &reply{msg: m}, true
+	rep := &reply{msg: m}
+	if n := len(m.Parts); n > 0 {
+		// Reopen trailing text, so that the continuation merges into it.
+		if p := m.Parts[n-1]; p.Call == nil && p.Response == nil && p.Media == nil && (!p.Thought || p.Signature == "") {
+			rep.open = &strings.Builder{}
+			rep.open.WriteString(p.Text)
+		}
+	}
+	return rep, true
 }
 
 // seam holds back the start of a continuation until it can be compared

@@ -117,7 +117,8 @@ func (c failureClass) String() string {
 }
 
 // classify sorts err into a failure class. Transport errors follow the
-// design's whitelist: resets, broken pipes, timeouts and a body cut short.
+// design's whitelist: resets, broken pipes, timeouts, a connection closed
+// before the answer and a body cut short.
 func classify(err error) failureClass {
 	var api *llm.APIError
 	if errors.As(err, &api) {
@@ -145,7 +146,10 @@ func isTransport(err error) bool {
 	if errors.Is(err, context.Canceled) {
 		return false
 	}
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+	// io.EOF is a connection closed before the first response byte, the
+	// usual sign of a keep-alive connection the server or a proxy dropped;
+	// the retry loop replays only while nothing was yielded.
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
 		errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ETIMEDOUT) ||
 		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, context.DeadlineExceeded) {
 		return true

@@ -44,7 +44,7 @@ func (c *Chat) send(ctx context.Context, yield func(StreamEvent, error) bool) er
 		maxOut    = 0
 		compacted = false
 	)
-	if ev, ok := c.maybeCompress(ctx, false); ok {
+	if ev, ok := c.maybeCompress(ctx); ok {
 		if !yield(ev, nil) {
 			return errStopped
 		}
@@ -70,7 +70,7 @@ func (c *Chat) send(ctx context.Context, yield func(StreamEvent, error) bool) er
 				}
 				continue
 			}
-			return c.settle(ctx, maxOut, attempts, yield)
+			return c.settle(ctx, maxOut, attempts, errors.New("the reply hit the output token limit"), yield)
 		}
 		if ctx.Err() != nil {
 			c.abandonPartial()
@@ -94,7 +94,7 @@ func (c *Chat) send(ctx context.Context, yield func(StreamEvent, error) bool) er
 			// text only.
 			if yielded {
 				if !rep.hasCalls() && rep.text() != "" {
-					return c.settle(ctx, maxOut, attempts, yield)
+					return c.settle(ctx, maxOut, attempts, err, yield)
 				}
 				budget = 0
 			} else {
@@ -108,18 +108,29 @@ func (c *Chat) send(ctx context.Context, yield func(StreamEvent, error) bool) er
 			budget = p.ContentAttempts
 			delay = backoff(p.ContentBaseDelay, 0, used[class]+1, false)
 		case classContextLength:
+			// Shrink once: cut oversized tool results, summarise the
+			// older part, and resend only when the result fits.
 			if !compacted {
 				compacted = true
-				if ev, ok := c.maybeCompress(ctx, true); ok {
-					c.popPartialIfPushed()
-					if !yield(StreamEvent{Kind: EventRetry, Attempt: attempts, Reason: err.Error()}, nil) {
-						return errStopped
-					}
+				c.popPartialIfPushed()
+				ev, changed, rerr := c.recoverContext(ctx, err)
+				if changed && rerr != nil {
+					// Report the change so that it is recorded: a resumed
+					// session must not resend the oversized history.
 					if !yield(ev, nil) {
 						return errStopped
 					}
-					continue
 				}
+				if rerr != nil {
+					return &FailedError{What: class.String(), Attempts: attempts, Err: rerr}
+				}
+				if !yield(StreamEvent{Kind: EventRetry, Attempt: attempts, Reason: err.Error()}, nil) {
+					return errStopped
+				}
+				if !yield(ev, nil) {
+					return errStopped
+				}
+				continue
 			}
 		}
 		if used[class] >= budget {
@@ -144,8 +155,8 @@ func (c *Chat) send(ctx context.Context, yield func(StreamEvent, error) bool) er
 }
 
 // settle continues the reply in flight and settles it.
-func (c *Chat) settle(ctx context.Context, maxOut, attempts int, yield func(StreamEvent, error) bool) error {
-	tries, err := c.continueReply(ctx, maxOut, yield)
+func (c *Chat) settle(ctx context.Context, maxOut, attempts int, why error, yield func(StreamEvent, error) bool) error {
+	tries, err := c.continueReply(ctx, maxOut, why, yield)
 	return c.endContinuation(ctx, tries, err, attempts)
 }
 
@@ -188,10 +199,14 @@ func (c *Chat) acceptBadToolArgs(err error) bool {
 // chunk reached the caller.
 func (c *Chat) attempt(ctx context.Context, maxOut int, yield func(StreamEvent, error) bool) (rep *reply, yielded bool, err error) {
 	rep = &reply{msg: llm.Message{Role: llm.RoleModel}}
-	err = c.streamInto(ctx, c.request(maxOut), rep, nil, yield)
+	req := c.request(maxOut)
+	err = c.streamInto(ctx, req, rep, nil, yield)
 	yielded = len(rep.msg.Parts) > 0
 	if err != nil {
 		return rep, yielded, err
+	}
+	if u := rep.msg.Usage; u != nil {
+		c.calibrate(u.InputTokens, estimateRequest(req))
 	}
 	if len(rep.msg.Parts) == 0 && rep.msg.FinishReason != llm.FinishMaxTokens {
 		return rep, yielded, &llm.InvalidStreamError{Reason: "the model sent an empty response"}

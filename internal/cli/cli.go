@@ -111,6 +111,7 @@ type config struct {
 	opts          *Options
 	wire          *wireFormat
 	contextWindow int
+	net           netLimits // provider client limits (provider.go)
 	maxOutput     int
 	headers       map[string]string
 	apiKey        string

@@ -21,6 +21,10 @@ func TestFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	read := fp.ToolCall("r1", "read_file", `{"file_path":"f.txt"}`)
+	if err := os.WriteFile(filepath.Join(dir, "big.txt"), []byte(strings.Repeat("a line of a big file\n", 3000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	readBig := fp.ToolCall("r1", "read_file", `{"file_path":"big.txt"}`)
 	cases := []struct {
 		name     string
 		turns    []fp.Turn
@@ -50,7 +54,7 @@ func TestFaults(t *testing.T) {
 			requests: 2, stdout: "ok.\n"},
 		{name: "context length compresses once, then retries",
 			turns: []fp.Turn{
-				{read}, // one round so there is something to summarise
+				{readBig}, // one round with a result worth cutting
 				{fp.Status(400, `{"error":{"message":"This model's maximum context length is 8192 tokens","code":"context_length_exceeded"}}`, nil)},
 				{fp.Text("SUMMARY of the work so far")},
 				{fp.Text("after compression.")}},

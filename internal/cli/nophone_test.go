@@ -16,6 +16,7 @@ import (
 	"time"
 
 	fp "github.com/plyhq/ply/internal/fakeprovider"
+	"github.com/plyhq/ply/internal/provider/transport"
 )
 
 // dialLog records every connection ply opens through the default HTTP
@@ -37,25 +38,32 @@ func (l *dialLog) all() []string {
 	return append([]string(nil), l.dials...)
 }
 
-// recordDials makes http.DefaultTransport, which ply's provider clients
-// use (their Config.HTTPClient is nil in the command), dial through a
-// recorder, and turns every DNS lookup of the Go resolver into a recorded
-// failure: the fake server is on 127.0.0.1, so nothing needs one. Both
-// are restored when the test ends, so the test must not run in parallel
-// with others.
+// recordDials makes the provider clients' transport
+// (transport.DefaultHTTPClient, which they use when their
+// Config.HTTPClient is nil, as in the command) and http.DefaultTransport
+// (web_fetch and anything else) dial through a recorder, and turns every
+// DNS lookup of the Go resolver into a recorded failure: the fake server
+// is on 127.0.0.1, so nothing needs one. Both are restored when the test
+// ends, so the test must not run in parallel with others.
 func recordDials(t *testing.T) *dialLog {
 	t.Helper()
-	tr, ok := http.DefaultTransport.(*http.Transport)
-	if !ok {
-		t.Fatalf("http.DefaultTransport is a %T, not an *http.Transport", http.DefaultTransport)
-	}
 	log := &dialLog{}
 	dialer := &net.Dialer{Timeout: 5 * time.Second}
-	origDial := tr.DialContext
-	tr.CloseIdleConnections() // no connection made before the test may be reused
-	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		log.add(network + " " + addr)
-		return dialer.DialContext(ctx, network, addr)
+	for _, rt := range []http.RoundTripper{http.DefaultTransport, transport.DefaultHTTPClient.Transport} {
+		tr, ok := rt.(*http.Transport)
+		if !ok {
+			t.Fatalf("a default transport is a %T, not an *http.Transport", rt)
+		}
+		origDial := tr.DialContext
+		tr.CloseIdleConnections() // no connection made before the test may be reused
+		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			log.add(network + " " + addr)
+			return dialer.DialContext(ctx, network, addr)
+		}
+		t.Cleanup(func() {
+			tr.CloseIdleConnections()
+			tr.DialContext = origDial
+		})
 	}
 	res := net.DefaultResolver
 	origPreferGo, origResolverDial := res.PreferGo, res.Dial
@@ -64,11 +72,7 @@ func recordDials(t *testing.T) *dialLog {
 		log.add("dns " + network + " " + addr)
 		return nil, errors.New("this test allows no DNS lookups")
 	}
-	t.Cleanup(func() {
-		tr.CloseIdleConnections()
-		tr.DialContext = origDial
-		res.PreferGo, res.Dial = origPreferGo, origResolverDial
-	})
+	t.Cleanup(func() { res.PreferGo, res.Dial = origPreferGo, origResolverDial })
 	return log
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/plyhq/ply/internal/chat"
 	"github.com/plyhq/ply/internal/provider/anthropic"
@@ -19,7 +20,7 @@ type wireFormat struct {
 	keyEnv, baseEnv   string
 	modelEnvs         []string
 	keyOptional       bool
-	newProvider       func(base, key, model string, headers map[string]string) chat.Provider
+	newProvider       func(base, key, model string, headers map[string]string, n netLimits) chat.Provider
 	keyFlag, baseFlag func(o *Options) string
 }
 
@@ -27,29 +28,63 @@ var wireFormats = []wireFormat{
 	{
 		name: "openai", keyEnv: "OPENAI_API_KEY", baseEnv: "OPENAI_BASE_URL", modelEnvs: []string{"OPENAI_MODEL"},
 		keyFlag: func(o *Options) string { return o.OpenAIKey }, baseFlag: func(o *Options) string { return o.OpenAIBaseURL },
-		newProvider: func(base, key, model string, h map[string]string) chat.Provider {
-			return openai.New(openai.Config{BaseURL: base, APIKey: key, Model: model, Headers: h})
+		newProvider: func(base, key, model string, h map[string]string, n netLimits) chat.Provider {
+			return openai.New(openai.Config{BaseURL: base, APIKey: key, Model: model, Headers: h,
+				StreamIdleTimeout: n.idle, MaxResponseBytes: n.maxBytes})
 		},
 	},
 	{
 		name: "openai-responses", keyEnv: "OPENAI_API_KEY", baseEnv: "OPENAI_BASE_URL", modelEnvs: []string{"OPENAI_MODEL"},
 		keyFlag: func(o *Options) string { return o.OpenAIKey }, baseFlag: func(o *Options) string { return o.OpenAIBaseURL },
-		newProvider: func(base, key, model string, h map[string]string) chat.Provider {
-			return responses.New(responses.Config{BaseURL: base, APIKey: key, Model: model, Headers: h})
+		newProvider: func(base, key, model string, h map[string]string, n netLimits) chat.Provider {
+			return responses.New(responses.Config{BaseURL: base, APIKey: key, Model: model, Headers: h,
+				StreamIdleTimeout: n.idle, MaxResponseBytes: n.maxBytes})
 		},
 	},
 	{
 		name: "gemini", keyEnv: "GEMINI_API_KEY", baseEnv: "GOOGLE_GEMINI_BASE_URL", modelEnvs: []string{"GEMINI_MODEL"},
-		newProvider: func(base, key, model string, h map[string]string) chat.Provider {
-			return gemini.New(gemini.Config{BaseURL: base, APIKey: key, Model: model, Headers: h})
+		newProvider: func(base, key, model string, h map[string]string, n netLimits) chat.Provider {
+			return gemini.New(gemini.Config{BaseURL: base, APIKey: key, Model: model, Headers: h,
+				StreamIdleTimeout: n.idle, MaxResponseBytes: n.maxBytes})
 		},
 	},
 	{
 		name: "anthropic", keyEnv: "ANTHROPIC_API_KEY", baseEnv: "ANTHROPIC_BASE_URL", modelEnvs: []string{"ANTHROPIC_MODEL"},
-		newProvider: func(base, key, model string, h map[string]string) chat.Provider {
-			return anthropic.New(anthropic.Config{BaseURL: base, APIKey: key, Model: model, Headers: h})
+		newProvider: func(base, key, model string, h map[string]string, n netLimits) chat.Provider {
+			return anthropic.New(anthropic.Config{BaseURL: base, APIKey: key, Model: model, Headers: h,
+				StreamIdleTimeout: n.idle, MaxResponseBytes: n.maxBytes})
 		},
 	},
+}
+
+// netLimits are the provider client's limits from settings and the
+// environment: how long a response may send nothing (headers included),
+// and how large one response may grow. Zero takes the provider default.
+type netLimits struct {
+	idle     time.Duration
+	maxBytes int64
+}
+
+// resolveNetLimits reads PLY_STREAM_IDLE_TIMEOUT, then the settings'
+// model.streamIdleTimeout, and model.maxResponseBytes.
+func resolveNetLimits(m settings.Model, env func(string) string) (netLimits, error) {
+	var n netLimits
+	src, v := "PLY_STREAM_IDLE_TIMEOUT", env("PLY_STREAM_IDLE_TIMEOUT")
+	if v == "" {
+		src, v = "settings model.streamIdleTimeout", m.StreamIdleTimeout
+	}
+	if v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return n, fmt.Errorf("%s=%q is not a positive Go duration such as 300s or 2m", src, v)
+		}
+		n.idle = d
+	}
+	if m.MaxResponseBytes < 0 {
+		return n, fmt.Errorf("settings model.maxResponseBytes=%d must be positive", m.MaxResponseBytes)
+	}
+	n.maxBytes = m.MaxResponseBytes
+	return n, nil
 }
 
 func formatNames() string {
@@ -62,7 +97,7 @@ func formatNames() string {
 
 // resolveProvider picks the wire format and reads its key, base URL and
 // model from flags, then the environment.
-func resolveProvider(c *config, o *Options, env func(string) string) (int, error) {
+func resolveProvider(c *config, o *Options, env func(string) string) (code int, err error) {
 	// A named provider from settings supplies defaults for everything.
 	var named settings.ModelProvider
 	if pn := firstNonEmpty(o.Provider, c.settings.Provider); pn != "" {
@@ -90,6 +125,9 @@ func resolveProvider(c *config, o *Options, env func(string) string) (int, error
 		return f(o)
 	}
 	c.wire = wf
+	if c.net, err = resolveNetLimits(c.settings.Model, env); err != nil {
+		return 52, err
+	}
 	keyEnv := wf.keyEnv
 	if named.APIKeyEnv != "" {
 		keyEnv = named.APIKeyEnv

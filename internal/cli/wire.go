@@ -138,7 +138,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		}
 	})
 	c.agents = &subagents{log: log}
-	provider := cfg.wire.newProvider(cfg.baseURL, cfg.apiKey, cfg.model, cfg.headers)
+	provider := cfg.wire.newProvider(cfg.baseURL, cfg.apiKey, cfg.model, cfg.headers, cfg.net)
 	asker := &modelAsker{provider: provider, model: cfg.model}
 	reg := tools.NewRegistry(
 		tools.NewListDirectory(ws),
@@ -274,6 +274,10 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 			return out
 		},
 		Logger: log,
+		// UNFINISHED: Spill (a chat.Spiller saving cut tool results in
+		// the session's directory) is not set until sessions have one
+		// (issue 16 item 5); until then a cut result says its full text
+		// is not available.
 	}
 	ch := chat.New(provider, chatCfg, sess.history)
 	ch.OnAppend(sess.w.Append)

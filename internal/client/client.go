@@ -150,9 +150,11 @@ func (c *Client) round(ctx context.Context, parts []llm.Part, typ SendType, turn
 		msg = llm.Message{Role: llm.RoleUser, Parts: parts}
 	}
 	t := turn.New()
-	var text strings.Builder
 	calls := 0
-	var finish llm.FinishReason
+	var (
+		finish llm.FinishReason
+		last   string // the reply's text, held once by the chat
+	)
 	// Stopping the range early ends the stream below it.
 	for ev := range t.Run(ctx, c.chat, msg) {
 		if l := c.check(ev); l != nil {
@@ -160,15 +162,12 @@ func (c *Client) round(ctx context.Context, parts []llm.Part, typ SendType, turn
 			return
 		}
 		switch e := ev.(type) {
-		case turn.Content:
-			text.WriteString(e.Text)
 		case *turn.ToolCallRequest:
 			calls++
 		case turn.Retry:
-			text.Reset()
 			calls = 0
 		case turn.Finished:
-			finish = e.Reason
+			finish, last = e.Reason, e.Text
 		case turn.Error, turn.UserCancelled:
 			yield(ev)
 			return
@@ -180,7 +179,6 @@ func (c *Client) round(ctx context.Context, parts []llm.Part, typ SendType, turn
 	if calls > 0 || ctx.Err() != nil {
 		return
 	}
-	last := text.String()
 	if c.opts.NextSpeaker && finish == llm.FinishStop && wantsToContinue(last) {
 		c.round(ctx, []llm.Part{{Text: "Please continue."}}, Hook, turns-1, yield)
 		return

@@ -34,6 +34,8 @@ const (
 	kindUsage
 	kindFinish
 	kindReset
+	kindClose
+	kindStallHeaders
 	kindCut
 	kindStatus
 	kindNotJSON
@@ -69,6 +71,12 @@ func Finish(reason string) Step { return Step{kind: kindFinish, text: reason} }
 // ResetBeforeFirstByte makes the server reset the connection before
 // sending anything: no status line, no headers.
 func ResetBeforeFirstByte() Step { return Step{kind: kindReset} }
+
+// CloseBeforeFirstByte makes the server close the connection cleanly (a
+// FIN, not a reset) before sending anything, the way a proxy or server
+// drops a keep-alive connection it considers idle: the client reads EOF
+// where it expected the status line.
+func CloseBeforeFirstByte() Step { return Step{kind: kindClose} }
 
 // CutAfterChunks makes the server drop the connection after n chunks of
 // the turn have been sent, in the middle of the chunked body, so that the
@@ -124,6 +132,11 @@ func (t Turn) matches(msgs []Message) bool {
 // ending the stream), or until the client goes away.
 func Stall(d time.Duration) Step { return Step{kind: kindStall, d: d} }
 
+// StallBeforeHeaders waits d before sending anything at all, not even the
+// status line and headers, or until the client goes away; the turn then
+// goes on as scripted.
+func StallBeforeHeaders(d time.Duration) Step { return Step{kind: kindStallHeaders, d: d} }
+
 // fragmentSize is how many bytes of arguments go in one chunk: small, so
 // that clients must assemble, and tests see real chunk boundaries.
 const fragmentSize = 4
@@ -132,8 +145,11 @@ const fragmentSize = 4
 type plan struct {
 	status *Step
 	reset  bool
-	cut    int // -1: no cut
-	events []event
+	close  bool
+	// silence is how long to wait before sending the headers.
+	silence time.Duration
+	cut     int // -1: no cut
+	events  []event
 }
 
 // event is one SSE data payload to send, or a pause.
@@ -194,6 +210,10 @@ func (t Turn) render(id, model string) plan {
 			p.status = &s
 		case kindReset:
 			p.reset = true
+		case kindClose:
+			p.close = true
+		case kindStallHeaders:
+			p.silence += s.d
 		case kindCut:
 			p.cut = s.n
 		case kindFinish:

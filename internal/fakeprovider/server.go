@@ -10,8 +10,8 @@
 // results without calls (CheckPairing): history corruption is found by
 // every test that uses the server, not only by tests written for it.
 //
-// Faults (ResetBeforeFirstByte, CutAfterChunks, Status, NotJSONChunk,
-// NoFinishReason, Stall) are steps like any other, for robustness tests of
+// Faults (ResetBeforeFirstByte, CloseBeforeFirstByte, CutAfterChunks, Status, NotJSONChunk,
+// NoFinishReason, Stall, StallBeforeHeaders) are steps like any other, for robustness tests of
 // the retry paths.
 package fakeprovider
 
@@ -299,6 +299,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 // answer sends a rendered turn.
 func (s *Server) answer(w http.ResponseWriter, r *http.Request, p plan) {
+	if p.silence > 0 && !pause(r, p.silence) {
+		return
+	}
 	if p.status != nil {
 		for k, v := range p.status.header {
 			w.Header()[k] = v
@@ -310,8 +313,8 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, p plan) {
 		_, _ = io.WriteString(w, p.status.text)
 		return
 	}
-	if p.reset {
-		hijackAndClose(w, true)
+	if p.reset || p.close {
+		hijackAndClose(w, p.reset)
 		return
 	}
 	rc := http.NewResponseController(w)
@@ -325,11 +328,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, p plan) {
 			break
 		}
 		if ev.pause > 0 {
-			t := time.NewTimer(ev.pause)
-			select {
-			case <-t.C:
-			case <-r.Context().Done():
-				t.Stop()
+			if !pause(r, ev.pause) {
 				return
 			}
 			continue
@@ -348,6 +347,19 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, p plan) {
 	}
 	_, _ = io.WriteString(w, "data: [DONE]\n\n")
 	_ = rc.Flush()
+}
+
+// pause waits d, or until the client goes away; it reports whether the
+// wait ran its course.
+func pause(r *http.Request, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
 }
 
 // hijackAndClose drops the connection under the response. With reset, the

@@ -167,6 +167,19 @@ func TestFaults(t *testing.T) {
 					t.Fatalf("a reset reported as an API error: %v", r.err)
 				}
 			}},
+		{"close before first byte", fakeprovider.Turn{fakeprovider.CloseBeforeFirstByte(), fakeprovider.Text("never")}, openai.Config{},
+			func(t *testing.T, r result) {
+				if !errors.Is(r.err, io.EOF) || r.chunks != 0 {
+					t.Fatalf("err %v chunks %d, want io.EOF before any chunk", r.err, r.chunks)
+				}
+			}},
+		{"silence before the headers past the idle timeout", fakeprovider.Turn{fakeprovider.StallBeforeHeaders(5 * time.Second), fakeprovider.Text("a")}, openai.Config{StreamIdleTimeout: 100 * time.Millisecond},
+			func(t *testing.T, r result) {
+				var ne net.Error
+				if !errors.As(r.err, &ne) || !ne.Timeout() || r.chunks != 0 {
+					t.Fatalf("err %v chunks %d", r.err, r.chunks)
+				}
+			}},
 		{"cut after chunks", fakeprovider.Turn{fakeprovider.Text("a"), fakeprovider.Text("b"), fakeprovider.Text("c"), fakeprovider.CutAfterChunks(2)}, openai.Config{},
 			func(t *testing.T, r result) {
 				if !errors.Is(r.err, io.ErrUnexpectedEOF) || r.text != "ab" {

@@ -261,10 +261,12 @@ type roundResult struct {
 
 func (r *run) round(ctx context.Context, rounds Rounds, parts []llm.Part, typ client.SendType) roundResult {
 	var (
-		text, thought strings.Builder
-		signature     string
-		calls         []*turn.ToolCallRequest
-		finished      *turn.Finished
+		// The reply's text comes whole with Finished, held once by the
+		// chat; only the thought is spelled out here.
+		thought   strings.Builder
+		signature string
+		calls     []*turn.ToolCallRequest
+		finished  *turn.Finished
 	)
 	// A result written inside the round (an error, a loop) counts the
 	// round so far; see apiDuration.
@@ -278,8 +280,8 @@ func (r *run) round(ctx context.Context, rounds Rounds, parts []llm.Part, typ cl
 		if finished == nil {
 			return
 		}
-		r.out.assistant(thought.String(), signature, text.String(), calls, finished)
-		if t := text.String(); t != "" {
+		r.out.assistant(thought.String(), signature, finished.Text, calls, finished)
+		if t := finished.Text; t != "" {
 			r.lastText = t
 		}
 		r.usage.Add(finished.Usage)
@@ -291,11 +293,9 @@ func (r *run) round(ctx context.Context, rounds Rounds, parts []llm.Part, typ cl
 		case turn.Content:
 			if finished != nil {
 				flush()
-				text.Reset()
 				thought.Reset()
 				calls, finished = nil, nil
 			}
-			text.WriteString(e.Text)
 		case turn.Thought:
 			thought.WriteString(e.Text)
 			if e.Signature != "" {
@@ -304,10 +304,11 @@ func (r *run) round(ctx context.Context, rounds Rounds, parts []llm.Part, typ cl
 		case *turn.ToolCallRequest:
 			calls = append(calls, e)
 		case turn.Retry:
-			text.Reset()
 			thought.Reset()
 			calls = nil
 			r.out.progress("retrying the model request (attempt %d failed: %s)", e.Attempt, abbreviate(e.Reason, 200))
+		case turn.Continued:
+			r.out.progress("the reply was cut (%s); continuing it (continuation %d)", abbreviate(e.Reason, 200), e.Attempt)
 		case turn.ChatCompressed:
 			r.out.progress("compressed the conversation: ~%d → ~%d tokens", e.TokensBefore, e.TokensAfter)
 			if r.cfg.OnCompressed != nil {
@@ -624,10 +625,11 @@ func (p *printer) result(res Result) {
 			}
 			return
 		}
-		out := p.last
-		if out != "" && !strings.HasSuffix(out, "\n") {
-			out += "\n"
+		// Written in two pieces: appending the newline would copy a
+		// large answer once more.
+		_, _ = io.WriteString(p.cfg.Stdout, p.last)
+		if p.last != "" && !strings.HasSuffix(p.last, "\n") {
+			_, _ = io.WriteString(p.cfg.Stdout, "\n")
 		}
-		_, _ = io.WriteString(p.cfg.Stdout, out)
 	}
 }

@@ -166,6 +166,8 @@ func (m *Message) Text() string {
 	var s string
 	for _, p := range m.Parts {
 		if !p.Thought && p.Call == nil && p.Response == nil {
+			// With one text part (the usual case) this is that part's
+			// string itself: no copy of a large reply.
 			s += p.Text
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"strings"
 
 	"github.com/plyhq/ply/internal/chat"
 	"github.com/plyhq/ply/internal/llm"
@@ -40,6 +41,18 @@ type ToolCallRequest struct {
 type Finished struct {
 	Reason llm.FinishReason
 	Usage  *llm.Usage
+	// Text is the round's whole visible reply, as the Content events
+	// spelled it out. Taken from the reply the sender recorded when it can
+	// give it (see Replier), so that a large answer is held once and not
+	// accumulated again by every layer above.
+	Text string
+}
+
+// Continued reports that the reply was cut after text was shown and is
+// being continued; what was shown stays. Attempt counts continuations.
+type Continued struct {
+	Attempt int
+	Reason  string
 }
 
 // Error is a failed request; the round is over.
@@ -74,10 +87,17 @@ func (UserCancelled) isEvent()    {}
 func (Retry) isEvent()            {}
 func (ChatCompressed) isEvent()   {}
 func (LoopDetected) isEvent()     {}
+func (Continued) isEvent()        {}
 
 // Sender is the part of the chat a turn needs.
 type Sender interface {
 	SendMessageStream(ctx context.Context, user llm.Message) iter.Seq2[chat.StreamEvent, error]
+}
+
+// Replier is a Sender that gives the model reply it recorded for the last
+// round (the chat keeps it in its history).
+type Replier interface {
+	LastReply() (llm.Message, bool)
 }
 
 // Turn is one round-trip. Use a new Turn per round.
@@ -99,6 +119,9 @@ func (t *Turn) FinishReason() llm.FinishReason { return t.finishReason }
 // Run sends user through s and yields the round's events.
 func (t *Turn) Run(ctx context.Context, s Sender, user llm.Message) iter.Seq[Event] {
 	return func(yield func(Event) bool) {
+		// Without a Replier, the turn spells the text out itself.
+		rep, isReplier := s.(Replier)
+		var text strings.Builder
 		for ev, err := range s.SendMessageStream(ctx, user) {
 			if err != nil {
 				if errors.Is(err, context.Canceled) || ctx.Err() != nil {
@@ -115,7 +138,12 @@ func (t *Turn) Run(ctx context.Context, s Sender, user llm.Message) iter.Seq[Eve
 				t.pending = nil
 				t.finishReason = ""
 				t.usage = nil
+				text.Reset()
 				if !yield(Retry{Attempt: ev.Attempt, Reason: ev.Reason}) {
+					return
+				}
+			case chat.EventContinue:
+				if !yield(Continued{Attempt: ev.Attempt, Reason: ev.Reason}) {
 					return
 				}
 			case chat.EventCompressed:
@@ -123,6 +151,9 @@ func (t *Turn) Run(ctx context.Context, s Sender, user llm.Message) iter.Seq[Eve
 					return
 				}
 			case chat.EventChunk:
+				if !isReplier {
+					text.WriteString(ev.Chunk.Text)
+				}
 				if !t.chunk(&ev.Chunk, yield) {
 					return
 				}
@@ -134,7 +165,13 @@ func (t *Turn) Run(ctx context.Context, s Sender, user llm.Message) iter.Seq[Eve
 		}
 		// Finished comes after the stream so that usage sent after the
 		// finish reason is included.
-		yield(Finished{Reason: t.finishReason, Usage: t.usage})
+		f := Finished{Reason: t.finishReason, Usage: t.usage, Text: text.String()}
+		if isReplier {
+			if m, ok := rep.LastReply(); ok {
+				f.Text = m.Text()
+			}
+		}
+		yield(f)
 	}
 }
 

@@ -119,3 +119,29 @@ func TestErrorsAndCancellation(t *testing.T) {
 		t.Fatalf("event = %#v, want UserCancelled", got[0])
 	}
 }
+
+// replying is a Sender that also gives the reply it recorded.
+type replying struct {
+	events
+	reply llm.Message
+}
+
+func (r replying) LastReply() (llm.Message, bool) { return r.reply, true }
+
+func TestFinishedCarriesTheReplyText(t *testing.T) {
+	evs := events{
+		chunk(llm.Chunk{Text: "dropped"}),
+		{Kind: chat.EventRetry, Attempt: 1, Reason: "cut"},
+		chunk(llm.Chunk{Text: "hello "}), chunk(llm.Chunk{Text: "world"}),
+		chunk(llm.Chunk{FinishReason: llm.FinishStop}),
+	}
+	_, out := collect(t, evs)
+	if f := out[len(out)-1].(Finished); f.Text != "hello world" {
+		t.Fatalf("spelled out: %q", f.Text)
+	}
+	recorded := llm.Message{Role: llm.RoleModel, Parts: []llm.Part{{Text: "as recorded"}}}
+	_, out = collect(t, replying{evs, recorded})
+	if f := out[len(out)-1].(Finished); f.Text != "as recorded" {
+		t.Fatalf("from the sender's record: %q", f.Text)
+	}
+}

@@ -63,7 +63,8 @@ type Config struct {
 	// Model is used when a Request names none. A "models/" prefix is
 	// tolerated.
 	Model string
-	// HTTPClient is used for requests; nil means http.DefaultClient. Its
+	// HTTPClient is used for requests; nil means transport.DefaultHTTPClient
+	// (a 30 s connect timeout, no overall timeout). Its
 	// Timeout, if any, bounds a whole stream, so leave it zero and use
 	// StreamIdleTimeout or the context instead.
 	HTTPClient *http.Client
@@ -73,10 +74,15 @@ type Config struct {
 	// are streamed as Chunk.Thought. Off by default: models without
 	// thinking reject the setting.
 	IncludeThoughts bool
-	// StreamIdleTimeout, if positive, aborts a request when no byte
+	// StreamIdleTimeout aborts a request when no byte
 	// arrives for this long, including while waiting for the response
 	// headers. The error is a net.Error whose Timeout reports true.
+	// Zero means transport.DefaultIdleTimeout (300 s); negative, none.
 	StreamIdleTimeout time.Duration
+	// MaxResponseBytes caps the bytes of one response body; past it the
+	// stream ends with a *transport.ResponseTooLargeError. Zero means
+	// transport.DefaultMaxResponseBytes; negative, no cap.
+	MaxResponseBytes int64
 }
 
 // Client streams generateContent responses. It is safe for concurrent
@@ -93,14 +99,11 @@ func New(cfg Config) *Client {
 	if base == "" {
 		base = DefaultBaseURL
 	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
-	}
 	return &Client{cfg: cfg, base: base, tr: transport.Client{
 		Provider:    provider,
-		HTTP:        hc,
+		HTTP:        cfg.HTTPClient,
 		IdleTimeout: cfg.StreamIdleTimeout,
+		MaxBytes:    cfg.MaxResponseBytes,
 		StatusError: statusError,
 	}}
 }

@@ -56,7 +56,8 @@ type Config struct {
 	APIKey string
 	// Model is used when a Request names none.
 	Model string
-	// HTTPClient is used for requests; nil means http.DefaultClient. Its
+	// HTTPClient is used for requests; nil means transport.DefaultHTTPClient
+	// (a 30 s connect timeout, no overall timeout). Its
 	// Timeout, if any, bounds a whole stream, so leave it zero and use
 	// StreamIdleTimeout or the context instead.
 	HTTPClient *http.Client
@@ -71,12 +72,17 @@ type Config struct {
 	// reasoning_content on assistant messages. Off by default: most
 	// servers ignore or reject it, and DeepSeek asks clients not to.
 	SendReasoning bool
-	// StreamIdleTimeout, if positive, aborts a request when no byte
+	// StreamIdleTimeout aborts a request when no byte
 	// arrives for this long, including while waiting for the response
 	// headers. The error is a net.Error whose Timeout reports true. Keep
 	// it generous: reasoning models may think for minutes before their
 	// first chunk.
+	// Zero means transport.DefaultIdleTimeout (300 s); negative, none.
 	StreamIdleTimeout time.Duration
+	// MaxResponseBytes caps the bytes of one response body; past it the
+	// stream ends with a *transport.ResponseTooLargeError. Zero means
+	// transport.DefaultMaxResponseBytes; negative, no cap.
+	MaxResponseBytes int64
 }
 
 // Client streams chat completions. It is safe for concurrent use.
@@ -92,14 +98,11 @@ func New(cfg Config) *Client {
 	if base == "" {
 		base = DefaultBaseURL
 	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
-	}
 	return &Client{cfg: cfg, url: base + "/chat/completions", tr: transport.Client{
 		Provider:    provider,
-		HTTP:        hc,
+		HTTP:        cfg.HTTPClient,
 		IdleTimeout: cfg.StreamIdleTimeout,
+		MaxBytes:    cfg.MaxResponseBytes,
 		StatusError: statusError,
 	}}
 }

@@ -59,7 +59,8 @@ type Config struct {
 	APIKey string
 	// Model is used when a Request names none.
 	Model string
-	// HTTPClient is used for requests; nil means http.DefaultClient. Its
+	// HTTPClient is used for requests; nil means transport.DefaultHTTPClient
+	// (a 30 s connect timeout, no overall timeout). Its
 	// Timeout, if any, bounds a whole stream, so leave it zero and use
 	// StreamIdleTimeout or the context instead.
 	HTTPClient *http.Client
@@ -70,11 +71,16 @@ type Config struct {
 	// the next turn (store is false, so the server keeps none). Leave it
 	// nil for models without reasoning, which reject both.
 	Reasoning *Reasoning
-	// StreamIdleTimeout, if positive, aborts a request when no byte
+	// StreamIdleTimeout aborts a request when no byte
 	// arrives for this long, including while waiting for the response
 	// headers. The error is a net.Error whose Timeout reports true. Keep
 	// it generous: reasoning models may think for minutes.
+	// Zero means transport.DefaultIdleTimeout (300 s); negative, none.
 	StreamIdleTimeout time.Duration
+	// MaxResponseBytes caps the bytes of one response body; past it the
+	// stream ends with a *transport.ResponseTooLargeError. Zero means
+	// transport.DefaultMaxResponseBytes; negative, no cap.
+	MaxResponseBytes int64
 }
 
 // Reasoning configures a reasoning model.
@@ -100,14 +106,11 @@ func New(cfg Config) *Client {
 	if base == "" {
 		base = DefaultBaseURL
 	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
-	}
 	return &Client{cfg: cfg, url: base + "/responses", tr: transport.Client{
 		Provider:    "responses", // the package name, as in its other errors
-		HTTP:        hc,
+		HTTP:        cfg.HTTPClient,
 		IdleTimeout: cfg.StreamIdleTimeout,
+		MaxBytes:    cfg.MaxResponseBytes,
 		StatusError: statusError,
 	}}
 }

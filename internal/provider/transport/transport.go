@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -21,17 +22,50 @@ import (
 	"github.com/plyhq/ply/internal/llm"
 )
 
+// Defaults for a Client's zero fields.
+const (
+	// DefaultIdleTimeout is how long a response may send nothing, its
+	// headers included, before it counts as stalled. Generous, because
+	// reasoning models may think for minutes before their first byte.
+	DefaultIdleTimeout = 300 * time.Second
+	// DefaultConnectTimeout bounds dialing and the TLS handshake.
+	DefaultConnectTimeout = 30 * time.Second
+	// DefaultMaxResponseBytes caps one response body: far above any real
+	// answer, low enough that a runaway stream cannot exhaust memory.
+	DefaultMaxResponseBytes = 64 << 20
+)
+
+// DefaultHTTPClient is what a Client without HTTP uses: the standard
+// transport (proxies from the environment, keep-alives, HTTP/2) with a
+// connect and TLS handshake timeout, and no overall timeout, since that
+// would bound a whole stream; the idle timeout covers a stalled one.
+var DefaultHTTPClient = NewHTTPClient(DefaultConnectTimeout)
+
+// NewHTTPClient returns an HTTP client like DefaultHTTPClient with the
+// given connect timeout.
+func NewHTTPClient(connect time.Duration) *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DialContext = (&net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}).DialContext
+	tr.TLSHandshakeTimeout = connect
+	return &http.Client{Transport: tr}
+}
+
 // Client sends one provider's requests. The zero value is not usable:
 // Provider and StatusError are required.
 type Client struct {
 	// Provider names the provider in error messages, as in "openai:
 	// sending request: ...".
 	Provider string
-	// HTTP does the round trip; nil means http.DefaultClient.
+	// HTTP does the round trip; nil means DefaultHTTPClient.
 	HTTP *http.Client
-	// IdleTimeout, if positive, aborts a request when no byte arrives for
-	// this long, including while waiting for the response headers.
+	// IdleTimeout aborts a request when no byte arrives for this long,
+	// including while waiting for the response headers. Zero means
+	// DefaultIdleTimeout; negative, no idle timeout.
 	IdleTimeout time.Duration
+	// MaxBytes caps the bytes read from one response body; reading past
+	// it fails with a *ResponseTooLargeError. Zero means
+	// DefaultMaxResponseBytes; negative, no cap.
+	MaxBytes int64
 	// StatusError turns a non-2xx answer into the provider's error. The
 	// body is closed after it returns.
 	StatusError func(*http.Response) *llm.APIError
@@ -62,7 +96,11 @@ type Stream struct {
 func (c *Client) Post(ctx context.Context, url string, header http.Header, payload []byte) (*Stream, error) {
 	reqCtx, cancel := context.WithCancelCause(ctx)
 	s := &Stream{ctx: ctx, cancel: cancel}
-	s.idle = newIdleTimer(c.Provider, c.IdleTimeout, cancel)
+	idle := c.IdleTimeout
+	if idle == 0 {
+		idle = DefaultIdleTimeout
+	}
+	s.idle = newIdleTimer(c.Provider, idle, cancel)
 	resp, err := c.send(reqCtx, url, header, payload)
 	if err != nil {
 		err = s.Fail(err)
@@ -74,7 +112,14 @@ func (c *Client) Post(ctx context.Context, url string, header http.Header, paylo
 	s.Header = resp.Header
 	s.Body = resp.Body
 	if s.idle != nil {
-		s.Body = &idleReader{r: resp.Body, t: s.idle}
+		s.Body = &idleReader{r: s.Body, t: s.idle}
+	}
+	limit := c.MaxBytes
+	if limit == 0 {
+		limit = DefaultMaxResponseBytes
+	}
+	if limit > 0 {
+		s.Body = &cappedReader{r: s.Body, left: limit, err: &ResponseTooLargeError{Provider: c.Provider, Limit: limit}}
 	}
 	return s, nil
 }
@@ -92,7 +137,7 @@ func (c *Client) send(ctx context.Context, url string, header http.Header, paylo
 	}
 	hc := c.HTTP
 	if hc == nil {
-		hc = http.DefaultClient
+		hc = DefaultHTTPClient
 	}
 	resp, err := hc.Do(hreq)
 	if err != nil {
@@ -146,6 +191,44 @@ func (e *IdleTimeoutError) Error() string {
 }
 func (e *IdleTimeoutError) Timeout() bool   { return true }
 func (e *IdleTimeoutError) Temporary() bool { return true }
+
+// ResponseTooLargeError reports a response body longer than the cap on
+// one response (Client.MaxBytes). It is not retried: the same request
+// would most likely produce the same runaway answer.
+type ResponseTooLargeError struct {
+	Provider string
+	Limit    int64
+}
+
+func (e *ResponseTooLargeError) Error() string {
+	return fmt.Sprintf("%s: the response is larger than the cap of %d bytes on one response (setting model.maxResponseBytes)", e.Provider, e.Limit)
+}
+
+// cappedReader fails with err once more than left bytes were asked for
+// and available.
+type cappedReader struct {
+	r    io.Reader
+	left int64
+	err  error
+}
+
+func (r *cappedReader) Read(p []byte) (int, error) {
+	if r.left <= 0 {
+		// One byte more tells a body of exactly the cap from a longer one.
+		var b [1]byte
+		n, err := r.r.Read(b[:])
+		if n > 0 {
+			return 0, r.err
+		}
+		return 0, err
+	}
+	if int64(len(p)) > r.left {
+		p = p[:r.left]
+	}
+	n, err := r.r.Read(p)
+	r.left -= int64(n)
+	return n, err
+}
 
 // idleError is the cause the request is cancelled with when it goes idle.
 type idleError struct{ provider string }
