@@ -28,6 +28,10 @@ type cutLevel struct{ above, head, tail int }
 var cutLevels = []cutLevel{
 	{above: 12 << 10, head: 4 << 10, tail: 2 << 10},
 	{above: 3 << 10, head: 1 << 10, tail: 512},
+	// The last resort for a window that the system prompt and the tool
+	// declarations nearly fill: the reference to the full text, with a
+	// line or two of each end.
+	{above: 1 << 10, head: 256, tail: 128},
 }
 
 // Fit margins. A recovered request aims below this share of what the
@@ -151,6 +155,12 @@ func (c *Chat) recoverContext(ctx context.Context, refusal error) (StreamEvent, 
 		changed = true
 	}
 	after := c.calibrated(estimateRequest(c.request(0)))
+	if after > target && c.cutToolResults(ctx, target-fixed) {
+		// The summary kept recent results that the first pass left at
+		// their first cut: cut those deeper.
+		changed = true
+		after = c.calibrated(estimateRequest(c.request(0)))
+	}
 	ev := StreamEvent{Kind: EventCompressed, TokensBefore: before, TokensAfter: after}
 	if after > target {
 		return ev, changed, tooLarge(after)

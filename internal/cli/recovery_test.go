@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +17,7 @@ import (
 )
 
 // runPlyEnv is runPly with extra environment variables.
-func runPlyEnv(t *testing.T, dir string, srv *fp.Server, extra map[string]string, args ...string) result {
+func runPlyWithExtraEnv(t *testing.T, dir string, srv *fp.Server, extra map[string]string, args ...string) result {
 	t.Helper()
 	env := map[string]string{
 		"OPENAI_API_KEY":        "test-key",
@@ -71,7 +72,7 @@ func TestStalledStreamIsRetriedWithinTheIdleTimeout(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := fp.New(t, tc.turns...)
 			start := time.Now()
-			r := runPlyEnv(t, t.TempDir(), srv, map[string]string{"PLY_STREAM_IDLE_TIMEOUT": "1s"}, "-y", "-p", "go")
+			r := runPlyWithExtraEnv(t, t.TempDir(), srv, map[string]string{"PLY_STREAM_IDLE_TIMEOUT": "1s"}, "-y", "-p", "go")
 			took := time.Since(start)
 			if r.code != 0 || r.stdout != tc.stdout {
 				t.Fatalf("exit %d stdout %q; stderr:\n%s", r.code, r.stdout, r.stderr)
@@ -95,7 +96,7 @@ func TestStalledStreamIsRetriedWithinTheIdleTimeout(t *testing.T) {
 
 func TestBadStreamIdleTimeoutIsAConfigError(t *testing.T) {
 	srv := fp.New(t)
-	r := runPlyEnv(t, t.TempDir(), srv, map[string]string{"PLY_STREAM_IDLE_TIMEOUT": "soon"}, "-y", "-p", "go")
+	r := runPlyWithExtraEnv(t, t.TempDir(), srv, map[string]string{"PLY_STREAM_IDLE_TIMEOUT": "soon"}, "-y", "-p", "go")
 	if r.code != 52 || !strings.Contains(r.stderr, "PLY_STREAM_IDLE_TIMEOUT") {
 		t.Fatalf("exit %d, want 52 naming the variable; stderr:\n%s", r.code, r.stderr)
 	}
@@ -180,6 +181,14 @@ func TestFullContextIsRecoveredBySmallerResend(t *testing.T) {
 	if last.Role != "tool" || !strings.Contains(last.Text(), "line 000000") || !strings.Contains(last.Text(), "were cut to fit the context window") {
 		t.Errorf("the cut result should keep its head and say it was cut: %.300q", last.Text())
 	}
+	// The full text is saved with the session, where read_file may read it.
+	saved := regexp.MustCompile(`/\S*tool-results/tool-result-r1\.txt`).FindString(last.Text())
+	if saved == "" {
+		t.Fatalf("the cut result names no saved file: %.600q", last.Text())
+	}
+	if data, err := os.ReadFile(saved); err != nil || !strings.Contains(string(data), "line 000000") || len(data) < 20000 {
+		t.Errorf("the saved full text: %d bytes, %v", len(data), err)
+	}
 	if err := srv.CheckPairing(); err != nil {
 		t.Error(err)
 	}
@@ -232,7 +241,7 @@ func TestResponseLargerThanTheCapFailsClearly(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := fp.New(t, bigAnswer(1))
-	r := runPlyEnv(t, dir, srv, map[string]string{"PLY_HOME": home}, "-y", "-p", "go")
+	r := runPlyWithExtraEnv(t, dir, srv, map[string]string{"PLY_HOME": home}, "-y", "-p", "go")
 	if r.code == 0 || !strings.Contains(r.stderr, "larger than the cap of 100000 bytes") || !strings.Contains(r.stderr, "model.maxResponseBytes") {
 		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
 	}

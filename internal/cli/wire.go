@@ -274,10 +274,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 			return out
 		},
 		Logger: log,
-		// UNFINISHED: Spill (a chat.Spiller saving cut tool results in
-		// the session's directory) is not set until sessions have one
-		// (issue 16 item 5); until then a cut result says its full text
-		// is not available.
+		Spill:  dirSpiller{filepath.Join(artifacts, "tool-results")},
 	}
 	ch := chat.New(provider, chatCfg, sess.history)
 	ch.OnAppend(sess.w.Append)
