@@ -1,6 +1,13 @@
-// Package sandbox confines shell commands on Linux with Landlock: a
-// command may write only below the directories a Policy names and, unless
-// the policy allows it, may not open TCP connections.
+// Package sandbox confines shell commands on Linux with Landlock and a
+// seccomp filter: a command may write only below the directories a Policy
+// names and, unless the policy allows the network, may not create sockets
+// (Landlock denies TCP bind and connect as well, where the ABI has it).
+// A policy can also scope signals to the sandbox, and ReadOnlyPolicy is
+// the profile for commands that run without anyone's approval because
+// they were judged to only read.
+//
+// The seccomp filter is ply's own dozen BPF instructions (see
+// seccomp_linux.go for why no library).
 //
 // The package owns the mechanism only. Which directories are writable,
 // whether the network is allowed and what to do when the kernel cannot
@@ -36,10 +43,39 @@ type Policy struct {
 	// and the kernel's Landlock ABI is at least NetworkABI, TCP bind and
 	// connect are denied; older kernels cannot restrict the network.
 	AllowNetwork bool `json:"allow_network"`
+	// ScopeSignals keeps the command from signalling any process outside
+	// the sandbox it runs in (Landlock ABI 6 and later); ply itself can
+	// still signal it. Commands started by other confined commands are
+	// outside too, so a command cannot stop an earlier command's
+	// background job.
+	ScopeSignals bool `json:"scope_signals"`
+	// ReadOnly leaves out the device files and directories that ordinary
+	// commands write (terminals, /dev/shm, /dev/pts): only the data sinks
+	// /dev/null, /dev/zero and /dev/full, the random devices and
+	// WritableDirs can be written.
+	ReadOnly bool `json:"read_only"`
+}
+
+// ReadOnlyPolicy is the profile of a command that runs without anyone's
+// approval because it was judged to only read: it may read and execute
+// anywhere, write only in tmp (a private temporary directory the caller
+// creates, empties and removes; "" for none) and the data sinks, has no
+// network and no sockets at all, and cannot signal processes outside its
+// own tree.
+func ReadOnlyPolicy(tmp string) Policy {
+	p := Policy{ScopeSignals: true, ReadOnly: true}
+	if tmp != "" {
+		p.WritableDirs = []string{tmp}
+	}
+	return p
 }
 
 // NetworkABI is the first Landlock ABI version that can restrict TCP.
 const NetworkABI = 4
+
+// ScopeABI is the first Landlock ABI version that can scope signals and
+// abstract Unix sockets to the sandbox.
+const ScopeABI = 6
 
 const (
 	// helperArg is the first argument that turns the executable into the

@@ -33,6 +33,10 @@ func Available() (abi int, err error) {
 // the device's own permissions still apply.
 var devFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"}
 
+// sinkFiles are the device files a read-only command may open for
+// writing: writes to them change nothing anyone can read back.
+var sinkFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"}
+
 // devDirs are device directories commands create files in: shared memory
 // for semaphores and multiprocessing, pseudo-terminals.
 var devDirs = []string{"/dev/shm", "/dev/pts"}
@@ -71,6 +75,11 @@ func runHelper(args []string) error {
 		return fmt.Errorf("landlock_restrict_self: %w", err)
 	}
 	_ = unix.Close(fd)
+	if !p.AllowNetwork {
+		if err := installSocketFilter(); err != nil {
+			return err
+		}
+	}
 	if err := syscall.Exec(path, argv, helperEnviron()); err != nil {
 		return fmt.Errorf("exec %s: %w", path, err)
 	}
@@ -92,10 +101,12 @@ func ruleset(p Policy, abi int) (landlock.Config, []landlock.Rule) {
 		cfg.Scoped = 0
 	} else {
 		// Abstract UNIX sockets are a way to talk to daemons outside
-		// the sandbox. Signals stay unscoped: a command must be able to
-		// stop a background job an earlier command started, which runs
-		// in a sibling domain.
+		// the sandbox (the socket filter denies sockets too, but
+		// scoping costs nothing).
 		cfg.Scoped = ll.ScopeAbstractUnixSocket
+	}
+	if p.ScopeSignals {
+		cfg.Scoped |= ll.ScopeSignal
 	}
 	writable := landlock.RWDirs(p.WritableDirs...).IgnoreIfMissing()
 	if abi >= 2 {
@@ -104,11 +115,12 @@ func ruleset(p Policy, abi int) (landlock.Config, []landlock.Rule) {
 		// would make best effort enforce nothing.
 		writable = writable.WithRefer()
 	}
-	rules := []landlock.Rule{
-		landlock.RODirs("/"),
-		writable,
+	rules := []landlock.Rule{landlock.RODirs("/"), writable}
+	if p.ReadOnly {
+		return cfg, append(rules, landlock.RWFiles(sinkFiles...).IgnoreIfMissing())
+	}
+	return cfg, append(rules,
 		landlock.RWFiles(devFiles...).WithIoctlDev().IgnoreIfMissing(),
 		landlock.RWDirs(devDirs...).IgnoreIfMissing(),
-	}
-	return cfg, rules
+	)
 }
