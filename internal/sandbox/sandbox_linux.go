@@ -124,3 +124,15 @@ func ruleset(p Policy, abi int) (landlock.Config, []landlock.Rule) {
 		landlock.RWDirs(devDirs...).IgnoreIfMissing(),
 	)
 }
+
+// ReadOnlyAvailable reports why ReadOnlyPolicy cannot be enforced here,
+// or nil: it needs Landlock and the socket filter for this architecture.
+func ReadOnlyAvailable() error {
+	if _, err := Available(); err != nil {
+		return err
+	}
+	if auditArch() == 0 {
+		return errNoSocketFilter
+	}
+	return nil
+}

@@ -13,3 +13,6 @@ func Available() (abi int, err error) { return 0, errLinuxOnly }
 // Available check, not the helper, decides, but nothing can be confined
 // here.
 func runHelper([]string) error { return errLinuxOnly }
+
+// ReadOnlyAvailable reports that no read-only profile exists here.
+func ReadOnlyAvailable() error { return errLinuxOnly }

@@ -44,6 +44,9 @@ type Shell struct {
 	// why no command may run at all. Both are set before the first call.
 	sandbox *sandbox.Policy
 	refusal string
+	// confinedEnv is added to the environment of a confined command
+	// (WithConfinement); nil means DefaultConfinedEnv.
+	confinedEnv []string
 }
 
 // SetSandbox makes every later command, foreground or background, run
@@ -171,7 +174,7 @@ func (t *Shell) Execute(ctx context.Context, args json.RawMessage, out Output) (
 		return Errorf("SHELL_SANDBOX_UNAVAILABLE", "Command: %s\nError: not run: %s", p.Command, t.refusal), nil
 	}
 	if p.IsBackground {
-		return t.startBackground(p.Command, dir)
+		return t.startBackground(p.Command, dir, Confined(ctx))
 	}
 	res, err := t.run(ctx, p.Command, dir, timeout, out)
 	if clamped {
@@ -180,38 +183,15 @@ func (t *Shell) Execute(ctx context.Context, args json.RawMessage, out Output) (
 	return res, err
 }
 
-// command prepares cmd to run in its own session, which is also its own
-// process group: the group can be killed as a whole, and without a
-// controlling terminal a program that wants a password (sudo, ssh) fails at
-// once instead of stopping on the terminal until the timeout. With a
-// sandbox the command goes through its helper, which keeps the process ID
-// and so the group.
-func (t *Shell) command(command, dir string, w *os.File) (*exec.Cmd, error) {
-	cmd := exec.Command(t.shell, "-c", command)
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = w, w // one pipe: the interleaving is the real one
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	cmd.Env = append(os.Environ(),
-		"PLY=1",
-		// Nothing can answer a pager or a prompt.
-		"PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0",
-	)
-	if t.sandbox != nil {
-		if err := sandbox.Wrap(cmd, *t.sandbox); err != nil {
-			return nil, err
-		}
-	}
-	return cmd, nil
-}
-
 // run runs a foreground command to its end, its timeout or ctx's end.
 func (t *Shell) run(ctx context.Context, command, dir string, timeout time.Duration, out Output) (Result, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return Errorf("SHELL_EXECUTE_ERROR", "cannot create the output pipe: %v", err), nil
 	}
-	cmd, err := t.command(command, dir, w)
+	cmd, cleanup, err := t.command(command, dir, w, Confined(ctx))
 	if err == nil {
+		defer cleanup()
 		err = cmd.Start()
 	}
 	if err != nil {
@@ -347,15 +327,15 @@ func shellCopy(r io.Reader, c *shellCapture, out Output) {
 
 // startBackground starts command and returns at once; the job manager
 // keeps its output and its process group.
-func (t *Shell) startBackground(command, dir string) (Result, error) {
+func (t *Shell) startBackground(command, dir string, confined bool) (Result, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return Errorf("SHELL_EXECUTE_ERROR", "cannot create the output pipe: %v", err), nil
 	}
-	cmd, err := t.command(command, dir, w)
+	cmd, cleanup, err := t.command(command, dir, w, confined)
 	var job *shellJob
 	if err == nil {
-		job, err = t.jobs.start(cmd, r, command, dir)
+		job, err = t.jobs.start(cmd, r, command, dir, cleanup)
 	}
 	w.Close()
 	if err != nil {

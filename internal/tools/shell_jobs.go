@@ -50,13 +50,17 @@ type shellJob struct {
 	state            *os.ProcessState
 }
 
-func (m *shellJobs) start(cmd *exec.Cmd, r *os.File, command, dir string) (*shellJob, error) {
+// start starts cmd as a job; cleanup runs once the job is done, or at
+// once if it does not start.
+func (m *shellJobs) start(cmd *exec.Cmd, r *os.File, command, dir string, cleanup func()) (*shellJob, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
+		cleanup()
 		return nil, errors.New("the shell tool is closed")
 	}
 	if err := cmd.Start(); err != nil {
+		cleanup()
 		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
 	}
 	m.next++
@@ -82,6 +86,7 @@ func (m *shellJobs) start(cmd *exec.Cmd, r *os.File, command, dir string) (*shel
 		// the pipe when they escaped the group.
 		<-readDone
 		r.Close()
+		cleanup()
 		close(j.done)
 	}()
 	m.jobs = append(m.jobs, j)

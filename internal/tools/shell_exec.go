@@ -1,0 +1,132 @@
+package tools
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/plyhq/ply/internal/sandbox"
+)
+
+// DefaultConfinedEnv is the environment added to a confined (auto-approved,
+// read-only) command: git's settings that run programs or reach the
+// network are turned off through GIT_CONFIG_COUNT/KEY/VALUE, which git
+// reads after every configuration file, so a repository's own config
+// (a committed bare repository's, say) cannot override them, and git
+// takes optional locks (the index refresh of git status) no more.
+//
+// diff.external, textconv and filter drivers cannot be switched off this
+// way (an empty diff.external makes git diff fail); the read-only profile
+// keeps such a program from writing or reaching the network.
+func DefaultConfinedEnv() []string {
+	config := [][2]string{
+		{"core.fsmonitor", "false"},
+		{"core.pager", "cat"},
+		{"core.hooksPath", "/dev/null"},
+		{"core.sshCommand", "false"},
+		{"credential.helper", ""}, // empty resets the list of helpers
+		{"protocol.allow", "never"},
+		{"safe.bareRepository", "explicit"},
+	}
+	env := []string{fmt.Sprintf("GIT_CONFIG_COUNT=%d", len(config))}
+	for i, kv := range config {
+		env = append(env, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", i, kv[0]), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", i, kv[1]))
+	}
+	return append(env, "GIT_OPTIONAL_LOCKS=0", "GIT_PAGER=cat", "PAGER=cat")
+}
+
+// confinedUnset are variables removed from a confined command's
+// environment: they name programs git runs, or carry configuration that
+// DefaultConfinedEnv's GIT_CONFIG_COUNT would clash with.
+var confinedUnset = []string{
+	"GIT_EXTERNAL_DIFF", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "SSH_ASKPASS",
+	"GIT_PROXY_COMMAND", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_CONFIG_PARAMETERS",
+	"GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", // prefixes
+}
+
+// SetConfinedEnv replaces DefaultConfinedEnv as the variables added to a
+// confined command's environment (after confinedUnset's are removed).
+// Call it before the first Execute.
+func (t *Shell) SetConfinedEnv(env []string) { t.confinedEnv = env }
+
+// confineEnviron returns env without confinedUnset's variables, with add
+// appended and TMPDIR set to tmp when tmp is not "".
+func confineEnviron(env, add []string, tmp string) []string {
+	out := make([]string, 0, len(env)+len(add)+1)
+	for _, e := range env {
+		name, _, _ := strings.Cut(e, "=")
+		drop := name == "TMPDIR" && tmp != ""
+		for _, u := range confinedUnset {
+			if name == u || (strings.HasSuffix(u, "_") && strings.HasPrefix(name, u)) {
+				drop = true
+			}
+		}
+		if !drop {
+			out = append(out, e)
+		}
+	}
+	out = append(out, add...)
+	if tmp != "" {
+		out = append(out, "TMPDIR="+tmp)
+	}
+	return out
+}
+
+// readOnlyUnavailable logs once that the kernel cannot confine
+// auto-approved commands, which then run as they always did.
+var readOnlyUnavailable sync.Once
+
+// command prepares cmd to run in its own session, which is also its own
+// process group: the group can be killed as a whole, and without a
+// controlling terminal a program that wants a password (sudo, ssh) fails at
+// once instead of stopping on the terminal until the timeout. With a
+// sandbox the command goes through its helper, which keeps the process ID
+// and so the group.
+//
+// confined runs it under the read-only profile when the kernel has one;
+// a private temporary directory is then created, and cleanup removes it:
+// call cleanup once the command is done, whatever happened.
+func (t *Shell) command(command, dir string, w *os.File, confined bool) (cmd *exec.Cmd, cleanup func(), err error) {
+	cmd = exec.Command(t.shell, "-c", command)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = w, w // one pipe: the interleaving is the real one
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.Env = append(os.Environ(),
+		"PLY=1",
+		// Nothing can answer a pager or a prompt.
+		"PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0",
+	)
+	cleanup = func() {}
+	policy := t.sandbox
+	if confined {
+		if err := sandbox.ReadOnlyAvailable(); err != nil {
+			readOnlyUnavailable.Do(func() {
+				slog.Warn("auto-approved read-only commands run unconfined: the kernel has no read-only profile", "err", err)
+			})
+		} else {
+			tmp, err := os.MkdirTemp("", "ply-ro-")
+			if err != nil {
+				return nil, nil, fmt.Errorf("create the private temporary directory: %w", err)
+			}
+			cleanup = func() { _ = os.RemoveAll(tmp) }
+			ro := sandbox.ReadOnlyPolicy(tmp)
+			policy = &ro
+			env := t.confinedEnv
+			if env == nil {
+				env = DefaultConfinedEnv()
+			}
+			cmd.Env = confineEnviron(cmd.Env, env, tmp)
+		}
+	}
+	if policy != nil {
+		if err := sandbox.Wrap(cmd, *policy); err != nil {
+			cleanup()
+			return nil, nil, err
+		}
+	}
+	return cmd, cleanup, nil
+}
