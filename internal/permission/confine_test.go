@@ -14,7 +14,7 @@ func TestConfined(t *testing.T) {
 	p := newPolicy(t, root, ModeDefault, []string{"Bash(make test)"}, nil, nil)
 	var _ scheduler.ConfiningPolicy = p
 	for cmd, want := range map[string]bool{
-		"git status":            true,  // read-only: the mode allows it
+		"git status":            true, // read-only: the mode allows it
 		"cat README.md | wc -l": true,
 		"make test":             false, // a rule allows it
 		"rm -rf build":          false, // asks
