@@ -44,6 +44,8 @@ type Shell struct {
 	// why no command may run at all. Both are set before the first call.
 	sandbox *sandbox.Policy
 	refusal string
+	// tempDir, when set, is every command's TMPDIR.
+	tempDir string
 	// confinedEnv is added to the environment of a confined command
 	// (WithConfinement); nil means DefaultConfinedEnv.
 	confinedEnv []string
@@ -78,9 +80,12 @@ func (t *Shell) Description() string {
 	if t.sandbox != nil {
 		d += "\n\nCommands run in a sandbox: they may read anywhere but write only below " + strings.Join(t.sandbox.WritableDirs, ", ")
 		if !t.sandbox.AllowNetwork {
-			d += ", and they have no network access"
+			d += ", and they cannot create sockets (no network, no Unix-socket connections)"
 		}
 		d += "; a write elsewhere fails with \"Permission denied\"."
+		if t.sandbox.ScopeSignals {
+			d += " A command can signal only processes it started itself: a background job cannot be stopped with kill from a later command, so start one only when it may run until the session ends."
+		}
 	}
 	return d
 }
@@ -342,10 +347,14 @@ func (t *Shell) startBackground(command, dir string, confined bool) (Result, err
 		r.Close()
 		return Errorf("SHELL_EXECUTE_ERROR", "Command: %s\nError: cannot start in the background: %v", command, err), nil
 	}
+	stop := fmt.Sprintf("to stop it, run: kill -- -%d", job.pid)
+	if t.sandbox != nil && t.sandbox.ScopeSignals {
+		stop = "the sandbox keeps later commands from signalling it; it ends when the session ends"
+	}
 	return Result{
 		Output: fmt.Sprintf("Command: %s\nDirectory: %s\nStarted in the background as job %s, PID %d (process group %d).\n"+
-			"Its output is kept by ply, not shown here; to stop it, run: kill -- -%d",
-			command, dir, job.id, job.pid, job.pid, job.pid),
+			"Its output is kept by ply, not shown here; %s",
+			command, dir, job.id, job.pid, job.pid, stop),
 		Display: fmt.Sprintf("Background job %s (PID %d)", job.id, job.pid),
 	}, nil
 }

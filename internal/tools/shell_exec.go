@@ -53,6 +53,11 @@ var confinedUnset = []string{
 // Call it before the first Execute.
 func (t *Shell) SetConfinedEnv(env []string) { t.confinedEnv = env }
 
+// SetTempDir makes every later command run with TMPDIR set to dir (the
+// private temporary directory of a sandboxed session); "" leaves TMPDIR
+// as ply's. Call it before the first Execute.
+func (t *Shell) SetTempDir(dir string) { t.tempDir = dir }
+
 // confineEnviron returns env without confinedUnset's variables, with add
 // appended and TMPDIR set to tmp when tmp is not "".
 func confineEnviron(env, add []string, tmp string) []string {
@@ -100,6 +105,9 @@ func (t *Shell) command(command, dir string, w *os.File, confined bool) (cmd *ex
 		// Nothing can answer a pager or a prompt.
 		"PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0",
 	)
+	if t.tempDir != "" {
+		cmd.Env = append(cmd.Env, "TMPDIR="+t.tempDir)
+	}
 	cleanup = func() {}
 	policy := t.sandbox
 	if confined {
