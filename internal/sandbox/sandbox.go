@@ -26,10 +26,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // Policy says what a confined command may do beyond reading and executing
@@ -88,6 +90,8 @@ const (
 	// helperFailed is the helper's exit code when it cannot confine or
 	// start the command; like a shell's 126, it means nothing ran.
 	helperFailed = 126
+	// guardianArg turns the executable into the guardian (see Guard).
+	guardianArg = "__ply-guardian"
 )
 
 // Wrap rewrites cmd, which exec.Command prepared but which has not
@@ -99,19 +103,56 @@ const (
 //
 // Wrap fails when p is invalid or the executable cannot be found; it does
 // not probe the kernel (see Available).
-func Wrap(cmd *exec.Cmd, p Policy) error {
+func Wrap(cmd *exec.Cmd, p Policy) error { return wrap(cmd, spec{Policy: &p}) }
+
+// Guard is Wrap with p optional (nil runs the command unconfined) that
+// also ties the command's process group to this process's life: the
+// helper registers the group with a guardian process, started with the
+// first guarded command, which kills every registered group that is still
+// there (SIGTERM, then SIGKILL a second later) when this process ends,
+// however it ends. The command must lead its own process group (Setsid
+// or Setpgid); a process that leaves the group (setsid, a daemon's double
+// fork) escapes. On systems without a guardian Guard only confines.
+func Guard(cmd *exec.Cmd, p *Policy) error {
+	sp := spec{Policy: p}
+	if f, err := guardianPipe(); err != nil {
+		guardUnavailable.Do(func() {
+			slog.Warn("shell commands will not end with ply when it is killed: no guardian", "err", err)
+		})
+	} else {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, f)
+		sp.GuardFD = 2 + len(cmd.ExtraFiles)
+	}
+	if sp.Policy == nil && sp.GuardFD == 0 {
+		return nil
+	}
+	return wrap(cmd, sp)
+}
+
+var guardUnavailable sync.Once
+
+// spec is what the helper is told: the policy to apply, if any, and the
+// descriptor on which to register with the guardian, if any.
+type spec struct {
+	Policy  *Policy `json:"policy,omitempty"`
+	GuardFD int     `json:"guard_fd,omitempty"`
+}
+
+func wrap(cmd *exec.Cmd, sp spec) error {
 	if cmd.Process != nil {
 		return errors.New("sandbox: the command has already started")
 	}
 	if cmd.Err != nil {
 		return fmt.Errorf("sandbox: %w", cmd.Err)
 	}
-	for _, d := range p.WritableDirs {
-		if !filepath.IsAbs(d) {
-			return fmt.Errorf("sandbox: writable directory %q is not absolute", d)
+	if sp.Policy != nil {
+		for _, d := range sp.Policy.WritableDirs {
+			if !filepath.IsAbs(d) {
+				return fmt.Errorf("sandbox: writable directory %q is not absolute", d)
+			}
 		}
 	}
-	spec, err := json.Marshal(p)
+	enc, err := json.Marshal(sp)
 	if err != nil {
 		return fmt.Errorf("sandbox: encode the policy: %w", err)
 	}
@@ -127,11 +168,15 @@ func Wrap(cmd *exec.Cmd, p Policy) error {
 			return fmt.Errorf("sandbox: %w", err)
 		}
 	}
+	if _, err := os.Stat(path); err != nil {
+		// Fail here, as starting it directly would, not in the helper.
+		return fmt.Errorf("sandbox: %w", err)
+	}
 	argv := cmd.Args
 	if len(argv) == 0 {
 		argv = []string{cmd.Path}
 	}
-	args := append([]string{self, helperArg, string(spec), "--", path}, argv...)
+	args := append([]string{self, helperArg, string(enc), "--", path}, argv...)
 	env := cmd.Env
 	if env == nil {
 		env = os.Environ()
@@ -141,17 +186,24 @@ func Wrap(cmd *exec.Cmd, p Policy) error {
 	return nil
 }
 
-// MaybeRunHelper runs the helper and does not return when the process was
-// started by Wrap; otherwise it returns at once. Call it first in main,
-// before anything else starts threads that could act unconfined.
+// MaybeRunHelper runs the helper or the guardian and does not return when
+// the process was started as one; otherwise it returns at once. Call it
+// first in main, before anything else starts threads that could act
+// unconfined.
 func MaybeRunHelper() {
-	if len(os.Args) < 2 || os.Args[1] != helperArg || !markerSet() {
+	if len(os.Args) < 2 || !markerSet() {
 		return
 	}
-	err := runHelper(os.Args[2:])
-	// runHelper returns only when it failed: nothing ran.
-	fmt.Fprintf(os.Stderr, "ply sandbox: %v\n", err)
-	os.Exit(helperFailed)
+	switch os.Args[1] {
+	case helperArg:
+		err := runHelper(os.Args[2:])
+		// runHelper returns only when it failed: nothing ran.
+		fmt.Fprintf(os.Stderr, "ply sandbox: %v\n", err)
+		os.Exit(helperFailed)
+	case guardianArg:
+		runGuardian()
+		os.Exit(0)
+	}
 }
 
 func markerSet() bool {
@@ -159,16 +211,16 @@ func markerSet() bool {
 	return os.Getenv(k) == v
 }
 
-// parseHelperArgs splits the helper's arguments, "<policy> -- path argv0
-// args...", into the policy, the program's path and its argv.
-func parseHelperArgs(args []string) (p Policy, path string, argv []string, err error) {
+// parseHelperArgs splits the helper's arguments, "<spec> -- path argv0
+// args...", into the spec, the program's path and its argv.
+func parseHelperArgs(args []string) (sp spec, path string, argv []string, err error) {
 	if len(args) < 4 || args[1] != "--" {
-		return p, "", nil, errors.New("usage: " + helperArg + " <policy-json> -- <path> <argv0> [args...]")
+		return sp, "", nil, errors.New("usage: " + helperArg + " <spec-json> -- <path> <argv0> [args...]")
 	}
-	if err := json.Unmarshal([]byte(args[0]), &p); err != nil {
-		return p, "", nil, fmt.Errorf("decode the policy: %w", err)
+	if err := json.Unmarshal([]byte(args[0]), &sp); err != nil {
+		return sp, "", nil, fmt.Errorf("decode the policy: %w", err)
 	}
-	return p, args[2], args[3:], nil
+	return sp, args[2], args[3:], nil
 }
 
 // helperEnviron is the command's environment: the helper's without the

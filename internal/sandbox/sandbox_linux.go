@@ -44,10 +44,29 @@ var devDirs = []string{"/dev/shm", "/dev/pts"}
 // runHelper confines the current thread by the policy in args and
 // executes the command there; it returns only on failure.
 func runHelper(args []string) error {
-	p, path, argv, err := parseHelperArgs(args)
+	sp, path, argv, err := parseHelperArgs(args)
 	if err != nil {
 		return err
 	}
+	if sp.GuardFD > 0 {
+		if err := register(sp.GuardFD); err != nil {
+			return err
+		}
+	}
+	if sp.Policy != nil {
+		if err := confine(*sp.Policy); err != nil {
+			return err
+		}
+	}
+	if err := syscall.Exec(path, argv, helperEnviron()); err != nil {
+		return fmt.Errorf("exec %s: %w", path, err)
+	}
+	return nil // not reached
+}
+
+// confine restricts the calling thread, which it locks, by p: Landlock,
+// then the socket filter unless p allows the network.
+func confine(p Policy) error {
 	abi, err := Available()
 	if err != nil {
 		// Never run the command unconfined: the caller asked for a
@@ -80,10 +99,7 @@ func runHelper(args []string) error {
 			return err
 		}
 	}
-	if err := syscall.Exec(path, argv, helperEnviron()); err != nil {
-		return fmt.Errorf("exec %s: %w", path, err)
-	}
-	return nil // not reached
+	return nil
 }
 
 // ruleset turns p into a Landlock configuration for a kernel with the

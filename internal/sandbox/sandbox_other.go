@@ -2,7 +2,10 @@
 
 package sandbox
 
-import "errors"
+import (
+	"errors"
+	"os"
+)
 
 var errLinuxOnly = errors.New("sandbox: Landlock is Linux-only")
 
@@ -16,3 +19,6 @@ func runHelper([]string) error { return errLinuxOnly }
 
 // ReadOnlyAvailable reports that no read-only profile exists here.
 func ReadOnlyAvailable() error { return errLinuxOnly }
+
+func guardianPipe() (*os.File, error) { return nil, errors.New("no guardian on this system") }
+func runGuardian()                    {}

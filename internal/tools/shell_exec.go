@@ -88,9 +88,9 @@ var readOnlyUnavailable sync.Once
 // command prepares cmd to run in its own session, which is also its own
 // process group: the group can be killed as a whole, and without a
 // controlling terminal a program that wants a password (sudo, ssh) fails at
-// once instead of stopping on the terminal until the timeout. With a
-// sandbox the command goes through its helper, which keeps the process ID
-// and so the group.
+// once instead of stopping on the terminal until the timeout. The command
+// goes through the sandbox helper, which keeps the process ID and so the
+// group, and ties the group to ply's life (sandbox.Guard).
 //
 // confined runs it under the read-only profile when the kernel has one;
 // a private temporary directory is then created, and cleanup removes it:
@@ -130,11 +130,12 @@ func (t *Shell) command(command, dir string, w *os.File, confined bool) (cmd *ex
 			cmd.Env = confineEnviron(cmd.Env, env, tmp)
 		}
 	}
-	if policy != nil {
-		if err := sandbox.Wrap(cmd, *policy); err != nil {
-			cleanup()
-			return nil, nil, err
-		}
+	// Through the helper always: it confines the command when policy is
+	// set, and registers the command's group with the guardian that
+	// ends it if ply is killed.
+	if err := sandbox.Guard(cmd, policy); err != nil {
+		cleanup()
+		return nil, nil, err
 	}
 	return cmd, cleanup, nil
 }
