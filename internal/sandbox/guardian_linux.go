@@ -2,10 +2,14 @@ package sandbox
 
 import (
 	"bufio"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"syscall"
@@ -15,43 +19,51 @@ import (
 // The guardian is a small process, this executable started once in its
 // own process group, that ends the commands of a ply that ended. It
 // reads process group IDs, one a line, from a pipe whose write end only
-// ply holds (and a helper, between its start and its exec). End of file
-// on that pipe means ply is gone, whatever killed it, and no helper is
-// still starting: the guardian then sends SIGTERM to every group it was
-// told of that still has a member, SIGKILL a second later, and exits.
+// ply holds; end of file on that pipe means ply is gone, whatever killed
+// it. It then sends SIGTERM to every group it was told of that still has
+// a member and to every process whose environment carries ply's guard
+// token, SIGKILL to what is left a second later, and exits.
 //
 // The guardian forgets a group once it is empty, when the next group
 // registers, so that a group ID the system reuses later is not killed;
 // a group that ends and whose ID is reused by an unrelated group between
 // two registrations is the small exception.
 
+type guard struct {
+	mu    sync.Mutex
+	w     *os.File // the write end: never closed, it ends with ply
+	token string
+}
+
 var guardian struct {
 	once sync.Once
-	w    *os.File // the write end: never closed, it ends with ply
+	g    *guard
 	err  error
 }
 
 // guardianGrace is the time between SIGTERM and SIGKILL.
 const guardianGrace = time.Second
 
-// guardianPipe starts the guardian the first time it is called and
-// returns the write end of its pipe, for a helper to inherit.
-func guardianPipe() (*os.File, error) {
-	guardian.once.Do(func() { guardian.w, guardian.err = startGuardian() })
-	return guardian.w, guardian.err
+// startedGuardian starts the guardian the first time it is called.
+func startedGuardian() (*guard, error) {
+	guardian.once.Do(func() { guardian.g, guardian.err = startGuardian() })
+	return guardian.g, guardian.err
 }
 
-func startGuardian() (*os.File, error) {
+func startGuardian() (*guard, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("find the guardian executable: %w", err)
 	}
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	token := hex.EncodeToString(b)
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("create the guardian's pipe: %w", err)
 	}
 	defer r.Close()
-	cmd := exec.Command(self, guardianArg)
+	cmd := exec.Command(self, guardianArg, token)
 	cmd.Env = append(os.Environ(), helperEnv)
 	cmd.ExtraFiles = []*os.File{r} // fd 3; stdin, stdout and stderr are /dev/null
 	// Its own group: Ctrl+C at the terminal and the group kills of a
@@ -63,24 +75,23 @@ func startGuardian() (*os.File, error) {
 	}
 	// Never waited for: it lives as long as ply, then init reaps it.
 	_ = cmd.Process.Release()
-	return w, nil
+	return &guard{w: w, token: token}, nil
 }
 
-// register tells the guardian on fd that this process's group is to be
-// killed with ply, and closes fd so that the command does not inherit it.
-// A guardian that is gone (ply died) makes it fail: nothing must start.
-func register(fd int) error {
-	f := os.NewFile(uintptr(fd), "guardian")
-	defer f.Close()
-	line := strconv.Itoa(syscall.Getpgrp()) + "\n" // one write below PIPE_BUF: atomic
-	if _, err := f.WriteString(line); err != nil {
-		return fmt.Errorf("register with ply's guardian (ply has ended?): %w", err)
+// register tells the guardian about the group pgid. One short write is
+// atomic, whoever else writes.
+func (g *guard) register(pgid int) {
+	_, _ = g.w.WriteString(strconv.Itoa(pgid) + "\n")
+}
+
+// runGuardian is the guardian's main; args holds the guard token.
+func runGuardian(args []string) {
+	if len(args) != 1 {
+		return
 	}
-	return nil
-}
-
-// runGuardian is the guardian's main.
-func runGuardian() {
+	// A ply that ends by a signal to its terminal's process group, or
+	// a guardian of an enclosing ply, must not stop it before its work.
+	signal.Ignore(syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
 	in := bufio.NewScanner(os.NewFile(3, "guardian"))
 	var groups []int
 	for in.Scan() {
@@ -90,7 +101,7 @@ func runGuardian() {
 		}
 		groups = append(live(groups), pg)
 	}
-	endGroups(groups)
+	endAll(groups, args[0])
 }
 
 // live returns the groups that still have a member.
@@ -104,19 +115,44 @@ func live(groups []int) []int {
 	return out
 }
 
-// endGroups sends SIGTERM to groups, then SIGKILL to those still there
-// after guardianGrace.
-func endGroups(groups []int) {
+// endAll sends SIGTERM to groups and to the processes carrying token,
+// then SIGKILL to those still there after guardianGrace.
+func endAll(groups []int, token string) {
+	signalAll := func(sig syscall.Signal) {
+		for _, pg := range groups {
+			_ = syscall.Kill(-pg, sig)
+		}
+		for _, pid := range carriers(token) {
+			_ = syscall.Kill(pid, sig)
+		}
+	}
 	groups = live(groups)
-	for _, pg := range groups {
-		_ = syscall.Kill(-pg, syscall.SIGTERM)
-	}
+	signalAll(syscall.SIGTERM)
 	deadline := time.Now().Add(guardianGrace)
-	for len(groups) > 0 && time.Now().Before(deadline) {
+	for time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
-		groups = live(groups)
+		if groups = live(groups); len(groups) == 0 && len(carriers(token)) == 0 {
+			return
+		}
 	}
-	for _, pg := range groups {
-		_ = syscall.Kill(-pg, syscall.SIGKILL)
+	signalAll(syscall.SIGKILL)
+}
+
+// carriers returns the processes, other than this one, whose environment
+// carries token. Zombies, whose environment is gone, are not among them.
+func carriers(token string) []int {
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	self := os.Getpid()
+	var out []int
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(filepath.Base(d))
+		if err != nil || pid == self {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join(d, "environ"))
+		if err == nil && hasGuardToken(env, token) {
+			out = append(out, pid)
+		}
 	}
+	return out
 }

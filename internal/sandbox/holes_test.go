@@ -154,3 +154,17 @@ func TestReadOnlyProfile(t *testing.T) {
 	}
 	checkHoles(t, p, ws)
 }
+
+func TestGuardToken(t *testing.T) {
+	env := withGuardToken([]string{"A=1", "PLY_GUARD=outer"}, "inner")
+	if strings.Join(env, " ") != "A=1 PLY_GUARD=outer:inner" {
+		t.Fatalf("env %q", env)
+	}
+	environ := []byte("A=1\x00PLY_GUARD=outer:inner\x00B=2\x00")
+	if !hasGuardToken(environ, "outer") || !hasGuardToken(environ, "inner") || hasGuardToken(environ, "inn") || hasGuardToken([]byte("X=inner\x00"), "inner") {
+		t.Fatal("hasGuardToken")
+	}
+	if env := withGuardToken(nil, "t"); len(env) != 1 || env[0] != "PLY_GUARD=t" {
+		t.Fatalf("env %q", env)
+	}
+}

@@ -105,37 +105,87 @@ const (
 // not probe the kernel (see Available).
 func Wrap(cmd *exec.Cmd, p Policy) error { return wrap(cmd, spec{Policy: &p}) }
 
-// Guard is Wrap with p optional (nil runs the command unconfined) that
-// also ties the command's process group to this process's life: the
-// helper registers the group with a guardian process, started with the
-// first guarded command, which kills every registered group that is still
-// there (SIGTERM, then SIGKILL a second later) when this process ends,
-// however it ends. The command must lead its own process group (Setsid
-// or Setpgid); a process that leaves the group (setsid, a daemon's double
-// fork) escapes. On systems without a guardian Guard only confines.
+// Guard prepares cmd, which has not started, to end with this process,
+// however this process ends, and confines it by p unless p is nil. Call
+// Track with its process ID once it has started.
+//
+// A guardian process, started with the first guarded command, watches
+// this one. When it ends, the guardian sends SIGTERM, then SIGKILL a
+// second later, to every process group Track registered that is still
+// there, and to every process whose environment carries this process's
+// guard token (PLY_GUARD, which Guard adds to cmd's environment): that
+// reaches what the command started, even what left its group with setsid
+// or nohup. What leaves the group and also starts with a cleared or
+// overwritten environment escapes. Where no guardian can run, Guard only
+// confines and says so once in the log.
 func Guard(cmd *exec.Cmd, p *Policy) error {
-	sp := spec{Policy: p}
-	if f, err := guardianPipe(); err != nil {
+	if g, err := startedGuardian(); err != nil {
 		guardUnavailable.Do(func() {
-			slog.Warn("shell commands will not end with ply when it is killed: no guardian", "err", err)
+			slog.Warn("shell commands will not end with ply if it is killed: no guardian", "err", err)
 		})
 	} else {
-		cmd.ExtraFiles = append(cmd.ExtraFiles, f)
-		sp.GuardFD = 2 + len(cmd.ExtraFiles)
+		env := cmd.Env
+		if env == nil {
+			env = os.Environ()
+		}
+		cmd.Env = withGuardToken(env, g.token)
 	}
-	if sp.Policy == nil && sp.GuardFD == 0 {
+	if p == nil {
 		return nil
 	}
-	return wrap(cmd, sp)
+	return Wrap(cmd, *p)
+}
+
+// Track registers the process group led by pid (a command Guard prepared,
+// which leads its own group) with the guardian. It does nothing when
+// there is no guardian.
+func Track(pid int) {
+	if g, err := startedGuardian(); err == nil {
+		g.register(pid)
+	}
 }
 
 var guardUnavailable sync.Once
 
-// spec is what the helper is told: the policy to apply, if any, and the
-// descriptor on which to register with the guardian, if any.
+// guardEnv is the variable that carries guard tokens: a colon-separated
+// list, so that the commands of a ply that a command started carry the
+// tokens of both.
+const guardEnv = "PLY_GUARD"
+
+// withGuardToken returns env with token added to guardEnv.
+func withGuardToken(env []string, token string) []string {
+	out := make([]string, 0, len(env)+1)
+	val := token
+	for _, e := range env {
+		if v, ok := strings.CutPrefix(e, guardEnv+"="); ok {
+			if v != "" {
+				val = v + ":" + token
+			}
+			continue
+		}
+		out = append(out, e)
+	}
+	return append(out, guardEnv+"="+val)
+}
+
+// hasGuardToken reports whether environ, a /proc/PID/environ's content,
+// carries token.
+func hasGuardToken(environ []byte, token string) bool {
+	for e := range strings.SplitSeq(string(environ), "\x00") {
+		if v, ok := strings.CutPrefix(e, guardEnv+"="); ok {
+			for t := range strings.SplitSeq(v, ":") {
+				if t == token {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// spec is what the helper is told: the policy to apply.
 type spec struct {
-	Policy  *Policy `json:"policy,omitempty"`
-	GuardFD int     `json:"guard_fd,omitempty"`
+	Policy *Policy `json:"policy,omitempty"`
 }
 
 func wrap(cmd *exec.Cmd, sp spec) error {
@@ -201,7 +251,7 @@ func MaybeRunHelper() {
 		fmt.Fprintf(os.Stderr, "ply sandbox: %v\n", err)
 		os.Exit(helperFailed)
 	case guardianArg:
-		runGuardian()
+		runGuardian(os.Args[2:])
 		os.Exit(0)
 	}
 }

@@ -48,11 +48,6 @@ func runHelper(args []string) error {
 	if err != nil {
 		return err
 	}
-	if sp.GuardFD > 0 {
-		if err := register(sp.GuardFD); err != nil {
-			return err
-		}
-	}
 	if sp.Policy != nil {
 		if err := confine(*sp.Policy); err != nil {
 			return err

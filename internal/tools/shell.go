@@ -205,6 +205,7 @@ func (t *Shell) run(ctx context.Context, command, dir string, timeout time.Durat
 		return Errorf("SHELL_EXECUTE_ERROR", "Command: %s\nError: cannot start %s: %v", command, t.shell, err), nil
 	}
 	w.Close() // the children hold the write end now; EOF when they are gone
+	sandbox.Track(cmd.Process.Pid)
 
 	capture := newShellCapture(shellMaxOutput)
 	readDone := make(chan struct{})

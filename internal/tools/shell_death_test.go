@@ -46,7 +46,9 @@ func TestShellDiesWithPly(t *testing.T) {
 	}
 	ply := exec.Command(self, "-test.run=^$")
 	ply.Dir = dir
-	ply.Env = append(os.Environ(), shellDeathEnv+"=echo $$ > pid; (sleep 3; touch child-marker) & sleep 3; touch marker")
+	// A child in the group, one that left it with setsid, one under
+	// nohup, and the command itself.
+	ply.Env = append(os.Environ(), shellDeathEnv+"=(sleep 3; touch child-marker) & setsid sh -c 'touch ready; sleep 3; touch setsid-marker' & nohup sh -c 'sleep 3; touch nohup-marker' >/dev/null 2>&1 & echo $$ > pid; sleep 3; touch marker")
 	if err := ply.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +56,8 @@ func TestShellDiesWithPly(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		b, err := os.ReadFile(filepath.Join(dir, "pid"))
-		if err == nil && strings.HasSuffix(string(b), "\n") {
+		_, rerr := os.Stat(filepath.Join(dir, "ready"))
+		if err == nil && rerr == nil && strings.HasSuffix(string(b), "\n") {
 			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
 			break
 		}
@@ -69,7 +72,7 @@ func TestShellDiesWithPly(t *testing.T) {
 	_ = ply.Wait()
 
 	time.Sleep(5 * time.Second)
-	for _, f := range []string{"marker", "child-marker"} {
+	for _, f := range []string{"marker", "child-marker", "setsid-marker", "nohup-marker"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); !os.IsNotExist(err) {
 			t.Errorf("the command went on after ply died: %s exists (stat: %v)", f, err)
 		}

@@ -89,8 +89,8 @@ var readOnlyUnavailable sync.Once
 // process group: the group can be killed as a whole, and without a
 // controlling terminal a program that wants a password (sudo, ssh) fails at
 // once instead of stopping on the terminal until the timeout. The command
-// goes through the sandbox helper, which keeps the process ID and so the
-// group, and ties the group to ply's life (sandbox.Guard).
+// is tied to ply's life (sandbox.Guard); when confined it goes through the
+// sandbox helper, which keeps the process ID and so the group.
 //
 // confined runs it under the read-only profile when the kernel has one;
 // a private temporary directory is then created, and cleanup removes it:
@@ -130,9 +130,8 @@ func (t *Shell) command(command, dir string, w *os.File, confined bool) (cmd *ex
 			cmd.Env = confineEnviron(cmd.Env, env, tmp)
 		}
 	}
-	// Through the helper always: it confines the command when policy is
-	// set, and registers the command's group with the guardian that
-	// ends it if ply is killed.
+	// Tied to ply's life (the caller calls sandbox.Track once it has
+	// started), and through the helper when policy confines it.
 	if err := sandbox.Guard(cmd, policy); err != nil {
 		cleanup()
 		return nil, nil, err

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/plyhq/ply/internal/sandbox"
 )
 
 // ShellJob describes a background job.
@@ -63,6 +65,7 @@ func (m *shellJobs) start(cmd *exec.Cmd, r *os.File, command, dir string, cleanu
 		cleanup()
 		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
 	}
+	sandbox.Track(cmd.Process.Pid)
 	m.next++
 	j := &shellJob{
 		id: fmt.Sprintf("bg-%d", m.next), command: command, dir: dir,
