@@ -109,8 +109,58 @@ func checkHoles(t *testing.T, p Policy, ws string) {
 // UDP, Unix-socket connects and signals to processes outside the sandbox.
 func TestSandboxHoles(t *testing.T) {
 	requireLandlock(t)
-	ws, _ := dirs(t)
-	checkHoles(t, Policy{WritableDirs: []string{ws}, ScopeSignals: true}, ws)
+	bothWays(t, func(t *testing.T) {
+		ws, _ := dirs(t)
+		checkHoles(t, Policy{WritableDirs: []string{ws}, ScopeSignals: true}, ws)
+	})
+}
+
+// TestStartLeavesProcessUnconfined starts confined commands from
+// discarded threads, then checks that every thread of this process can
+// still write files and connect sockets.
+func TestStartLeavesProcessUnconfined(t *testing.T) {
+	requireLandlock(t)
+	bothWays(t, func(t *testing.T) {
+		ws, outside := dirs(t)
+		for range 10 {
+			if out, err := run(t, ReadOnlyPolicy(""), ws, "true"); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+		}
+		ln, err := net.Listen("tcp4", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				c.Close()
+			}
+		}()
+		errs := make(chan error, 64)
+		for i := range 64 {
+			go func() {
+				if err := os.WriteFile(filepath.Join(outside, fmt.Sprint(i)), []byte("x"), 0o644); err != nil {
+					errs <- err
+					return
+				}
+				c, err := net.Dial("tcp4", ln.Addr().String())
+				if err == nil {
+					c.Close()
+				}
+				errs <- err
+			}()
+		}
+		for range 64 {
+			if err := <-errs; err != nil {
+				t.Fatalf("this process was confined: %v", err)
+			}
+		}
+	})
 }
 
 // TestReadOnlyProfile checks the profile of auto-approved commands: no
@@ -118,6 +168,10 @@ func TestSandboxHoles(t *testing.T) {
 // kind, no signal outside.
 func TestReadOnlyProfile(t *testing.T) {
 	requireLandlock(t)
+	bothWays(t, testReadOnlyProfile)
+}
+
+func testReadOnlyProfile(t *testing.T) {
 	ws, _ := dirs(t)
 	tmp := t.TempDir()
 	p := ReadOnlyPolicy(tmp)

@@ -13,13 +13,20 @@
 // whether the network is allowed and what to do when the kernel cannot
 // confine anything are the caller's decisions.
 //
-// Landlock restricts the calling thread and everything it later starts,
-// and a Go program is multithreaded, so ply cannot confine a command from
-// inside its own process without confining itself. Instead Wrap rewrites
-// a command to start the current executable as a small helper, which
-// restricts its only relevant thread and then replaces itself with the
-// real command. Programs using this package must call MaybeRunHelper at
-// the very start of main (tests: of TestMain).
+// Landlock, no_new_privs and a seccomp filter restrict the calling thread
+// and everything it later starts, not the whole of a multithreaded Go
+// program. Start uses that: it confines a thread of its own, starts the
+// command from it and lets the thread end with its goroutine, so a
+// confined command costs no more to start than a plain one. Wrap is the
+// other way, kept for callers that cannot start the command themselves:
+// it rewrites a command to start the current executable as a small
+// helper, which restricts itself and then replaces itself with the real
+// command, at the price of starting this executable once more.
+//
+// The package also ties commands to ply's life: Guard and Track hand them
+// to a guardian process that ends them when ply ends, however it ends.
+// Programs using this package must call MaybeRunHelper at the very start
+// of main (tests: of TestMain), which runs the helper or the guardian.
 package sandbox
 
 import (
@@ -106,8 +113,8 @@ const (
 func Wrap(cmd *exec.Cmd, p Policy) error { return wrap(cmd, spec{Policy: &p}) }
 
 // Guard prepares cmd, which has not started, to end with this process,
-// however this process ends, and confines it by p unless p is nil. Call
-// Track with its process ID once it has started.
+// however this process ends. Call Track with its process ID once it has
+// started.
 //
 // A guardian process, started with the first guarded command, watches
 // this one. When it ends, the guardian sends SIGTERM, then SIGKILL a
@@ -116,24 +123,21 @@ func Wrap(cmd *exec.Cmd, p Policy) error { return wrap(cmd, spec{Policy: &p}) }
 // guard token (PLY_GUARD, which Guard adds to cmd's environment): that
 // reaches what the command started, even what left its group with setsid
 // or nohup. What leaves the group and also starts with a cleared or
-// overwritten environment escapes. Where no guardian can run, Guard only
-// confines and says so once in the log.
-func Guard(cmd *exec.Cmd, p *Policy) error {
-	if g, err := startedGuardian(); err != nil {
+// overwritten environment escapes. Where no guardian can run, Guard does
+// nothing and says so once in the log.
+func Guard(cmd *exec.Cmd) {
+	g, err := startedGuardian()
+	if err != nil {
 		guardUnavailable.Do(func() {
 			slog.Warn("shell commands will not end with ply if it is killed: no guardian", "err", err)
 		})
-	} else {
-		env := cmd.Env
-		if env == nil {
-			env = os.Environ()
-		}
-		cmd.Env = withGuardToken(env, g.token)
+		return
 	}
-	if p == nil {
-		return nil
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
 	}
-	return Wrap(cmd, *p)
+	cmd.Env = withGuardToken(env, g.token)
 }
 
 // Track registers the process group led by pid (a command Guard prepared,

@@ -3,6 +3,8 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"syscall"
 
@@ -146,4 +148,29 @@ func ReadOnlyAvailable() error {
 		return errNoSocketFilter
 	}
 	return nil
+}
+
+// Start starts cmd confined by p without re-executing anything: a new
+// goroutine locks itself to its OS thread, confines that thread alone
+// (Landlock, no_new_privs and the socket filter are per thread), starts
+// cmd from it, so that the command inherits the confinement, and ends
+// without unlocking, which makes the Go runtime end the thread too. The
+// runtime never starts threads from a locked one, and the rest of the
+// process is never confined. cmd is started as by cmd.Start.
+func Start(cmd *exec.Cmd, p Policy) error {
+	for _, d := range p.WritableDirs {
+		if !filepath.IsAbs(d) {
+			return fmt.Errorf("sandbox: writable directory %q is not absolute", d)
+		}
+	}
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread is discarded
+		if err := confine(p); err != nil {
+			errc <- fmt.Errorf("sandbox: %w", err)
+			return
+		}
+		errc <- cmd.Start()
+	}()
+	return <-errc
 }

@@ -35,13 +35,36 @@ func run(t *testing.T, p Policy, dir, script string) (string, error) {
 	t.Helper()
 	cmd := exec.Command("bash", "-c", script)
 	cmd.Dir = dir
-	if err := Wrap(cmd, p); err != nil {
-		t.Fatal(err)
-	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
+	if err := startConfined(cmd, p); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
 	return out.String(), err
+}
+
+// startConfined is how run starts a confined command; bothWays switches
+// it.
+var startConfined = startThroughHelper
+
+func startThroughHelper(cmd *exec.Cmd, p Policy) error {
+	if err := Wrap(cmd, p); err != nil {
+		return err
+	}
+	return cmd.Start()
+}
+
+// bothWays runs f with commands confined through the helper and from a
+// discarded thread (Start).
+func bothWays(t *testing.T, f func(t *testing.T)) {
+	for name, start := range map[string]func(*exec.Cmd, Policy) error{"helper": startThroughHelper, "thread": Start} {
+		t.Run(name, func(t *testing.T) {
+			startConfined = start
+			defer func() { startConfined = startThroughHelper }()
+			f(t)
+		})
+	}
 }
 
 // dirs returns a workspace and an "outside" directory that are disjoint:

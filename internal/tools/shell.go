@@ -194,10 +194,10 @@ func (t *Shell) run(ctx context.Context, command, dir string, timeout time.Durat
 	if err != nil {
 		return Errorf("SHELL_EXECUTE_ERROR", "cannot create the output pipe: %v", err), nil
 	}
-	cmd, cleanup, err := t.command(command, dir, w, Confined(ctx))
+	cmd, start, cleanup, err := t.command(command, dir, w, Confined(ctx))
 	if err == nil {
 		defer cleanup()
-		err = cmd.Start()
+		err = start()
 	}
 	if err != nil {
 		r.Close()
@@ -338,10 +338,10 @@ func (t *Shell) startBackground(command, dir string, confined bool) (Result, err
 	if err != nil {
 		return Errorf("SHELL_EXECUTE_ERROR", "cannot create the output pipe: %v", err), nil
 	}
-	cmd, cleanup, err := t.command(command, dir, w, confined)
+	cmd, start, cleanup, err := t.command(command, dir, w, confined)
 	var job *shellJob
 	if err == nil {
-		job, err = t.jobs.start(cmd, r, command, dir, cleanup)
+		job, err = t.jobs.start(cmd, start, r, command, dir, cleanup)
 	}
 	w.Close()
 	if err != nil {

@@ -89,13 +89,13 @@ var readOnlyUnavailable sync.Once
 // process group: the group can be killed as a whole, and without a
 // controlling terminal a program that wants a password (sudo, ssh) fails at
 // once instead of stopping on the terminal until the timeout. The command
-// is tied to ply's life (sandbox.Guard); when confined it goes through the
-// sandbox helper, which keeps the process ID and so the group.
+// is tied to ply's life (sandbox.Guard). start starts it, confined when
+// the sandbox or confined asks for it (sandbox.Start).
 //
 // confined runs it under the read-only profile when the kernel has one;
 // a private temporary directory is then created, and cleanup removes it:
 // call cleanup once the command is done, whatever happened.
-func (t *Shell) command(command, dir string, w *os.File, confined bool) (cmd *exec.Cmd, cleanup func(), err error) {
+func (t *Shell) command(command, dir string, w *os.File, confined bool) (cmd *exec.Cmd, start func() error, cleanup func(), err error) {
 	cmd = exec.Command(t.shell, "-c", command)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = w, w // one pipe: the interleaving is the real one
@@ -118,7 +118,7 @@ func (t *Shell) command(command, dir string, w *os.File, confined bool) (cmd *ex
 		} else {
 			tmp, err := os.MkdirTemp("", "ply-ro-")
 			if err != nil {
-				return nil, nil, fmt.Errorf("create the private temporary directory: %w", err)
+				return nil, nil, nil, fmt.Errorf("create the private temporary directory: %w", err)
 			}
 			cleanup = func() { _ = os.RemoveAll(tmp) }
 			ro := sandbox.ReadOnlyPolicy(tmp)
@@ -130,11 +130,13 @@ func (t *Shell) command(command, dir string, w *os.File, confined bool) (cmd *ex
 			cmd.Env = confineEnviron(cmd.Env, env, tmp)
 		}
 	}
-	// Tied to ply's life (the caller calls sandbox.Track once it has
-	// started), and through the helper when policy confines it.
-	if err := sandbox.Guard(cmd, policy); err != nil {
-		cleanup()
-		return nil, nil, err
+	// Tied to ply's life: the caller calls sandbox.Track once it has
+	// started.
+	sandbox.Guard(cmd)
+	start = cmd.Start
+	if policy != nil {
+		p := *policy
+		start = func() error { return sandbox.Start(cmd, p) }
 	}
-	return cmd, cleanup, nil
+	return cmd, start, cleanup, nil
 }

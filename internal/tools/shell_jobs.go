@@ -52,16 +52,16 @@ type shellJob struct {
 	state            *os.ProcessState
 }
 
-// start starts cmd as a job; cleanup runs once the job is done, or at
-// once if it does not start.
-func (m *shellJobs) start(cmd *exec.Cmd, r *os.File, command, dir string, cleanup func()) (*shellJob, error) {
+// start starts cmd with start as a job; cleanup runs once the job is
+// done, or at once if it does not start.
+func (m *shellJobs) start(cmd *exec.Cmd, start func() error, r *os.File, command, dir string, cleanup func()) (*shellJob, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
 		cleanup()
 		return nil, errors.New("the shell tool is closed")
 	}
-	if err := cmd.Start(); err != nil {
+	if err := start(); err != nil {
 		cleanup()
 		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
 	}
