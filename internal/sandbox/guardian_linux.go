@@ -30,7 +30,6 @@ import (
 // two registrations is the small exception.
 
 type guard struct {
-	mu    sync.Mutex
 	w     *os.File // the write end: never closed, it ends with ply
 	token string
 }

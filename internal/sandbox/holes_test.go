@@ -222,3 +222,24 @@ func TestGuardToken(t *testing.T) {
 		t.Fatalf("env %q", env)
 	}
 }
+
+// TestSocketpair checks the filter's exception: a stream pair works (it
+// reaches nothing outside), a datagram pair, which could send to any
+// socket file by name, does not.
+func TestSocketpair(t *testing.T) {
+	requireLandlock(t)
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	ws, _ := dirs(t)
+	out, err := run(t, ReadOnlyPolicy(""), ws, `python3 -c '
+import socket
+a, b = socket.socketpair(); a.send(b"x"); print("stream", b.recv(1))
+try:
+    socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM); print("dgram ok")
+except PermissionError:
+    print("dgram denied")'`)
+	if err != nil || !strings.Contains(out, "stream b'x'") || !strings.Contains(out, "dgram denied") {
+		t.Fatalf("%v: %s", err, out)
+	}
+}

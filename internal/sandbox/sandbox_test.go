@@ -80,7 +80,9 @@ func dirs(t *testing.T) (ws, outside string) {
 	return ws, outside
 }
 
-func TestWrites(t *testing.T) {
+func TestWrites(t *testing.T) { bothWays(t, testWrites) }
+
+func testWrites(t *testing.T) {
 	requireLandlock(t)
 	ws, outside := dirs(t)
 	p := Policy{WritableDirs: []string{ws}}
@@ -115,7 +117,9 @@ func TestWrites(t *testing.T) {
 
 // TestChildrenConfined checks that the restriction reaches every process
 // the command starts, however it starts them.
-func TestChildrenConfined(t *testing.T) {
+func TestChildrenConfined(t *testing.T) { bothWays(t, testChildrenConfined) }
+
+func testChildrenConfined(t *testing.T) {
 	requireLandlock(t)
 	ws, outside := dirs(t)
 	p := Policy{WritableDirs: []string{ws}}
@@ -134,7 +138,9 @@ func TestChildrenConfined(t *testing.T) {
 	}
 }
 
-func TestNetwork(t *testing.T) {
+func TestNetwork(t *testing.T) { bothWays(t, testNetwork) }
+
+func testNetwork(t *testing.T) {
 	abi := requireLandlock(t)
 	if abi < NetworkABI {
 		t.Skipf("Landlock ABI %d cannot restrict TCP (needs %d)", abi, NetworkABI)

@@ -58,6 +58,15 @@ func socketFilter() ([]bpf.RawInstruction, error) {
 	if arch == 0 {
 		return nil, errNoSocketFilter
 	}
+	raw, err := bpf.Assemble(socketProgram(arch))
+	if err != nil {
+		return nil, fmt.Errorf("assemble the socket filter: %w", err)
+	}
+	return raw, nil
+}
+
+// socketProgram is the filter's program for the architecture arch.
+func socketProgram(arch uint32) []bpf.Instruction {
 	const (
 		allow = unix.SECCOMP_RET_ALLOW
 		kill  = unix.SECCOMP_RET_KILL_PROCESS
@@ -65,7 +74,7 @@ func socketFilter() ([]bpf.RawInstruction, error) {
 	eacces := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES))
 	enosys := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS))
 	// Jumps skip forward; each comment names the target's index.
-	prog := []bpf.Instruction{
+	return []bpf.Instruction{
 		/* 0 */ bpf.LoadAbsolute{Off: offArch, Size: 4},
 		/* 1 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: arch, SkipFalse: 12}, // → 14
 		/* 2 */ bpf.LoadAbsolute{Off: offNr, Size: 4},
@@ -82,11 +91,6 @@ func socketFilter() ([]bpf.RawInstruction, error) {
 		/* 13 */ bpf.RetConstant{Val: enosys},
 		/* 14 */ bpf.RetConstant{Val: kill},
 	}
-	raw, err := bpf.Assemble(prog)
-	if err != nil {
-		return nil, fmt.Errorf("assemble the socket filter: %w", err)
-	}
-	return raw, nil
 }
 
 // installSocketFilter applies the socket filter to the calling thread,
