@@ -108,26 +108,10 @@ func (t *Shell) command(command, dir string, w *os.File, confined bool) (cmd *ex
 	if t.tempDir != "" {
 		cmd.Env = append(cmd.Env, "TMPDIR="+t.tempDir)
 	}
-	cleanup = func() {}
-	policy := t.sandbox
+	policy, cleanup := t.sandbox, func() {}
 	if confined {
-		if err := sandbox.ReadOnlyAvailable(); err != nil {
-			readOnlyUnavailable.Do(func() {
-				slog.Warn("auto-approved read-only commands run unconfined: the kernel has no read-only profile", "err", err)
-			})
-		} else {
-			tmp, err := os.MkdirTemp("", "ply-ro-")
-			if err != nil {
-				return nil, nil, nil, fmt.Errorf("create the private temporary directory: %w", err)
-			}
-			cleanup = func() { _ = os.RemoveAll(tmp) }
-			ro := sandbox.ReadOnlyPolicy(tmp)
-			policy = &ro
-			env := t.confinedEnv
-			if env == nil {
-				env = DefaultConfinedEnv()
-			}
-			cmd.Env = confineEnviron(cmd.Env, env, tmp)
+		if policy, cleanup, err = t.confine(cmd); err != nil {
+			return nil, nil, nil, err
 		}
 	}
 	// Tied to ply's life: the caller calls sandbox.Track once it has
@@ -139,4 +123,28 @@ func (t *Shell) command(command, dir string, w *os.File, confined bool) (cmd *ex
 		start = func() error { return sandbox.Start(cmd, p) }
 	}
 	return cmd, start, cleanup, nil
+}
+
+// confine prepares cmd for the read-only profile: a private temporary
+// directory, which cleanup removes, and the confined environment. When
+// the kernel has no such profile it says so once and returns t's own
+// policy: the command runs as it would have without the judgement.
+func (t *Shell) confine(cmd *exec.Cmd) (policy *sandbox.Policy, cleanup func(), err error) {
+	if err := sandbox.ReadOnlyAvailable(); err != nil {
+		readOnlyUnavailable.Do(func() {
+			slog.Warn("auto-approved read-only commands run unconfined: the kernel has no read-only profile", "err", err)
+		})
+		return t.sandbox, func() {}, nil
+	}
+	tmp, err := os.MkdirTemp("", "ply-ro-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("create the private temporary directory: %w", err)
+	}
+	ro := sandbox.ReadOnlyPolicy(tmp)
+	env := t.confinedEnv
+	if env == nil {
+		env = DefaultConfinedEnv()
+	}
+	cmd.Env = confineEnviron(cmd.Env, env, tmp)
+	return &ro, func() { _ = os.RemoveAll(tmp) }, nil
 }
