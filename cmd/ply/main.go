@@ -13,8 +13,9 @@ import (
 )
 
 func main() {
-	// A sandboxed shell command starts this binary as its confining
-	// helper; that must happen before anything else runs.
+	// This binary is also the sandbox's helper and the guardian that
+	// ends shell commands when ply ends; that must be decided before
+	// anything else runs.
 	sandbox.MaybeRunHelper()
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 2)

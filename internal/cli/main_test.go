@@ -22,6 +22,9 @@ const mcpServerEnv = "PLY_CLI_TEST_MCP_SERVER"
 func TestMain(m *testing.M) {
 	// Confined shell commands start this binary as the sandbox helper.
 	sandbox.MaybeRunHelper()
+	if a := os.Getenv(playPlyEnv); a != "" {
+		os.Exit(playPly(a))
+	}
 	if os.Getenv(mcpServerEnv) != "" {
 		os.Exit(serveTestMCP())
 	}
