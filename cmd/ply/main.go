@@ -14,8 +14,9 @@ import (
 )
 
 func main() {
-	// A sandboxed shell command starts this binary as its confining
-	// helper; that must happen before anything else runs.
+	// This binary is also the sandbox's helper and the guardian that
+	// ends shell commands when ply ends; that must be decided before
+	// anything else runs.
 	sandbox.MaybeRunHelper()
 	// The commands ply runs are the same user: keep them out of its
 	// memory and initial environment, where the API key is.

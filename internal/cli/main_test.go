@@ -9,6 +9,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
+
+	"github.com/plyhq/ply/internal/sandbox"
 )
 
 // mcpServerEnv makes the test binary an MCP server on stdin/stdout, for
@@ -22,6 +24,11 @@ const runPlyEnv = "PLY_CLI_TEST_RUN_PLY"
 // Every in-process run must leave no goroutine behind: streams, tools and
 // background shell jobs all end with the run.
 func TestMain(m *testing.M) {
+	// Confined shell commands start this binary as the sandbox helper.
+	sandbox.MaybeRunHelper()
+	if a := os.Getenv(playPlyEnv); a != "" {
+		os.Exit(playPly(a))
+	}
 	if os.Getenv(mcpServerEnv) != "" {
 		os.Exit(serveTestMCP())
 	}

@@ -17,22 +17,46 @@ var sandboxAvailable = sandbox.Available
 // setupSandbox applies --sandbox and its companion flags to the shell
 // tool. Without --sandbox, commands run unconfined as before. With it,
 // commands may write only in the workspace roots, the temporary directory
-// and the --sandbox-write-dir entries, and have no network unless
-// --sandbox-network. When the kernel cannot confine them, ply says so once
-// and the shell tool refuses every command, unless --allow-unsandboxed
-// accepts running them unconfined: a sandbox that was asked for must not
-// quietly be absent.
-func setupSandbox(o *Options, ws *tools.Workspace, shell *tools.Shell, stderr io.Writer) error {
+// and the --sandbox-write-dir entries, have no sockets unless
+// --sandbox-network, and cannot signal processes outside their own tree.
+// The temporary directory is $TMPDIR when set; otherwise a private one
+// for this run, exported as TMPDIR to the commands, which cleanup
+// removes. When the kernel cannot confine them, ply says so once and the
+// shell tool refuses every command, unless --allow-unsandboxed accepts
+// running them unconfined: a sandbox that was asked for must not quietly
+// be absent.
+func setupSandbox(o *Options, ws *tools.Workspace, shell *tools.Shell, getenv func(string) string, stderr io.Writer) (cleanup func(), err error) {
+	cleanup = func() {}
 	if !o.Sandbox {
 		for _, f := range []string{"sandbox-network", "sandbox-write-dir", "allow-unsandboxed"} {
 			if o.set[f] {
-				return &UsageError{Msg: fmt.Sprintf("flag --%s needs --sandbox", f)}
+				return cleanup, &UsageError{Msg: fmt.Sprintf("flag --%s needs --sandbox", f)}
 			}
 		}
-		return nil
+		return cleanup, nil
 	}
+	tmp := getenv("TMPDIR")
+	if tmp == "" {
+		priv, err := os.MkdirTemp(os.TempDir(), "ply-")
+		if err != nil {
+			return cleanup, fmt.Errorf("create the sandbox's temporary directory: %w", err)
+		}
+		cleanup = func() { _ = os.RemoveAll(priv) }
+		shell.SetTempDir(priv)
+		tmp = priv
+	}
+	if err := sandboxPolicy(o, ws, tmp, shell, stderr); err != nil {
+		cleanup()
+		return func() {}, err
+	}
+	return cleanup, nil
+}
+
+// sandboxPolicy builds --sandbox's policy with tmp writable and gives it
+// to the shell, or its refusal when the kernel has no Landlock.
+func sandboxPolicy(o *Options, ws *tools.Workspace, tmp string, shell *tools.Shell, stderr io.Writer) error {
 	writable := append([]string{}, ws.Roots()...)
-	extra := append([]string{os.TempDir()}, o.SandboxWriteDirs...)
+	extra := append([]string{tmp}, o.SandboxWriteDirs...)
 	for _, d := range extra {
 		abs, err := filepath.Abs(d)
 		if err != nil {
@@ -53,6 +77,9 @@ func setupSandbox(o *Options, ws *tools.Workspace, shell *tools.Shell, stderr io
 	if !o.SandboxNetwork && abi < sandbox.NetworkABI {
 		fmt.Fprintf(stderr, "ply: warning: Landlock ABI %d cannot restrict the network (needs %d); sandboxed commands keep network access\n", abi, sandbox.NetworkABI)
 	}
-	shell.SetSandbox(&sandbox.Policy{WritableDirs: writable, AllowNetwork: o.SandboxNetwork})
+	if abi < sandbox.ScopeABI {
+		fmt.Fprintf(stderr, "ply: warning: Landlock ABI %d cannot keep sandboxed commands from signalling other processes (needs %d)\n", abi, sandbox.ScopeABI)
+	}
+	shell.SetSandbox(&sandbox.Policy{WritableDirs: writable, AllowNetwork: o.SandboxNetwork, ScopeSignals: true})
 	return nil
 }

@@ -128,10 +128,13 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 	}
 	shell := tools.NewShell(ws)
 	shell.SetEnv(cfg.childEnv)
-	c.closers = append(c.closers, func() { shell.Close() })
-	if err := setupSandbox(cfg.opts, ws, shell, sio.Stderr); err != nil {
+	sandboxCleanup, err := setupSandbox(cfg.opts, ws, shell, sio.Getenv, sio.Stderr)
+	if err != nil {
 		return nil, headless.ExitInput, err
 	}
+	// Closers run last first: the jobs end before their temporary
+	// directory goes.
+	c.closers = append(c.closers, sandboxCleanup, func() { shell.Close() })
 	c.todos = tools.NewTodoList(nil, func(ts []tools.Todo) {
 		if c.sess != nil {
 			c.sess.w.AppendTodos(ts)

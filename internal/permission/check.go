@@ -95,18 +95,21 @@ func (p *Policy) resolvedPaths(ci *callInfo) []resolvedPath {
 type decision struct {
 	verdict scheduler.Verdict
 	reason  string
+	// confined marks an allow that rests only on judging a shell command
+	// read-only: the command runs under the kernel's read-only profile.
+	confined bool
 }
 
 func deny(format string, args ...any) decision {
-	return decision{scheduler.VerdictDeny, fmt.Sprintf(format, args...)}
+	return decision{verdict: scheduler.VerdictDeny, reason: fmt.Sprintf(format, args...)}
 }
 
 func ask(format string, args ...any) decision {
-	return decision{scheduler.VerdictAsk, fmt.Sprintf(format, args...)}
+	return decision{verdict: scheduler.VerdictAsk, reason: fmt.Sprintf(format, args...)}
 }
 
 func allow(format string, args ...any) decision {
-	return decision{scheduler.VerdictAllow, fmt.Sprintf(format, args...)}
+	return decision{verdict: scheduler.VerdictAllow, reason: fmt.Sprintf(format, args...)}
 }
 
 // Check implements scheduler.Policy. In order: a call outside what
@@ -117,6 +120,13 @@ func allow(format string, args ...any) decision {
 func (p *Policy) Check(_ context.Context, c *scheduler.Call) (scheduler.Verdict, string) {
 	d := p.decide(newCallInfo(c))
 	return d.verdict, d.reason
+}
+
+// CheckConfined implements scheduler.ConfiningPolicy: Check, and whether
+// an allow rests only on the shell command being judged read-only.
+func (p *Policy) CheckConfined(_ context.Context, c *scheduler.Call) (scheduler.Verdict, string, bool) {
+	d := p.decide(newCallInfo(c))
+	return d.verdict, d.reason, d.confined
 }
 
 func (p *Policy) decide(ci *callInfo) decision {
@@ -162,7 +172,9 @@ func (p *Policy) modeDefault(mode Mode, ci *callInfo) decision {
 		return allow("%s delegates; each call its subagent makes is checked", ci.name)
 	case ci.name == ToolShell:
 		if ci.argsOK && !ci.args.IsBackground && p.shellReadOnly(ci) {
-			return allow("the command only reads")
+			d := allow("the command only reads")
+			d.confined = true // the kernel holds the command to that
+			return d
 		}
 		return ask("approval mode %s asks before running commands that are not known to be read-only", mode)
 	case mode == ModeAutoEdit && ci.edits():

@@ -83,8 +83,9 @@ type Policy struct {
 }
 
 var (
-	_ scheduler.Policy        = (*Policy)(nil)
-	_ scheduler.AlwaysAllower = (*Policy)(nil)
+	_ scheduler.Policy          = (*Policy)(nil)
+	_ scheduler.ConfiningPolicy = (*Policy)(nil)
+	_ scheduler.AlwaysAllower   = (*Policy)(nil)
 )
 
 // New builds a Policy from cfg. Every rule that does not parse is reported,

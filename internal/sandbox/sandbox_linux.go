@@ -3,6 +3,8 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"syscall"
 
@@ -33,6 +35,10 @@ func Available() (abi int, err error) {
 // the device's own permissions still apply.
 var devFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"}
 
+// sinkFiles are the device files a read-only command may open for
+// writing: writes to them change nothing anyone can read back.
+var sinkFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"}
+
 // devDirs are device directories commands create files in: shared memory
 // for semaphores and multiprocessing, pseudo-terminals.
 var devDirs = []string{"/dev/shm", "/dev/pts"}
@@ -40,10 +46,24 @@ var devDirs = []string{"/dev/shm", "/dev/pts"}
 // runHelper confines the current thread by the policy in args and
 // executes the command there; it returns only on failure.
 func runHelper(args []string) error {
-	p, path, argv, err := parseHelperArgs(args)
+	sp, path, argv, err := parseHelperArgs(args)
 	if err != nil {
 		return err
 	}
+	if sp.Policy != nil {
+		if err := confine(*sp.Policy); err != nil {
+			return err
+		}
+	}
+	if err := syscall.Exec(path, argv, helperEnviron()); err != nil {
+		return fmt.Errorf("exec %s: %w", path, err)
+	}
+	return nil // not reached
+}
+
+// confine restricts the calling thread, which it locks, by p: Landlock,
+// then the socket filter unless p allows the network.
+func confine(p Policy) error {
 	abi, err := Available()
 	if err != nil {
 		// Never run the command unconfined: the caller asked for a
@@ -71,10 +91,12 @@ func runHelper(args []string) error {
 		return fmt.Errorf("landlock_restrict_self: %w", err)
 	}
 	_ = unix.Close(fd)
-	if err := syscall.Exec(path, argv, helperEnviron()); err != nil {
-		return fmt.Errorf("exec %s: %w", path, err)
+	if !p.AllowNetwork {
+		if err := installSocketFilter(); err != nil {
+			return err
+		}
 	}
-	return nil // not reached
+	return nil
 }
 
 // ruleset turns p into a Landlock configuration for a kernel with the
@@ -92,10 +114,12 @@ func ruleset(p Policy, abi int) (landlock.Config, []landlock.Rule) {
 		cfg.Scoped = 0
 	} else {
 		// Abstract UNIX sockets are a way to talk to daemons outside
-		// the sandbox. Signals stay unscoped: a command must be able to
-		// stop a background job an earlier command started, which runs
-		// in a sibling domain.
+		// the sandbox (the socket filter denies sockets too, but
+		// scoping costs nothing).
 		cfg.Scoped = ll.ScopeAbstractUnixSocket
+	}
+	if p.ScopeSignals {
+		cfg.Scoped |= ll.ScopeSignal
 	}
 	writable := landlock.RWDirs(p.WritableDirs...).IgnoreIfMissing()
 	if abi >= 2 {
@@ -104,11 +128,49 @@ func ruleset(p Policy, abi int) (landlock.Config, []landlock.Rule) {
 		// would make best effort enforce nothing.
 		writable = writable.WithRefer()
 	}
-	rules := []landlock.Rule{
-		landlock.RODirs("/"),
-		writable,
+	rules := []landlock.Rule{landlock.RODirs("/"), writable}
+	if p.ReadOnly {
+		return cfg, append(rules, landlock.RWFiles(sinkFiles...).IgnoreIfMissing())
+	}
+	return cfg, append(rules,
 		landlock.RWFiles(devFiles...).WithIoctlDev().IgnoreIfMissing(),
 		landlock.RWDirs(devDirs...).IgnoreIfMissing(),
+	)
+}
+
+// ReadOnlyAvailable reports why ReadOnlyPolicy cannot be enforced here,
+// or nil: it needs Landlock and the socket filter for this architecture.
+func ReadOnlyAvailable() error {
+	if _, err := Available(); err != nil {
+		return err
 	}
-	return cfg, rules
+	if auditArch() == 0 {
+		return errNoSocketFilter
+	}
+	return nil
+}
+
+// Start starts cmd confined by p without re-executing anything: a new
+// goroutine locks itself to its OS thread, confines that thread alone
+// (Landlock, no_new_privs and the socket filter are per thread), starts
+// cmd from it, so that the command inherits the confinement, and ends
+// without unlocking, which makes the Go runtime end the thread too. The
+// runtime never starts threads from a locked one, and the rest of the
+// process is never confined. cmd is started as by cmd.Start.
+func Start(cmd *exec.Cmd, p Policy) error {
+	for _, d := range p.WritableDirs {
+		if !filepath.IsAbs(d) {
+			return fmt.Errorf("sandbox: writable directory %q is not absolute", d)
+		}
+	}
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread is discarded
+		if err := confine(p); err != nil {
+			errc <- fmt.Errorf("sandbox: %w", err)
+			return
+		}
+		errc <- cmd.Start()
+	}()
+	return <-errc
 }

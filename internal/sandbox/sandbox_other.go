@@ -2,7 +2,10 @@
 
 package sandbox
 
-import "errors"
+import (
+	"errors"
+	"os/exec"
+)
 
 var errLinuxOnly = errors.New("sandbox: Landlock is Linux-only")
 
@@ -13,3 +16,16 @@ func Available() (abi int, err error) { return 0, errLinuxOnly }
 // Available check, not the helper, decides, but nothing can be confined
 // here.
 func runHelper([]string) error { return errLinuxOnly }
+
+// ReadOnlyAvailable reports that no read-only profile exists here.
+func ReadOnlyAvailable() error { return errLinuxOnly }
+
+type guard struct{ token string }
+
+func (*guard) register(int) {}
+
+func startedGuardian() (*guard, error) { return nil, errors.New("no guardian on this system") }
+func runGuardian([]string)             {}
+
+// Start refuses: nothing can be confined here.
+func Start(*exec.Cmd, Policy) error { return errLinuxOnly }

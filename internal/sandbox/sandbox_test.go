@@ -35,13 +35,36 @@ func run(t *testing.T, p Policy, dir, script string) (string, error) {
 	t.Helper()
 	cmd := exec.Command("bash", "-c", script)
 	cmd.Dir = dir
-	if err := Wrap(cmd, p); err != nil {
-		t.Fatal(err)
-	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
+	if err := startConfined(cmd, p); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
 	return out.String(), err
+}
+
+// startConfined is how run starts a confined command; bothWays switches
+// it.
+var startConfined = startThroughHelper
+
+func startThroughHelper(cmd *exec.Cmd, p Policy) error {
+	if err := Wrap(cmd, p); err != nil {
+		return err
+	}
+	return cmd.Start()
+}
+
+// bothWays runs f with commands confined through the helper and from a
+// discarded thread (Start).
+func bothWays(t *testing.T, f func(t *testing.T)) {
+	for name, start := range map[string]func(*exec.Cmd, Policy) error{"helper": startThroughHelper, "thread": Start} {
+		t.Run(name, func(t *testing.T) {
+			startConfined = start
+			defer func() { startConfined = startThroughHelper }()
+			f(t)
+		})
+	}
 }
 
 // dirs returns a workspace and an "outside" directory that are disjoint:
@@ -57,7 +80,9 @@ func dirs(t *testing.T) (ws, outside string) {
 	return ws, outside
 }
 
-func TestWrites(t *testing.T) {
+func TestWrites(t *testing.T) { bothWays(t, testWrites) }
+
+func testWrites(t *testing.T) {
 	requireLandlock(t)
 	ws, outside := dirs(t)
 	p := Policy{WritableDirs: []string{ws}}
@@ -92,7 +117,9 @@ func TestWrites(t *testing.T) {
 
 // TestChildrenConfined checks that the restriction reaches every process
 // the command starts, however it starts them.
-func TestChildrenConfined(t *testing.T) {
+func TestChildrenConfined(t *testing.T) { bothWays(t, testChildrenConfined) }
+
+func testChildrenConfined(t *testing.T) {
 	requireLandlock(t)
 	ws, outside := dirs(t)
 	p := Policy{WritableDirs: []string{ws}}
@@ -111,7 +138,9 @@ func TestChildrenConfined(t *testing.T) {
 	}
 }
 
-func TestNetwork(t *testing.T) {
+func TestNetwork(t *testing.T) { bothWays(t, testNetwork) }
+
+func testNetwork(t *testing.T) {
 	abi := requireLandlock(t)
 	if abi < NetworkABI {
 		t.Skipf("Landlock ABI %d cannot restrict TCP (needs %d)", abi, NetworkABI)
@@ -192,8 +221,11 @@ func TestHelperArgs(t *testing.T) {
 	if _, _, _, err := parseHelperArgs([]string{"{", "--", "/bin/true", "true"}); err == nil {
 		t.Fatal("bad JSON accepted")
 	}
-	p, path, argv, err := parseHelperArgs([]string{`{"writable_dirs":["/w"],"allow_network":true}`, "--", "/bin/true", "true", "a"})
-	if err != nil || path != "/bin/true" || len(argv) != 2 || !p.AllowNetwork || p.WritableDirs[0] != "/w" {
-		t.Fatalf("%+v %q %q %v", p, path, argv, err)
+	sp, path, argv, err := parseHelperArgs([]string{`{"policy":{"writable_dirs":["/w"],"allow_network":true}}`, "--", "/bin/true", "true", "a"})
+	if err != nil || path != "/bin/true" || len(argv) != 2 || sp.Policy == nil || !sp.Policy.AllowNetwork || sp.Policy.WritableDirs[0] != "/w" {
+		t.Fatalf("%+v %q %q %v", sp, path, argv, err)
+	}
+	if sp, _, _, err := parseHelperArgs([]string{`{}`, "--", "/bin/true", "true"}); err != nil || sp.Policy != nil {
+		t.Fatalf("an empty spec: %+v %v", sp, err)
 	}
 }

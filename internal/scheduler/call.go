@@ -67,6 +67,9 @@ type Call struct {
 
 	notify func(*Call)
 	pre    PreDecision // set with Params, before the call is published
+	// confined is set while approving, before the call is scheduled: the
+	// policy allowed it only because it reads (ConfiningPolicy).
+	confined bool
 
 	mu        sync.Mutex
 	state     State

@@ -130,5 +130,9 @@ func invoke(ctx context.Context, c *Call, out tools.Output) (res tools.Result, e
 			}, nil
 		}
 	}()
-	return c.Tool.Execute(tools.WithCallID(ctx, c.CallID), c.Params, out)
+	ctx = tools.WithCallID(ctx, c.CallID)
+	if c.confined {
+		ctx = tools.WithConfinement(ctx)
+	}
+	return c.Tool.Execute(ctx, c.Params, out)
 }

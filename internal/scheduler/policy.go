@@ -26,6 +26,20 @@ type Policy interface {
 	Check(ctx context.Context, c *Call) (v Verdict, reason string)
 }
 
+// ConfiningPolicy is implemented by a Policy whose allow verdicts can
+// rest on a judgement that the call only reads, rather than on a rule, a
+// mode or a human. The scheduler then runs the call with
+// tools.WithConfinement, and a tool that runs programs confines them to
+// that judgement (a read-only, no-network profile): a wrong judgement
+// fails instead of doing harm. When implemented, CheckConfined is used
+// instead of Check.
+type ConfiningPolicy interface {
+	Policy
+	// CheckConfined is Check plus whether an allow verdict is the
+	// read-only judgement's (ignored for other verdicts).
+	CheckConfined(ctx context.Context, c *Call) (v Verdict, reason string, confined bool)
+}
+
 // YOLO allows every call without asking.
 type YOLO struct{}
 

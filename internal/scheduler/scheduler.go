@@ -229,7 +229,7 @@ func (s *Scheduler) approve(ctx context.Context, calls []*Call) {
 			c.cancel("")
 			continue
 		}
-		v, reason := s.policy.Check(ctx, c)
+		v, reason, confined := s.check(ctx, c)
 		hook := c.pre.Verdict
 		switch {
 		case v == VerdictDeny:
@@ -237,6 +237,9 @@ func (s *Scheduler) approve(ctx context.Context, calls []*Call) {
 			c.fail(ErrorTypeExecutionDenied, withReason(fmt.Sprintf("Execution of tool %q was denied by the permission policy.", c.Name), reason))
 		case hook != HookAsk && (v == VerdictAllow || hook == HookAllow || s.alwaysAllowed(c.Name)):
 			// A hook's ask holds even in yolo and over an allow-always.
+			// Only the policy's own read-only judgement confines: set
+			// before the call can execute, never changed after.
+			c.confined = v == VerdictAllow && confined
 			c.setState(StateScheduled)
 		case s.approver == nil && hook == HookAsk:
 			// The approval hint (more permissive modes) would not help.
@@ -258,6 +261,15 @@ func (s *Scheduler) approve(ctx context.Context, calls []*Call) {
 			}
 		}
 	}
+}
+
+// check asks the policy, with the read-only judgement when it gives one.
+func (s *Scheduler) check(ctx context.Context, c *Call) (Verdict, string, bool) {
+	if cp, ok := s.policy.(ConfiningPolicy); ok {
+		return cp.CheckConfined(ctx, c)
+	}
+	v, reason := s.policy.Check(ctx, c)
+	return v, reason, false
 }
 
 // ask runs the approval dialogue for one call and applies its outcome.

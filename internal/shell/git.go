@@ -254,4 +254,5 @@ var safeGitConfig = [][2]string{
 	{"core.pager", "cat"},
 	{"core.sshCommand", "false"},
 	{"protocol.allow", "never"},
+	{"credential.helper", ""}, // empty resets the list of helpers
 }

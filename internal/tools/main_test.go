@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"os"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -14,5 +15,8 @@ import (
 // shell command starts.
 func TestMain(m *testing.M) {
 	sandbox.MaybeRunHelper()
+	if c := os.Getenv(shellDeathEnv); c != "" {
+		playPly(c)
+	}
 	goleak.VerifyTestMain(m)
 }

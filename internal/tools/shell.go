@@ -8,14 +8,12 @@ import (
 	"math"
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 	"unicode/utf8"
 
-	"github.com/plyhq/ply/internal/envpolicy"
 	"github.com/plyhq/ply/internal/sandbox"
 	"github.com/plyhq/ply/internal/shell"
 )
@@ -49,6 +47,11 @@ type Shell struct {
 	// env is every command's environment; nil means ply's own without
 	// the variables envpolicy withholds by default.
 	env []string
+	// tempDir, when set, is every command's TMPDIR.
+	tempDir string
+	// confinedEnv is added to the environment of a confined command
+	// (WithConfinement); nil means DefaultConfinedEnv.
+	confinedEnv []string
 }
 
 // SetEnv makes env ("NAME=value" entries) the environment of every later
@@ -85,9 +88,12 @@ func (t *Shell) Description() string {
 	if t.sandbox != nil {
 		d += "\n\nCommands run in a sandbox: they may read anywhere but write only below " + strings.Join(t.sandbox.WritableDirs, ", ")
 		if !t.sandbox.AllowNetwork {
-			d += ", and they have no network access"
+			d += ", and they cannot create sockets (no network, no Unix-socket connections)"
 		}
 		d += "; a write elsewhere fails with \"Permission denied\"."
+		if t.sandbox.ScopeSignals {
+			d += " A command can signal only processes it started itself: a background job cannot be stopped with kill from a later command, so start one only when it may run until the session ends."
+		}
 	}
 	return d
 }
@@ -181,7 +187,7 @@ func (t *Shell) Execute(ctx context.Context, args json.RawMessage, out Output) (
 		return Errorf("SHELL_SANDBOX_UNAVAILABLE", "Command: %s\nError: not run: %s", p.Command, t.refusal), nil
 	}
 	if p.IsBackground {
-		return t.startBackground(p.Command, dir)
+		return t.startBackground(p.Command, dir, Confined(ctx))
 	}
 	res, err := t.run(ctx, p.Command, dir, timeout, out)
 	if clamped {
@@ -190,43 +196,16 @@ func (t *Shell) Execute(ctx context.Context, args json.RawMessage, out Output) (
 	return res, err
 }
 
-// command prepares cmd to run in its own session, which is also its own
-// process group: the group can be killed as a whole, and without a
-// controlling terminal a program that wants a password (sudo, ssh) fails at
-// once instead of stopping on the terminal until the timeout. With a
-// sandbox the command goes through its helper, which keeps the process ID
-// and so the group.
-func (t *Shell) command(command, dir string, w *os.File) (*exec.Cmd, error) {
-	cmd := exec.Command(t.shell, "-c", command)
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = w, w // one pipe: the interleaving is the real one
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	env := t.env
-	if env == nil {
-		env = envpolicy.Environ()
-	}
-	cmd.Env = append(slices.Clip(env),
-		"PLY=1",
-		// Nothing can answer a pager or a prompt.
-		"PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0",
-	)
-	if t.sandbox != nil {
-		if err := sandbox.Wrap(cmd, *t.sandbox); err != nil {
-			return nil, err
-		}
-	}
-	return cmd, nil
-}
-
 // run runs a foreground command to its end, its timeout or ctx's end.
 func (t *Shell) run(ctx context.Context, command, dir string, timeout time.Duration, out Output) (Result, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return Errorf("SHELL_EXECUTE_ERROR", "cannot create the output pipe: %v", err), nil
 	}
-	cmd, err := t.command(command, dir, w)
+	cmd, start, cleanup, err := t.command(command, dir, w, Confined(ctx))
 	if err == nil {
-		err = cmd.Start()
+		defer cleanup()
+		err = start()
 	}
 	if err != nil {
 		r.Close()
@@ -234,6 +213,7 @@ func (t *Shell) run(ctx context.Context, command, dir string, timeout time.Durat
 		return Errorf("SHELL_EXECUTE_ERROR", "Command: %s\nError: cannot start %s: %v", command, t.shell, err), nil
 	}
 	w.Close() // the children hold the write end now; EOF when they are gone
+	sandbox.Track(cmd.Process.Pid)
 
 	capture := newShellCapture(shellMaxOutput)
 	readDone := make(chan struct{})
@@ -361,25 +341,29 @@ func shellCopy(r io.Reader, c *shellCapture, out Output) {
 
 // startBackground starts command and returns at once; the job manager
 // keeps its output and its process group.
-func (t *Shell) startBackground(command, dir string) (Result, error) {
+func (t *Shell) startBackground(command, dir string, confined bool) (Result, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return Errorf("SHELL_EXECUTE_ERROR", "cannot create the output pipe: %v", err), nil
 	}
-	cmd, err := t.command(command, dir, w)
+	cmd, start, cleanup, err := t.command(command, dir, w, confined)
 	var job *shellJob
 	if err == nil {
-		job, err = t.jobs.start(cmd, r, command, dir)
+		job, err = t.jobs.start(cmd, start, r, command, dir, cleanup)
 	}
 	w.Close()
 	if err != nil {
 		r.Close()
 		return Errorf("SHELL_EXECUTE_ERROR", "Command: %s\nError: cannot start in the background: %v", command, err), nil
 	}
+	stop := fmt.Sprintf("to stop it, run: kill -- -%d", job.pid)
+	if t.sandbox != nil && t.sandbox.ScopeSignals {
+		stop = "the sandbox keeps later commands from signalling it; it ends when the session ends"
+	}
 	return Result{
 		Output: fmt.Sprintf("Command: %s\nDirectory: %s\nStarted in the background as job %s, PID %d (process group %d).\n"+
-			"Its output is kept by ply, not shown here; to stop it, run: kill -- -%d",
-			command, dir, job.id, job.pid, job.pid, job.pid),
+			"Its output is kept by ply, not shown here; %s",
+			command, dir, job.id, job.pid, job.pid, stop),
 		Display: fmt.Sprintf("Background job %s (PID %d)", job.id, job.pid),
 	}, nil
 }

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/plyhq/ply/internal/sandbox"
 )
 
 // ShellJob describes a background job.
@@ -50,15 +52,20 @@ type shellJob struct {
 	state            *os.ProcessState
 }
 
-func (m *shellJobs) start(cmd *exec.Cmd, r *os.File, command, dir string) (*shellJob, error) {
+// start starts cmd with start as a job; cleanup runs once the job is
+// done, or at once if it does not start.
+func (m *shellJobs) start(cmd *exec.Cmd, start func() error, r *os.File, command, dir string, cleanup func()) (*shellJob, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
+		cleanup()
 		return nil, errors.New("the shell tool is closed")
 	}
-	if err := cmd.Start(); err != nil {
+	if err := start(); err != nil {
+		cleanup()
 		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
 	}
+	sandbox.Track(cmd.Process.Pid)
 	m.next++
 	j := &shellJob{
 		id: fmt.Sprintf("bg-%d", m.next), command: command, dir: dir,
@@ -82,6 +89,7 @@ func (m *shellJobs) start(cmd *exec.Cmd, r *os.File, command, dir string) (*shel
 		// the pipe when they escaped the group.
 		<-readDone
 		r.Close()
+		cleanup()
 		close(j.done)
 	}()
 	m.jobs = append(m.jobs, j)

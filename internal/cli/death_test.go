@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	fp "github.com/plyhq/ply/internal/fakeprovider"
+)
+
+// playPlyEnv makes the test binary run ply's Main with the JSON list of
+// arguments it holds, as the real binary would.
+const playPlyEnv = "PLY_CLI_TEST_PLAY_PLY"
+
+func playPly(argsJSON string) int {
+	var args []string
+	if err := json.Unmarshal([]byte(argsJSON), &args); err != nil {
+		return 2
+	}
+	return Main(context.Background(), args, IO{Stdin: strings.NewReader(""), Stdout: os.Stdout, Stderr: os.Stderr})
+}
+
+// TestCommandDiesWithPly kills ply with SIGKILL while its command runs
+// (issue 16's acceptance): 5 s later the command has not made its change
+// and no process of its group is left.
+func TestCommandDiesWithPly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes 5 s")
+	}
+	dir := t.TempDir()
+	srv := fp.New(t,
+		fp.Turn{fp.ToolCall("c1", "run_shell_command", `{"command":"echo $$ > pid; sleep 3; touch marker"}`)},
+		fp.Turn{fp.Text("done")},
+	)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	args, _ := json.Marshal([]string{"-y", "-p", "go"})
+	ply := exec.Command(self, "-test.run=^$")
+	ply.Dir = dir
+	ply.Env = append(os.Environ(), playPlyEnv+"="+string(args),
+		"OPENAI_API_KEY=test-key", "OPENAI_MODEL=test-model", "OPENAI_BASE_URL="+srv.URL,
+		"PLY_HOME="+filepath.Join(t.TempDir(), "home"))
+	if err := ply.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	deadline := time.Now().Add(20 * time.Second)
+	for pid == 0 {
+		if b, err := os.ReadFile(filepath.Join(dir, "pid")); err == nil && strings.HasSuffix(string(b), "\n") {
+			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		} else if time.Now().After(deadline) {
+			_ = ply.Process.Kill()
+			_ = ply.Wait()
+			t.Fatal("the command did not start")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_ = ply.Process.Signal(syscall.SIGKILL)
+	_ = ply.Wait()
+	time.Sleep(5 * time.Second)
+	if _, err := os.Stat(filepath.Join(dir, "marker")); !os.IsNotExist(err) {
+		t.Errorf("the command went on after ply died (stat: %v)", err)
+	}
+	if err := syscall.Kill(-pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("process group %d is still there (kill: %v)", pid, err)
+	}
+}

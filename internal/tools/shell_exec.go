@@ -1,0 +1,144 @@
+package tools
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/plyhq/ply/internal/envpolicy"
+	"github.com/plyhq/ply/internal/sandbox"
+	"github.com/plyhq/ply/internal/shell"
+)
+
+// DefaultConfinedEnv is the environment added to a confined (auto-approved,
+// read-only) command: git's settings that run programs or reach the
+// network are turned off through GIT_CONFIG_COUNT/KEY/VALUE, which git
+// reads after every configuration file, so a repository's own config
+// (a committed bare repository's, say) cannot override them, and git
+// takes optional locks (the index refresh of git status) no more.
+//
+// diff.external, textconv and filter drivers cannot be switched off this
+// way (an empty diff.external makes git diff fail); the read-only profile
+// keeps such a program from writing or reaching the network.
+func DefaultConfinedEnv() []string {
+	return append(shell.SafeGitEnv(nil), "GIT_OPTIONAL_LOCKS=0", "PAGER=cat")
+}
+
+// confinedUnset are variables removed from a confined command's
+// environment: they name programs git runs, or carry configuration that
+// DefaultConfinedEnv's GIT_CONFIG_COUNT would clash with.
+var confinedUnset = []string{
+	"GIT_EXTERNAL_DIFF", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "SSH_ASKPASS",
+	"GIT_PROXY_COMMAND", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_CONFIG_PARAMETERS",
+	"GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", // prefixes
+}
+
+// SetConfinedEnv replaces DefaultConfinedEnv as the variables added to a
+// confined command's environment (after confinedUnset's are removed).
+// Call it before the first Execute.
+func (t *Shell) SetConfinedEnv(env []string) { t.confinedEnv = env }
+
+// SetTempDir makes every later command run with TMPDIR set to dir (the
+// private temporary directory of a sandboxed session); "" leaves TMPDIR
+// as ply's. Call it before the first Execute.
+func (t *Shell) SetTempDir(dir string) { t.tempDir = dir }
+
+// confineEnviron returns env without confinedUnset's variables, with add
+// appended and TMPDIR set to tmp when tmp is not "".
+func confineEnviron(env, add []string, tmp string) []string {
+	out := make([]string, 0, len(env)+len(add)+1)
+	for _, e := range env {
+		name, _, _ := strings.Cut(e, "=")
+		drop := name == "TMPDIR" && tmp != ""
+		for _, u := range confinedUnset {
+			if name == u || (strings.HasSuffix(u, "_") && strings.HasPrefix(name, u)) {
+				drop = true
+			}
+		}
+		if !drop {
+			out = append(out, e)
+		}
+	}
+	out = append(out, add...)
+	if tmp != "" {
+		out = append(out, "TMPDIR="+tmp)
+	}
+	return out
+}
+
+// readOnlyUnavailable logs once that the kernel cannot confine
+// auto-approved commands, which then run as they always did.
+var readOnlyUnavailable sync.Once
+
+// command prepares cmd to run in its own session, which is also its own
+// process group: the group can be killed as a whole, and without a
+// controlling terminal a program that wants a password (sudo, ssh) fails at
+// once instead of stopping on the terminal until the timeout. The command
+// is tied to ply's life (sandbox.Guard). start starts it, confined when
+// the sandbox or confined asks for it (sandbox.Start).
+//
+// confined runs it under the read-only profile when the kernel has one;
+// a private temporary directory is then created, and cleanup removes it:
+// call cleanup once the command is done, whatever happened.
+func (t *Shell) command(command, dir string, w *os.File, confined bool) (cmd *exec.Cmd, start func() error, cleanup func(), err error) {
+	cmd = exec.Command(t.shell, "-c", command)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = w, w // one pipe: the interleaving is the real one
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	env := t.env
+	if env == nil {
+		env = envpolicy.Environ()
+	}
+	cmd.Env = append(slices.Clip(env),
+		"PLY=1",
+		// Nothing can answer a pager or a prompt.
+		"PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0",
+	)
+	if t.tempDir != "" {
+		cmd.Env = append(cmd.Env, "TMPDIR="+t.tempDir)
+	}
+	policy, cleanup := t.sandbox, func() {}
+	if confined {
+		if policy, cleanup, err = t.confine(cmd); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	// Tied to ply's life: the caller calls sandbox.Track once it has
+	// started.
+	sandbox.Guard(cmd)
+	start = cmd.Start
+	if policy != nil {
+		p := *policy
+		start = func() error { return sandbox.Start(cmd, p) }
+	}
+	return cmd, start, cleanup, nil
+}
+
+// confine prepares cmd for the read-only profile: a private temporary
+// directory, which cleanup removes, and the confined environment. When
+// the kernel has no such profile it says so once and returns t's own
+// policy: the command runs as it would have without the judgement.
+func (t *Shell) confine(cmd *exec.Cmd) (policy *sandbox.Policy, cleanup func(), err error) {
+	if err := sandbox.ReadOnlyAvailable(); err != nil {
+		readOnlyUnavailable.Do(func() {
+			slog.Warn("auto-approved read-only commands run unconfined: the kernel has no read-only profile", "err", err)
+		})
+		return t.sandbox, func() {}, nil
+	}
+	tmp, err := os.MkdirTemp("", "ply-ro-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("create the private temporary directory: %w", err)
+	}
+	ro := sandbox.ReadOnlyPolicy(tmp)
+	env := t.confinedEnv
+	if env == nil {
+		env = DefaultConfinedEnv()
+	}
+	cmd.Env = confineEnviron(cmd.Env, env, tmp)
+	return &ro, func() { _ = os.RemoveAll(tmp) }, nil
+}
