@@ -236,7 +236,9 @@ func usage() string {
 	b.WriteString("ply — a coding agent in your terminal\n\n")
 	b.WriteString("Usage:\n  ply [flags] [prompt]\n  ply -p \"prompt\" [flags]\n  git diff | ply -p \"review this\"\n  ply trust [--parent] [DIR] | ply trust --list | ply trust --remove DIR\n\n")
 	b.WriteString("Folder trust: a folder's own .ply/settings.json and .ply/agents load only once it is trusted\n(ply trust, or --trust-workspace for one run); its AGENTS.md and PLY.md are always read.\n\n")
-	b.WriteString("Environment: OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL, PLY_HOME, PLY_MAX_TOOL_CONCURRENCY\n\nFlags:\n")
+	b.WriteString(securityHelp)
+	b.WriteString("Environment: OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL, PLY_HOME, PLY_MAX_TOOL_CONCURRENCY,\n" +
+		"PLY_STREAM_IDLE_TIMEOUT (a stalled response is retried after this long; default 300s)\n\nFlags:\n")
 	var o Options
 	for _, s := range o.specs() {
 		name := "    --" + s.long
@@ -257,3 +259,18 @@ func usage() string {
 	}
 	return b.String()
 }
+
+// securityHelp is --help's summary of what runs without asking and what
+// holds it; docs/security.md has the whole model.
+const securityHelp = `What runs without asking (default mode): tools that read or search, and shell commands
+ply can prove only read inside the workspace (ls, cat, grep, git status, git diff, git log, ...).
+Such a command runs under a read-only kernel profile (Landlock and seccomp, Linux): it may write
+only a private temporary directory, creates no sockets and signals nothing it did not start, and
+git runs with fsmonitor, hooks, the pager and network protocols off. Everything else asks (in
+headless runs: is refused) unless a rule or --approval-mode allows it; deny rules match every
+command whose program is known only at run time. Commands, hooks and MCP servers get no variable
+whose name contains KEY, SECRET, TOKEN, PASSWORD, PASSWD or CREDENTIAL, nor the one holding the
+API key (settings shellEnvironment adjusts this); known secrets are printed as [redacted].
+Commands end with ply, however it ends.
+
+`
