@@ -293,6 +293,16 @@ func (r *reply) add(ch *llm.Chunk) {
 	}
 }
 
+// hasCall reports whether the reply holds a call with this id.
+func (r *reply) hasCall(id string) bool {
+	for _, p := range r.msg.Parts {
+		if p.Call != nil && p.Call.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
 func (r *reply) hasCalls() bool {
 	for _, p := range r.msg.Parts {
 		if p.Call != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"time"
 
 	"github.com/plyhq/ply/internal/llm"
@@ -245,9 +246,13 @@ func (c *Chat) streamInto(ctx context.Context, req *llm.Request, rep *reply, sea
 		}
 		for i := range ch.Calls {
 			// Name calls the model left unnamed before they enter history,
-			// so the result sent back pairs with the call.
-			if ch.Calls[i].ID == "" {
-				ch.Calls[i].ID = NewCallID(ch.Calls[i].Name)
+			// so the result sent back pairs with the call; an id the reply
+			// already used gets one of its own, marked as a repeat.
+			switch call := &ch.Calls[i]; {
+			case call.ID == "":
+				call.ID = NewCallID(call.Name)
+			case rep.hasCall(call.ID) || slices.ContainsFunc(ch.Calls[:i], func(o llm.FunctionCall) bool { return o.ID == call.ID }):
+				call.RepeatOf, call.ID = call.ID, NewCallID(call.Name)
 			}
 		}
 		if seam != nil {

@@ -35,11 +35,23 @@ func TestRepeatedIDInOneReplyRunsOnceAndGoesOn(t *testing.T) {
 			answers = append(answers, m.Text())
 		}
 	}
-	// UNFINISHED: the reply enters history with the id twice, and the
-	// request repeats it (one answer, repair keeps the first); the chat
-	// layer should give the extra copy its own id before it enters
-	// history, so strict backends see every call answered once.
-	if len(answers) == 0 || !strings.Contains(answers[0], "Command: echo tick") {
-		t.Errorf("the call's real result was not sent: %q", answers)
+	if len(answers) != 1 || !strings.Contains(answers[0], "Command: echo tick") {
+		t.Errorf("the call's real result was not sent once: %q", answers)
+	}
+	// The extra copy entered history under an id of its own, and its
+	// answer says it was not run: every call of the request is answered
+	// once, as strict backends require.
+	if err := srv.CheckPairing(); err != nil {
+		t.Error(err)
+	}
+	var calls, notRun int
+	for _, m := range srv.Requests()[1].Messages {
+		calls += len(m.ToolCalls)
+		if m.Role == "tool" && strings.Contains(m.Text(), "Duplicate call id, not run") {
+			notRun++
+		}
+	}
+	if calls != 2 || notRun != 1 {
+		t.Errorf("the request holds %d calls and %d not-run answers, want 2 and 1", calls, notRun)
 	}
 }

@@ -433,7 +433,7 @@ func (r *runner) RunTools(ctx context.Context, calls []*turn.ToolCallRequest) ([
 		case dup[c.CallID]:
 			out[i] = headless.Outcome{Response: *repair.DuplicateResponse(fcs[i]).Response, Args: c.Args}
 			continue
-		case c.CallID != "" && seen[c.CallID]:
+		case c.RepeatOf != "" || (c.CallID != "" && seen[c.CallID]):
 			// The same new id twice in one reply: the first copy runs,
 			// each extra one is answered without running.
 			out[i] = headless.Outcome{Response: *repair.RepeatedResponse(fcs[i]).Response, Args: c.Args}

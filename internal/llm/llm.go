@@ -62,6 +62,11 @@ type FunctionCall struct {
 	// call rather than only on Part so that it survives every layer that
 	// copies calls out of chunks.
 	Signature string `json:"signature,omitempty"`
+	// RepeatOf, when set, marks an extra copy of a call the same reply
+	// already made under the id RepeatOf: the chat layer gave it an id of
+	// its own so that every call of the history is answered once, and it
+	// is answered without being run.
+	RepeatOf string `json:"repeat_of,omitempty"`
 }
 
 // FunctionResponse is a tool result sent back to the model. Output is never

@@ -35,6 +35,10 @@ type ToolCallRequest struct {
 	Name               string
 	Args               string
 	WasOutputTruncated bool
+	// RepeatOf is the id of an earlier call of the same reply that this
+	// one repeats (llm.FunctionCall.RepeatOf): it must be answered, never
+	// run.
+	RepeatOf string
 }
 
 // Finished ends the round-trip.
@@ -193,7 +197,7 @@ func (t *Turn) chunk(ch *llm.Chunk, yield func(Event) bool) bool {
 			// is the last line of defence for other senders.
 			id = chat.NewCallID(c.Name)
 		}
-		req := &ToolCallRequest{CallID: id, Name: c.Name, Args: c.Args}
+		req := &ToolCallRequest{CallID: id, Name: c.Name, Args: c.Args, RepeatOf: c.RepeatOf}
 		t.pending = append(t.pending, req)
 		if !yield(req) {
 			return false
