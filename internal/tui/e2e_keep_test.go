@@ -37,7 +37,7 @@ func TestTmuxCutBatchAndTurnCap(t *testing.T) {
 		fp.Turn{read("r1", 0), read("r2", 1), read("r3", 2)},
 		fp.Turn{fp.Text("went on past the cap.")},
 	)
-	x := startPly(t, bin, dir, srv, 100, 30, nil, "--approval-mode", "yolo")
+	x := startPly(t, bin, dir, srv, 100, 30, nil, "--trust-workspace", "--approval-mode", "yolo")
 	x.waitFor("test-model")
 	x.run("send-keys", "-t", "ply", "-l", "write and wait")
 	x.run("send-keys", "-t", "ply", "Enter")
