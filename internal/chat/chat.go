@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"iter"
 	"log/slog"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -246,18 +247,35 @@ type reply struct {
 	open *strings.Builder
 }
 
+// collectEvery is the reply size from which the reply's growth is
+// followed by a collection (see appendText): only replies of many
+// megabytes pay it, a few times each.
+const collectEvery = 16 << 20
+
 // appendText adds s to the last part if it is open, growing text of the
 // same kind, else starts a new part.
 func (r *reply) appendText(s string, thought bool, sig string) {
 	n := len(r.msg.Parts)
 	if r.open != nil && n > 0 && r.msg.Parts[n-1].Thought == thought {
-		if b := r.open; b.Cap()-b.Len() < len(s) {
+		b := r.open
+		grown := false
+		if b.Cap()-b.Len() < len(s) {
 			// Grow doubles; WriteString alone would let append grow a
 			// large buffer by a quarter at a time, allocating about five
 			// times the final size on the way.
 			b.Grow(len(s))
+			grown = true
 		}
-		r.open.WriteString(s)
+		before := b.Len()
+		b.WriteString(s)
+		if b.Cap() >= collectEvery && (grown || before/collectEvery != b.Len()/collectEvery) {
+			// The old buffer and the stream's decoded chunks are
+			// garbage: collecting them at each growth and every
+			// collectEvery bytes of a huge reply keeps the heap near the
+			// reply's size instead of letting it reach twice the live
+			// heap (a 50 MB reply: 3.55 → about 2.5 times its size).
+			runtime.GC()
+		}
 		r.msg.Parts[n-1].Text = r.open.String()
 		if sig != "" {
 			r.msg.Parts[n-1].Signature = sig

@@ -43,11 +43,10 @@ func bigAnswer(mb int) fp.Turn {
 // run), in MB and as a multiple of the response size. The bound
 // is 3×.
 //
-// UNFINISHED: measured 5.6× (278 MB for 50 MB). The model layers now hold
-// the reply once (the heap peaks near 3× while streaming); the rest is
-// the transcript writer JSON-encoding the finished reply through
-// encoding/json (two more transient copies) and the GC's headroom. It also reports the bytes the run allocated (allocMB/run), the
-// B/op of the whole session.
+// Measured 2.5× (125 MB for 50 MB; it was 19.5× before the reply was held
+// once, 5.6× before the transcript stopped copying large texts through
+// encoding/json, 3.55× before huge replies collected their garbage as they
+// grow). It also reports the bytes the run allocated (allocMB/run).
 func BenchmarkLargeResponseRSS(b *testing.B) {
 	if runtime.GOOS != "linux" {
 		b.Skip("reads /proc/self/status")

@@ -1,11 +1,13 @@
 package session
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -58,7 +60,10 @@ type Writer struct {
 // Sync barrier to answer once everything before it is on disk, or the
 // order to stop.
 type item struct {
-	line   []byte
+	line []byte
+	// parts, instead of line, is a line holding large texts that are
+	// escaped as they are written (see encodeEntry).
+	parts  []linePart
 	synced chan error
 	stop   bool
 }
@@ -104,14 +109,13 @@ func (w *Writer) Append(m llm.Message) {
 	// turns by that prefix without decoding the line. seq and time are
 	// added under the lock, after the (possibly large) message is
 	// encoded, so the lock is held only for a few bytes.
-	var buf bytes.Buffer
-	buf.WriteString(`{"type":"entry","message":`)
-	if err := encodeTo(&buf, m); err != nil {
+	parts, err := encodeEntry(`{"type":"entry","message":`, m)
+	if err != nil {
 		w.setErr(fmt.Errorf("session: %s: encode entry: %w", w.path, err))
 		return
 	}
-	buf.Truncate(buf.Len() - 1) // the encoder's newline
-	buf.Grow(64)                // so that appending the tail never copies the message under the lock
+	last := &parts[len(parts)-1].raw
+	*last = slices.Grow(*last, 64) // so that appending the tail never copies the message under the lock
 
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -119,13 +123,18 @@ func (w *Writer) Append(m llm.Message) {
 		return
 	}
 	w.seq++
-	b := buf.Bytes()
+	b := *last
 	b = append(b, `,"seq":`...)
 	b = strconv.AppendInt(b, w.seq, 10)
 	b = append(b, `,"time":"`...)
 	b = time.Now().UTC().AppendFormat(b, time.RFC3339Nano)
 	b = append(b, "\"}\n"...)
-	w.enqueueLocked(item{line: b})
+	*last = b
+	if len(parts) == 1 {
+		w.enqueueLocked(item{line: b})
+		return
+	}
+	w.enqueueLocked(item{parts: parts})
 }
 
 // AppendToolState records a state change of a tool call. A zero Time is
@@ -259,7 +268,8 @@ func (w *Writer) enqueueLocked(it item) {
 func (w *Writer) run() {
 	defer close(w.done)
 	var batch []item
-	stopped := false // a write failed: write nothing more
+	var bw *bufio.Writer // for lines with large texts, made at the first
+	stopped := false     // a write failed: write nothing more
 	for range w.wake {
 		w.mu.Lock()
 		batch, w.queue = w.queue, batch[:0]
@@ -275,6 +285,20 @@ func (w *Writer) run() {
 				// One write call for the whole line: a crash tears at
 				// most this line, never one before it.
 				if _, err := w.f.Write(it.line); err != nil {
+					stopped = true
+					w.setErr(fmt.Errorf("session: write %s: %w", w.path, err))
+				}
+			case it.parts != nil:
+				if stopped {
+					continue
+				}
+				// Several writes, but nothing else between them: a crash
+				// still tears only this line, the file's last.
+				if bw == nil {
+					bw = bufio.NewWriterSize(w.f, 256<<10)
+				}
+				bw.Reset(w.f)
+				if err := writeParts(bw, it.parts); err != nil {
 					stopped = true
 					w.setErr(fmt.Errorf("session: write %s: %w", w.path, err))
 				}
