@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/plyhq/ply/internal/llm"
@@ -248,7 +249,9 @@ func (c *Chat) cutToolResults(ctx context.Context, budget int) bool {
 // cutNote is the note in the middle of a cut tool result; a result cut
 // before is recognised by it, so that cutting it again keeps the
 // reference to the full text instead of saving the cut one over it.
-var cutNote = regexp.MustCompile(`\n\[… (\d+) bytes of this tool result were cut to fit the context window; ([^\n]*) …\]\n`)
+var cutNote = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\n\[… (\d+) bytes of this tool result were cut to fit the context window; ([^\n]*) …\]\n`)
+})
 
 // cutOutput returns r's output cut to a head and a tail around a note
 // saying how much was cut and where the whole is.
@@ -256,7 +259,7 @@ func (c *Chat) cutOutput(ctx context.Context, r *llm.FunctionResponse, lv cutLev
 	out := r.Output
 	var head, tail, where string
 	gone := 0
-	if loc := cutNote.FindStringSubmatchIndex(out); loc != nil {
+	if loc := cutNote().FindStringSubmatchIndex(out); loc != nil {
 		before, after := out[:loc[0]], out[loc[1]:]
 		head, tail = cutPrefix(before, lv.head), cutSuffix(after, lv.tail)
 		gone = atoi(out[loc[2]:loc[3]]) + len(before) - len(head) + len(after) - len(tail)
@@ -278,10 +281,10 @@ func (c *Chat) cutOutput(ctx context.Context, r *llm.FunctionResponse, lv cutLev
 	return fmt.Sprintf("%s\n[… %d bytes of this tool result were cut to fit the context window; %s …]\n%s", head, gone, where, tail)
 }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+var unsafeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9_.-]+`) })
 
 func safeName(id string) string {
-	s := unsafeName.ReplaceAllString(id, "_")
+	s := unsafeName().ReplaceAllString(id, "_")
 	if len(s) > 80 {
 		s = s[:80]
 	}

@@ -49,7 +49,7 @@ func TestCutKeepsHeadTailAndReference(t *testing.T) {
 		t.Errorf("head or tail lost: %.80q … %.80q", out, out[len(out)-80:])
 	}
 	if !strings.Contains(out, "saved at /sessions/s1/tool-result-c1.txt") || spill.saved["tool-result-c1.txt"] != big {
-		t.Errorf("the full text should be saved and referenced: %v", cutNote.FindString(out))
+		t.Errorf("the full text should be saved and referenced: %v", cutNote().FindString(out))
 	}
 	if len(out) > 2<<10 {
 		t.Errorf("cut to %d bytes; with a budget of 1 token the harsher level applies", len(out))
@@ -70,7 +70,7 @@ func TestCutWithoutSpillerSaysTextIsGone(t *testing.T) {
 	c := New(&scripted{}, Config{Retry: fast}, hist)
 	c.cutToolResults(context.Background(), 1)
 	if out := c.History()[2].Parts[0].Response.Output; !strings.Contains(out, "full text is not available") {
-		t.Fatalf("%.200q", cutNote.FindString(out))
+		t.Fatalf("%.200q", cutNote().FindString(out))
 	}
 }
 
@@ -154,7 +154,7 @@ func FuzzCutOutput(f *testing.F) {
 		lv := cutLevels[(level%len(cutLevels)+len(cutLevels))%len(cutLevels)]
 		r := &llm.FunctionResponse{ID: "id", Output: out}
 		got := c.cutOutput(context.Background(), r, lv)
-		if !cutNote.MatchString(got) {
+		if !cutNote().MatchString(got) {
 			t.Fatalf("no note in %q", got)
 		}
 		if len(got) > lv.head+lv.tail+400 && len(got) > len(out)+400 {
@@ -165,7 +165,7 @@ func FuzzCutOutput(f *testing.F) {
 		}
 		r.Output = got
 		again := c.cutOutput(context.Background(), r, cutLevels[len(cutLevels)-1])
-		if len(cutNote.FindAllString(again, -1)) < 1 {
+		if len(cutNote().FindAllString(again, -1)) < 1 {
 			t.Fatalf("the second cut lost the note: %q", again)
 		}
 	})

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // windowReport is what a provider's context-length error says about the
@@ -22,26 +23,31 @@ type windowReport struct {
 const num = `(\d[\d,_]{0,15})`
 
 // windowPatterns read the numbers out of the wordings in use. Each names
-// which field each group fills, in order.
-var windowPatterns = []struct {
+// which field each group fills, in order. They are compiled at the first
+// refusal, not at every start.
+var windowPatterns = sync.OnceValue(func() []windowPattern {
+	return []windowPattern{
+		// OpenAI and the servers copying it (vLLM, ...): "This model's maximum
+		// context length is 8192 tokens. However, your messages resulted in
+		// 9000 tokens." or "... you requested 9000 tokens (8000 in the
+		// messages, 1000 in the completion)".
+		{regexp.MustCompile(`maximum context length is ` + num + ` tokens`), "m"},
+		{regexp.MustCompile(`resulted in ` + num + ` tokens`), "p"},
+		{regexp.MustCompile(`requested ` + num + ` tokens \(` + num + ` in the messages, ` + num + ` in the completion\)`), "_pc"},
+		// Anthropic: "prompt is too long: 210000 tokens > 200000 maximum".
+		{regexp.MustCompile(`prompt is too long: ` + num + ` tokens > ` + num + ` maximum`), "pm"},
+		// Gemini: "The input token count (1234567) exceeds the maximum number
+		// of tokens allowed (1048576)."
+		{regexp.MustCompile(`input token count \(` + num + `\) exceeds the maximum number of tokens allowed \(` + num + `\)`), "pm"},
+		// llama.cpp: "request (5000 tokens) exceeds the available context
+		// size (4096 tokens)".
+		{regexp.MustCompile(`request \(` + num + ` tokens\) exceeds the available context size \(` + num + ` tokens\)`), "pm"},
+	}
+})
+
+type windowPattern struct {
 	re     *regexp.Regexp
 	fields string // one letter per group: m(ax), p(rompt), c(ompletion)
-}{
-	// OpenAI and the servers copying it (vLLM, ...): "This model's maximum
-	// context length is 8192 tokens. However, your messages resulted in
-	// 9000 tokens." or "... you requested 9000 tokens (8000 in the
-	// messages, 1000 in the completion)".
-	{regexp.MustCompile(`maximum context length is ` + num + ` tokens`), "m"},
-	{regexp.MustCompile(`resulted in ` + num + ` tokens`), "p"},
-	{regexp.MustCompile(`requested ` + num + ` tokens \(` + num + ` in the messages, ` + num + ` in the completion\)`), "_pc"},
-	// Anthropic: "prompt is too long: 210000 tokens > 200000 maximum".
-	{regexp.MustCompile(`prompt is too long: ` + num + ` tokens > ` + num + ` maximum`), "pm"},
-	// Gemini: "The input token count (1234567) exceeds the maximum number
-	// of tokens allowed (1048576)."
-	{regexp.MustCompile(`input token count \(` + num + `\) exceeds the maximum number of tokens allowed \(` + num + `\)`), "pm"},
-	// llama.cpp: "request (5000 tokens) exceeds the available context
-	// size (4096 tokens)".
-	{regexp.MustCompile(`request \(` + num + ` tokens\) exceeds the available context size \(` + num + ` tokens\)`), "pm"},
 }
 
 // parseWindowReport reads the sizes from a context-length error message.
@@ -52,7 +58,7 @@ func parseWindowReport(msg string) windowReport {
 		msg = msg[:4096] // the numbers come early; bound the work
 	}
 	msg = strings.ToLower(msg)
-	for _, p := range windowPatterns {
+	for _, p := range windowPatterns() {
 		m := p.re.FindStringSubmatch(msg)
 		if m == nil {
 			continue
