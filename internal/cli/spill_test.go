@@ -25,6 +25,9 @@ func TestSpilledOutputLivesWithItsSession(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "big.txt"), []byte(big.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The command keeps 30 KB of its output (the setting; 16 KB by
+	// default), so that it is the batch's largest result.
+	writeFile(t, filepath.Join(home, "settings.json"), `{"tools": {"shellOutputLimit": 30000}}`, 0o644)
 	const id = "4f1c2e9a-7b3d-4c8e-9a1f-2d3e4f5a6b7c"
 	art, err := session.ArtifactDir(home, dir, id)
 	if err != nil {

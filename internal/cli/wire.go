@@ -128,6 +128,11 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 	}
 	shell := tools.NewShell(ws)
 	shell.SetEnv(cfg.childEnv)
+	n := cfg.settings.Tools.ShellOutputLimit
+	if n < 0 {
+		return nil, headless.ExitConfig, fmt.Errorf("settings: tools.shellOutputLimit is %d: it must be a positive number of characters", n)
+	}
+	shell.SetOutputLimit(n)
 	sandboxCleanup, err := setupSandbox(cfg.opts, ws, shell, sio.Getenv, sio.Stderr)
 	if err != nil {
 		return nil, headless.ExitInput, err
@@ -227,6 +232,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 	if err := ws.AddReadOnly(artifacts); err != nil {
 		return nil, headless.ExitError, err
 	}
+	shell.SetOutputDir(filepath.Join(artifacts, "shell-output"))
 	if len(sess.todos) > 0 {
 		var ts []tools.Todo
 		if err := json.Unmarshal(sess.todos, &ts); err != nil {

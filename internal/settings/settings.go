@@ -40,6 +40,8 @@ type Settings struct {
 	// MCPServers is the merged "mcpServers" object, server by server;
 	// each value is parsed by the mcp package.
 	MCPServers map[string]json.RawMessage `json:"mcpServers"`
+	// Tools configures the tools ("tools": {"shellOutputLimit": N}).
+	Tools Tools `json:"tools"`
 	// WebFetch configures the web_fetch tool. It is not merged: only the
 	// user's file may widen web_fetch (see User).
 	WebFetch WebFetch `json:"webFetch"`
@@ -214,6 +216,7 @@ func merge(files []File) Settings {
 	for _, f := range files {
 		s := f.Settings
 		out.Model = out.Model.over(s.Model)
+		out.Tools = out.Tools.over(s.Tools)
 		if s.AuthType != "" {
 			out.AuthType = s.AuthType
 		}

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,10 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/plyhq/ply/internal/sandbox"
 	"github.com/plyhq/ply/internal/shell"
@@ -21,10 +20,11 @@ import (
 const (
 	shellDefaultTimeout = 120_000 // ms
 	shellMaxTimeout     = 600_000 // ms; larger values are clamped
-	// shellMaxOutput caps the output kept for the model: the first and the
-	// last half, since the start (what ran) and the end (the error, the
-	// summary) are what matter.
-	shellMaxOutput = 30_000
+	// shellMaxOutput caps the output kept for the model, by default: the
+	// first and the last half, since the start (what ran) and the end (the
+	// error, the summary) are what matter. Every later request carries
+	// it; the whole output is saved with the session (SetOutputDir).
+	shellMaxOutput = 16_000
 	// shellKillGrace is how long a process group gets between SIGTERM and
 	// SIGKILL.
 	shellKillGrace = time.Second
@@ -52,7 +52,21 @@ type Shell struct {
 	// confinedEnv is added to the environment of a confined command
 	// (WithConfinement); nil means DefaultConfinedEnv.
 	confinedEnv []string
+	// maxOutput caps the output kept for the model (0: shellMaxOutput);
+	// outputDir, when set, receives the whole output of a command that
+	// passed it.
+	maxOutput int
+	outputDir string
 }
+
+// SetOutputLimit caps the characters of a command's output kept for the
+// model; 0 restores the default. Call it before the first Execute.
+func (t *Shell) SetOutputLimit(n int) { t.maxOutput = n }
+
+// SetOutputDir makes the whole output of a foreground command that
+// passes the limit saved in dir (created when needed), and the note in its
+// answer name the file. Call it before the first Execute.
+func (t *Shell) SetOutputDir(dir string) { t.outputDir = dir }
 
 // SetEnv makes env ("NAME=value" entries) the environment of every later
 // command, before the few variables the tool always sets. Call it before
@@ -215,7 +229,11 @@ func (t *Shell) run(ctx context.Context, command, dir string, timeout time.Durat
 	w.Close() // the children hold the write end now; EOF when they are gone
 	sandbox.Track(cmd.Process.Pid)
 
-	capture := newShellCapture(shellMaxOutput)
+	capture := newShellCapture(cmp.Or(t.maxOutput, shellMaxOutput))
+	if t.outputDir != "" {
+		capture.open = shellOutputFile(t.outputDir, CallID(ctx))
+	}
+	defer capture.close()
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
@@ -379,113 +397,3 @@ func (t *Shell) KillJob(id string) error { return t.jobs.kill(id) }
 // Close kills every background job still running and waits for them.
 // Background commands are refused afterwards.
 func (t *Shell) Close() error { return t.jobs.close() }
-
-// shellCapture keeps the first and the last half of a stream within a
-// byte cap, counting the characters dropped in between. It never holds
-// more than the cap, however much a command prints.
-type shellCapture struct {
-	mu      sync.Mutex // a background job's output is read while written
-	head    []byte
-	headCap int
-	ring    []byte // the tail, circular
-	start   int    // index of the oldest byte in ring
-	n       int    // bytes held in ring
-	omitted int    // characters (UTF-8 rune starts) dropped
-}
-
-func newShellCapture(limit int) *shellCapture {
-	limit = max(limit, 2) // the ring needs a byte
-	return &shellCapture{headCap: limit / 2, ring: make([]byte, limit-limit/2)}
-}
-
-func (c *shellCapture) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	written := len(p)
-	if room := c.headCap - len(c.head); room > 0 {
-		k := min(room, len(p))
-		c.head = append(c.head, p[:k]...)
-		p = p[k:]
-	}
-	size := len(c.ring)
-	if len(p) > size {
-		// Everything held and the front of p are dropped.
-		c.evict(c.n)
-		c.omitted += shellRuneStarts(p[:len(p)-size])
-		p = p[len(p)-size:]
-	}
-	if over := c.n + len(p) - size; over > 0 {
-		c.evict(over)
-	}
-	w := (c.start + c.n) % size
-	k := copy(c.ring[w:], p)
-	copy(c.ring, p[k:])
-	c.n += len(p)
-	return written, nil
-}
-
-// evict drops the k oldest bytes of the ring.
-func (c *shellCapture) evict(k int) {
-	size := len(c.ring)
-	first := min(k, size-c.start)
-	c.omitted += shellRuneStarts(c.ring[c.start : c.start+first])
-	c.omitted += shellRuneStarts(c.ring[:k-first])
-	c.start = (c.start + k) % size
-	c.n -= k
-}
-
-// shellLastRuneStart returns the index of the last rune start among the
-// final bytes of b, or -1.
-func shellLastRuneStart(b []byte) int {
-	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(b[i]) {
-			return i
-		}
-	}
-	return -1
-}
-
-func shellRuneStarts(b []byte) int {
-	n := 0
-	for _, x := range b {
-		if x&0xC0 != 0x80 {
-			n++
-		}
-	}
-	return n
-}
-
-// String returns head, a marker if anything was dropped, and tail, as
-// valid UTF-8.
-func (c *shellCapture) String() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	tail := make([]byte, 0, c.n)
-	end := c.start + c.n
-	if end <= len(c.ring) {
-		tail = append(tail, c.ring[c.start:end]...)
-	} else {
-		tail = append(tail, c.ring[c.start:]...)
-		tail = append(tail, c.ring[:end-len(c.ring)]...)
-	}
-	head, omitted := c.head, c.omitted
-	var sb strings.Builder
-	if omitted > 0 {
-		// Each cut may fall inside a character: drop the pieces rather
-		// than show replacement characters. The ring's leading pieces
-		// belong to a character already counted; the head's do not.
-		if i := shellLastRuneStart(head); i >= 0 && !utf8.FullRune(head[i:]) {
-			head = head[:i]
-			omitted++
-		}
-		for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
-			tail = tail[1:]
-		}
-	}
-	sb.WriteString(strings.ToValidUTF8(string(head), "\uFFFD"))
-	if omitted > 0 {
-		fmt.Fprintf(&sb, "\n[... %d characters omitted ...]\n", omitted)
-	}
-	sb.WriteString(strings.ToValidUTF8(string(tail), "\uFFFD"))
-	return sb.String()
-}
