@@ -146,20 +146,6 @@ func escape(s string, i int) (string, int) {
 	return "", n
 }
 
-func escapedLen(s string) int {
-	n := 0
-	for i := 0; i < len(s); {
-		e, w := escape(s, i)
-		if e == "" {
-			n += w
-		} else {
-			n += len(e)
-		}
-		i += w
-	}
-	return n
-}
-
 // appendEscaped writes s escaped, copying runs that need no escaping in
 // one write each. Errors stay in w (bufio.Writer keeps the first).
 func appendEscaped(buf interface{ WriteString(string) (int, error) }, s string) {
