@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/plyhq/ply/internal/spell"
 	"github.com/plyhq/ply/internal/tools"
 )
 
@@ -187,48 +188,10 @@ var foreignNames = map[string]string{
 // closest first. Case and the -/_ spelling are ignored, and a name that
 // contains the other ("read" for "read_file") counts as close.
 func suggest(name string, names []string) []string {
-	norm := func(s string) string { return strings.ReplaceAll(strings.ToLower(s), "-", "_") }
-	n := norm(name)
-	type cand struct {
-		name string
-		d    int
-	}
-	var cs []cand
-	for _, other := range names {
-		o := norm(other)
-		d := levenshtein(n, o)
-		if d <= max(2, len(n)/3) || (len(n) >= 3 && (strings.Contains(o, n) || strings.Contains(n, o))) {
-			cs = append(cs, cand{other, d})
-		}
-	}
-	slices.SortStableFunc(cs, func(a, b cand) int { return a.d - b.d })
-	out := make([]string, 0, 3)
-	for i := 0; i < len(cs) && i < 3; i++ {
-		out = append(out, cs[i].name)
-	}
-	return out
-}
-
-// levenshtein is the edit distance between a and b, by bytes (tool names
-// are ASCII).
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	n := spell.Lower(name)
+	return spell.Closest(name, names, 3, spell.Lower, func(o string, d int) bool {
+		return d <= max(2, len(n)/3) || (len(n) >= 3 && (strings.Contains(o, n) || strings.Contains(n, o)))
+	})
 }
 
 // retryCounter counts identical validation errors per tool so that the

@@ -181,9 +181,6 @@ func TestSuggest(t *testing.T) {
 			t.Errorf("suggest(%q) = %v, want %v", tt.name, got, tt.want)
 		}
 	}
-	if d := levenshtein("kitten", "sitting"); d != 3 {
-		t.Errorf("levenshtein = %d, want 3", d)
-	}
 }
 
 // TestSchemaMessages: what the model is told for the keywords the

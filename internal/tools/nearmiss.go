@@ -3,8 +3,9 @@ package tools
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
+
+	"github.com/plyhq/ply/internal/spell"
 )
 
 // nearMisses returns up to three existing paths a typo away from path,
@@ -28,53 +29,21 @@ func nearMisses(path string) []string {
 	return out[:min(len(out), 3)]
 }
 
-// closeNames lists the entries of dir whose names are close to name.
+// closeNames lists the entries of dir whose names are close to name,
+// ignoring case.
 func closeNames(dir, name string) []string {
 	entries, err := os.ReadDir(dir)
 	if err != nil || len(entries) > 5000 {
 		return nil
 	}
-	type cand struct {
-		path string
-		d    int
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name()
 	}
-	var cs []cand
 	ln := strings.ToLower(name)
-	for _, e := range entries {
-		other := strings.ToLower(e.Name())
-		if d := editDistance(ln, other); d <= max(1, len(ln)/5) {
-			cs = append(cs, cand{filepath.Join(dir, e.Name()), d})
-		}
+	near := spell.Closest(name, names, 3, strings.ToLower, func(_ string, d int) bool { return d <= max(1, len(ln)/5) })
+	for i, n := range near {
+		near[i] = filepath.Join(dir, n)
 	}
-	slices.SortStableFunc(cs, func(a, b cand) int { return a.d - b.d })
-	out := make([]string, len(cs))
-	for i, c := range cs {
-		out[i] = c.path
-	}
-	return out
-}
-
-// editDistance is the Levenshtein distance of a and b by bytes, given up
-// early (returning a large number) when the lengths differ too much.
-func editDistance(a, b string) int {
-	if d := len(a) - len(b); d > 3 || d < -3 {
-		return 1 << 20
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return near
 }
