@@ -7,13 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	fp "github.com/plyhq/ply/internal/fakeprovider"
+	"github.com/plyhq/ply/internal/sandbox/sandboxtest"
 )
 
 // playPlyEnv makes the test binary run ply's Main with the JSON list of
@@ -53,17 +53,11 @@ func TestCommandDiesWithPly(t *testing.T) {
 	if err := ply.Start(); err != nil {
 		t.Fatal(err)
 	}
-	var pid int
-	deadline := time.Now().Add(20 * time.Second)
-	for pid == 0 {
-		if b, err := os.ReadFile(filepath.Join(dir, "pid")); err == nil && strings.HasSuffix(string(b), "\n") {
-			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
-		} else if time.Now().After(deadline) {
-			_ = ply.Process.Kill()
-			_ = ply.Wait()
-			t.Fatal("the command did not start")
-		}
-		time.Sleep(10 * time.Millisecond)
+	pid := sandboxtest.WaitPID(filepath.Join(dir, "pid"), 20*time.Second)
+	if pid == 0 {
+		_ = ply.Process.Kill()
+		_ = ply.Wait()
+		t.Fatal("the command did not start")
 	}
 	_ = ply.Process.Signal(syscall.SIGKILL)
 	_ = ply.Wait()

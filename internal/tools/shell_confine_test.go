@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/plyhq/ply/internal/sandbox"
+	"github.com/plyhq/ply/internal/sandbox/sandboxtest"
 )
 
 // shellConfinedRun runs args as a call the policy auto-approved because
@@ -49,28 +50,11 @@ func TestShellConfinedMisclassified(t *testing.T) {
 		t.Errorf("the write happened (stat: %v)", err)
 	}
 
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	got := make(chan string, 1)
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		b := make([]byte, 64)
-		n, _ := c.Read(b)
-		c.Close()
-		got <- string(b[:n])
-	}()
+	ln := sandboxtest.Listen(t)
 	t.Setenv("PLY_TEST_SECRET", "sekrit")
-	res = shellConfinedRun(t, sh, fmt.Sprintf("printenv PLY_TEST_SECRET 1</dev/tcp/127.0.0.1/%d", ln.Addr().(*net.TCPAddr).Port))
-	select {
-	case s := <-got:
+	res = shellConfinedRun(t, sh, fmt.Sprintf("printenv PLY_TEST_SECRET 1</dev/tcp/127.0.0.1/%d", ln.Port))
+	if s, ok := ln.Received(300 * time.Millisecond); ok {
 		t.Errorf("the listener received %q", s)
-	case <-time.After(300 * time.Millisecond):
 	}
 	if strings.Contains(res.Output, "Exit code: 0") {
 		t.Errorf("the TCP redirection: %s", res.Output)

@@ -8,11 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/plyhq/ply/internal/sandbox/sandboxtest"
 )
 
 // shellDeathEnv makes the test binary play ply: it runs the shell command
@@ -52,21 +52,11 @@ func TestShellDiesWithPly(t *testing.T) {
 	if err := ply.Start(); err != nil {
 		t.Fatal(err)
 	}
-	var pid int
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		b, err := os.ReadFile(filepath.Join(dir, "pid"))
-		_, rerr := os.Stat(filepath.Join(dir, "ready"))
-		if err == nil && rerr == nil && strings.HasSuffix(string(b), "\n") {
-			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
-			break
-		}
-		if time.Now().After(deadline) {
-			_ = ply.Process.Kill()
-			_ = ply.Wait()
-			t.Fatal("the command did not start")
-		}
-		time.Sleep(10 * time.Millisecond)
+	pid := sandboxtest.WaitPID(filepath.Join(dir, "pid"), 10*time.Second)
+	if pid == 0 || !sandboxtest.WaitFile(filepath.Join(dir, "ready"), 10*time.Second) {
+		_ = ply.Process.Kill()
+		_ = ply.Wait()
+		t.Fatal("the command did not start")
 	}
 	_ = ply.Process.Signal(syscall.SIGKILL)
 	_ = ply.Wait()
