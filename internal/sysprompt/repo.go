@@ -3,6 +3,7 @@ package sysprompt
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -46,7 +47,8 @@ func Snapshot(ctx context.Context, dir string, runGit bool) *Repo {
 	var wg sync.WaitGroup
 	var status, log []byte
 	var statusErr, logErr error
-	if runGit && gitBranch(dir) != "" {
+	ranGit := runGit && gitBranch(dir) != ""
+	if ranGit {
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
@@ -61,19 +63,41 @@ func Snapshot(ctx context.Context, dir string, runGit bool) *Repo {
 	}
 	r.Listing, r.ListMore = listing(dir)
 	wg.Wait()
+	if !ranGit {
+		return r
+	}
 	switch {
-	case ctx.Err() != nil && (statusErr != nil || logErr != nil):
+	case statusErr != nil && ctx.Err() != nil:
 		r.Notes = append(r.Notes, "git status was not read: git did not answer within the start-up time budget")
-	case statusErr == nil && logErr == nil && runGit && status != nil:
+	case statusErr != nil:
+		r.Notes = append(r.Notes, "git status was not read: git failed ("+firstLine(statusErr)+")")
+	default:
 		r.git = true
 		lines := nonEmptyLines(status)
 		if len(lines) > repoMaxStatus {
 			r.StatusMore = len(lines) - repoMaxStatus
 			lines = lines[:repoMaxStatus]
 		}
-		r.Status, r.Commits = lines, nonEmptyLines(log)
+		r.Status = lines
+		// A log that fails with git status working means no commits
+		// yet (or no time left for it): say nothing rather than guess.
+		if logErr == nil {
+			r.Commits = nonEmptyLines(log)
+		}
 	}
 	return r
+}
+
+// firstLine is the first line of err's message, and of the stderr git
+// wrote when err is an *exec.ExitError.
+func firstLine(err error) string {
+	msg := err.Error()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && len(ee.Stderr) > 0 {
+		msg = string(ee.Stderr)
+	}
+	msg, _, _ = strings.Cut(strings.TrimSpace(msg), "\n")
+	return msg
 }
 
 func gitOutput(ctx context.Context, dir string, args ...string) ([]byte, error) {

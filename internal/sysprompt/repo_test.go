@@ -85,3 +85,31 @@ func BenchmarkSnapshot(b *testing.B) {
 		Snapshot(context.Background(), dir, true)
 	}
 }
+
+// A clean repository says so, and one without commits still gets its
+// status.
+func TestSnapshotCleanAndEmpty(t *testing.T) {
+	dir := gitRepo(t)
+	for _, args := range [][]string{{"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "second"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if out := Snapshot(ctx, dir, true).render(); !strings.Contains(out, "git status: clean") || !strings.Contains(out, "second") {
+		t.Errorf("clean repository:\n%s", out)
+	}
+	empty := t.TempDir()
+	cmd := exec.Command("git", "init", "-q")
+	cmd.Dir = empty
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(empty, "a.txt"), []byte("x"), 0o644)
+	if out := Snapshot(ctx, empty, true).render(); !strings.Contains(out, "?? a.txt") {
+		t.Errorf("repository without commits:\n%s", out)
+	}
+}
