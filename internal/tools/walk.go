@@ -42,6 +42,12 @@ type walkOptions struct {
 	// Workers is the number of goroutines reading directories and calling
 	// the callback; 0 means GOMAXPROCS.
 	Workers int
+	// Links reports symbolic links as files (never following them)
+	// instead of skipping them.
+	Links bool
+	// PlyIgnore honours .plyignore files too, after the .gitignore of the
+	// same directory so that they win.
+	PlyIgnore bool
 }
 
 // walkStats reports what a walk could not read.
@@ -173,12 +179,7 @@ func (w *walker) readDir(worker int, d walkDir) []walkDir {
 		return nil
 	}
 	stack := d.stack
-	for _, e := range ents {
-		if e.Name() == ".gitignore" && e.Type().IsRegular() {
-			stack = stack.Push(w.loadIgnore(d.path))
-			break
-		}
-	}
+	stack = w.pushIgnores(stack, d.path, ents)
 	prefix := walkDirPrefix(d.path)
 	var subdirs []walkDir
 	for _, e := range ents {
@@ -187,7 +188,7 @@ func (w *walker) readDir(worker int, d walkDir) []walkDir {
 		}
 		typ := e.Type()
 		isDir := typ.IsDir()
-		if !isDir && !typ.IsRegular() {
+		if !isDir && !typ.IsRegular() && (!w.opts.Links || typ&fs.ModeSymlink == 0) {
 			continue // symlinks, sockets, devices, FIFOs
 		}
 		name := e.Name()
@@ -212,10 +213,31 @@ func (w *walker) readDir(worker int, d walkDir) []walkDir {
 	return subdirs
 }
 
-// loadIgnore parses the .gitignore of dir; an unreadable or oversized one
-// is treated as empty, like git, which skips what it cannot read.
-func (w *walker) loadIgnore(dir string) *ignore.Matcher {
-	p := walkDirPrefix(dir) + ".gitignore"
+// pushIgnores returns stack with the ignore files among ents, the entries
+// of dir, pushed on it.
+func (w *walker) pushIgnores(stack *ignore.Stack, dir string, ents []fs.DirEntry) *ignore.Stack {
+	var git, ply bool
+	for _, e := range ents {
+		switch n := e.Name(); {
+		case n == ".gitignore" && e.Type().IsRegular():
+			git = true
+		case n == ".plyignore" && w.opts.PlyIgnore && e.Type().IsRegular():
+			ply = true
+		}
+	}
+	if git {
+		stack = stack.Push(w.loadIgnore(dir, ".gitignore"))
+	}
+	if ply {
+		stack = stack.Push(w.loadIgnore(dir, ".plyignore"))
+	}
+	return stack
+}
+
+// loadIgnore parses the ignore file name of dir; an unreadable or oversized
+// one is treated as empty, like git, which skips what it cannot read.
+func (w *walker) loadIgnore(dir, name string) *ignore.Matcher {
+	p := walkDirPrefix(dir) + name
 	if fi, err := os.Stat(p); err != nil || fi.Size() > walkMaxIgnoreFile {
 		return nil
 	}
@@ -246,7 +268,10 @@ func (w *walker) ancestorStack() *ignore.Stack {
 	rel := w.opts.Root[w.ignoreCut:]
 	dir := ir
 	for {
-		s = s.Push(w.loadIgnore(dir))
+		s = s.Push(w.loadIgnore(dir, ".gitignore"))
+		if w.opts.PlyIgnore {
+			s = s.Push(w.loadIgnore(dir, ".plyignore"))
+		}
 		i := strings.IndexByte(rel, '/')
 		if i < 0 {
 			return s
