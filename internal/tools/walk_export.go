@@ -26,4 +26,3 @@ func WalkWorkspace(ctx context.Context, root string, workers int, fn func(worker
 	})
 	return st.Unreadable, err
 }
-
