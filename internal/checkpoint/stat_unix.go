@@ -1,0 +1,18 @@
+//go:build unix
+
+package checkpoint
+
+import (
+	"io/fs"
+	"syscall"
+)
+
+// statExtra returns the change time and inode of fi, which the portable
+// FileInfo does not carry.
+func statExtra(fi fs.FileInfo) (ctime int64, ino uint64) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, 0
+	}
+	return ctimeOf(st), uint64(st.Ino)
+}
