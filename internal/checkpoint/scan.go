@@ -288,4 +288,3 @@ func (s *Store) readFile(path string, e *Entry, sw *scanWorker) error {
 		return s.putBlob(e.Hash, b.Bytes())
 	}
 }
-
