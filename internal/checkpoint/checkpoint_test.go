@@ -352,3 +352,30 @@ func FuzzParseManifest(f *testing.F) {
 		}
 	})
 }
+
+func TestDiff(t *testing.T) {
+	ctx := context.Background()
+	root := newWorkspace(t, true)
+	s, err := Open(t.TempDir(), Options{})
+	must(t, err)
+	a, err := s.Checkpoint(ctx, []string{root})
+	must(t, err)
+	write(t, root, "main.go", "changed", 0o644)
+	write(t, root, "added.txt", "new", 0o644)
+	must(t, os.Remove(filepath.Join(root, "lib/a.go")))
+	must(t, os.Chmod(filepath.Join(root, "run.sh"), 0o600))
+	b, err := s.Checkpoint(ctx, []string{root})
+	must(t, err)
+	ma, err := s.Load(a.ID)
+	must(t, err)
+	mb, err := s.Load(b.ID)
+	must(t, err)
+	var got []string
+	for _, c := range Diff(ma, mb) {
+		got = append(got, string(c.Op)+" "+c.Rel)
+	}
+	want := []string{"+ added.txt", "- lib/a.go", "M main.go", "M run.sh"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Diff = %q, want %q", got, want)
+	}
+}

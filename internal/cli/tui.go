@@ -82,7 +82,7 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	c.agents.approver = ui
 	c.agents.format, c.agents.stdout, c.agents.stderr = headless.FormatText, io.Discard, io.Discard
 	log.Info("interactive run", "session", sess.id, "model", cfg.model, "mode", cfg.mode)
-	return ui.Run(ctx, c.client, tuiRunner{&runner{sched: sched, chat: ch}})
+	return ui.Run(ctx, c.client, tuiRunner{&runner{sched: sched, chat: ch, cp: c.cp}})
 }
 
 // tuiRunner gives the UI the responses of headless's runner.
