@@ -379,3 +379,18 @@ func TestDiff(t *testing.T) {
 		t.Fatalf("Diff = %q, want %q", got, want)
 	}
 }
+
+func TestTooLargeWorkspaceIsRefused(t *testing.T) {
+	ctx := context.Background()
+	root := newWorkspace(t, false)
+	for _, o := range []Options{{MaxFiles: 3}, {MaxReadBytes: 20}} {
+		s, err := Open(t.TempDir(), o)
+		must(t, err)
+		if _, err := s.Checkpoint(ctx, []string{root}); !errors.Is(err, ErrTooLarge) {
+			t.Errorf("%+v: err = %v, want ErrTooLarge", o, err)
+		}
+		if ids, _ := s.IDs(); len(ids) != 0 {
+			t.Errorf("%+v: a refused checkpoint was stored", o)
+		}
+	}
+}

@@ -36,6 +36,9 @@ type Entry struct {
 	// racy is set in a stat cache when the entry's times were too close to
 	// the scan that read it for its stat to prove its content.
 	racy bool
+	// readBytes is what the scan read of the file: 0 when its stat
+	// proved it unchanged.
+	readBytes int64
 }
 
 // sameStat reports whether e and o describe the same file by stat alone.

@@ -141,6 +141,7 @@ func (s *Store) scan(ctx context.Context, roots []string, cache *statCache, star
 	}
 	ws := make([]scanWorker, workers)
 	var changed atomic.Bool
+	var files, read atomic.Int64
 	var firstErr error
 	var errOnce sync.Once
 	for ri, root := range roots {
@@ -156,6 +157,12 @@ func (s *Store) scan(ctx context.Context, roots []string, cache *statCache, star
 			}
 			if !reused {
 				changed.Store(true)
+			}
+			if n, b := files.Add(1), read.Add(e.readBytes); n > s.opts.MaxFiles || b > s.opts.MaxReadBytes {
+				errOnce.Do(func() {
+					firstErr = fmt.Errorf("%w: more than %d files or %d MB to read under %s", ErrTooLarge, s.opts.MaxFiles, s.opts.MaxReadBytes>>20, root)
+				})
+				return false
 			}
 			sw.entries = append(sw.entries, *e)
 			return true
@@ -238,6 +245,7 @@ func (s *Store) record(root string, ri int, f tools.WorkspaceFile, cache *statCa
 			return nil, false, nil
 		}
 		sw.read++
+		e.readBytes = e.Size
 	}
 	return &e, false, nil
 }

@@ -24,7 +24,22 @@ type Options struct {
 	MaxFileBytes int64
 	// Workers is the number of goroutines scanning; 0 means GOMAXPROCS.
 	Workers int
+	// MaxFiles and MaxReadBytes bound one checkpoint (0 means the
+	// defaults): a workspace that is really a home directory or a disk
+	// is not copied into the store; Checkpoint fails with ErrTooLarge.
+	MaxFiles     int64
+	MaxReadBytes int64
 }
+
+// Defaults of the bounds of one checkpoint.
+const (
+	DefaultMaxFiles     = 250_000
+	DefaultMaxReadBytes = 2 << 30
+)
+
+// ErrTooLarge is returned when a workspace exceeds the bounds of a
+// checkpoint.
+var ErrTooLarge = errors.New("workspace too large to checkpoint")
 
 // Store is the checkpoints of one project. Its methods may be called from
 // several goroutines; scans and restores are serialised.
@@ -43,6 +58,12 @@ var ErrNotFound = errors.New("checkpoint not found")
 func Open(dir string, opts Options) (*Store, error) {
 	if opts.MaxFileBytes <= 0 {
 		opts.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if opts.MaxFiles <= 0 {
+		opts.MaxFiles = DefaultMaxFiles
+	}
+	if opts.MaxReadBytes <= 0 {
+		opts.MaxReadBytes = DefaultMaxReadBytes
 	}
 	for _, d := range []string{"objects", "manifests"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -25,6 +26,7 @@ type checkpointer struct {
 	sess  *session.Writer
 	reg   *tools.Registry
 	log   *slog.Logger
+	off   bool // the workspace proved too large: stop trying
 }
 
 // checkpointStore opens the checkpoint store of the workspace root.
@@ -72,8 +74,14 @@ func pruneDaily(store *checkpoint.Store, days int, log *slog.Logger) {
 // take records the workspace; a failure is logged, never fatal: the
 // work goes on without a way back, which is what ply did before.
 func (c *checkpointer) take(ctx context.Context, why string) string {
+	if c.off {
+		return ""
+	}
 	start := time.Now()
 	r, err := c.store.Checkpoint(ctx, c.roots)
+	if errors.Is(err, checkpoint.ErrTooLarge) {
+		c.off = true
+	}
 	if err != nil {
 		c.log.Warn("recording a checkpoint", "why", why, "err", err)
 		return ""
