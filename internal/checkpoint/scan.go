@@ -131,7 +131,6 @@ type scanWorker struct {
 	read     int
 	skipped  []string
 	problems []string
-	buf      []byte
 }
 
 func (s *Store) scan(ctx context.Context, roots []string, cache *statCache, start time.Time) (*Manifest, Result, error) {
