@@ -208,7 +208,7 @@ func (s *Store) scan(ctx context.Context, roots []string, cache *statCache, star
 // record returns the entry for f, reusing the cached one when its stat is
 // unchanged; nil when f vanished or cannot be read (noted as a problem).
 func (s *Store) record(root string, ri int, f tools.WorkspaceFile, cache *statCache, start time.Time, sw *scanWorker) (ep *Entry, same bool, err error) {
-	fi, err := os.Lstat(f.Path)
+	fi, err := f.Lstat()
 	if err != nil {
 		return nil, false, nil // removed while scanning
 	}

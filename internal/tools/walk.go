@@ -24,6 +24,7 @@ type walkFile struct {
 	Path  string // absolute
 	Rel   string // relative to the walk root, slash-separated
 	Entry fs.DirEntry
+	DirFD int // the open directory holding the file, with walkOptions.DirFD; else -1
 }
 
 // walkOptions configures walkTree.
@@ -48,6 +49,10 @@ type walkOptions struct {
 	// PlyIgnore honours .plyignore files too, after the .gitignore of the
 	// same directory so that they win.
 	PlyIgnore bool
+	// DirFD keeps each directory open while its files are reported and
+	// passes its descriptor (walkFile.DirFD), so that the callback can
+	// stat a file by name without resolving its whole path again.
+	DirFD bool
 }
 
 // walkStats reports what a walk could not read.
@@ -173,7 +178,13 @@ func (w *walker) readDir(worker int, d walkDir) []walkDir {
 	// Unsorted on purpose: callers order their own results, and sorting
 	// every directory would cost more than the whole match.
 	ents, err := f.ReadDir(-1)
-	f.Close()
+	dirfd := -1
+	if w.opts.DirFD {
+		dirfd = int(f.Fd())
+		defer f.Close()
+	} else {
+		f.Close()
+	}
 	if err != nil && len(ents) == 0 {
 		w.unreadable(err)
 		return nil
@@ -205,7 +216,7 @@ func (w *walker) readDir(worker int, d walkDir) []walkDir {
 			}
 			continue
 		}
-		if !w.fn(worker, walkFile{Path: p, Rel: p[w.rootCut:], Entry: e}) {
+		if !w.fn(worker, walkFile{Path: p, Rel: p[w.rootCut:], Entry: e, DirFD: dirfd}) {
 			w.stop()
 			return nil
 		}
