@@ -23,7 +23,7 @@ import (
 type checkpointer struct {
 	store *checkpoint.Store
 	roots []string
-	sess  *session.Writer
+	sess  *opened // its writer changes on /resume
 	reg   *tools.Registry
 	log   *slog.Logger
 	off   bool // the workspace proved too large: stop trying
@@ -40,7 +40,7 @@ func checkpointStore(home, root string, st settings.Checkpointing) (*checkpoint.
 
 // newCheckpointer returns the checkpointer of a session, or nil when
 // checkpointing is off or there is no PLY_HOME to keep checkpoints in.
-func newCheckpointer(cfg *config, ws *tools.Workspace, sess *session.Writer, reg *tools.Registry, log *slog.Logger) *checkpointer {
+func newCheckpointer(cfg *config, ws *tools.Workspace, sess *opened, reg *tools.Registry, log *slog.Logger) *checkpointer {
 	st := cfg.settings.Checkpointing
 	if !st.IsEnabled() || cfg.home == "" {
 		return nil
@@ -100,7 +100,7 @@ func (c *checkpointer) onUserQuery(ctx context.Context, parts []llm.Part) []llm.
 		return parts
 	}
 	if id := c.take(ctx, "prompt"); id != "" {
-		c.sess.AppendCheckpoint(id)
+		c.sess.w.AppendCheckpoint(id)
 	}
 	return parts
 }

@@ -157,15 +157,14 @@ func (r *rewinder) list(ctx context.Context) error {
 		fmt.Fprintln(r.out, "This session has no prompts to rewind to.")
 		return nil
 	}
-	cur := r.current(ctx)
-	for _, p := range r.log.Prompts {
+	changes := r.changedSince(ctx)
+	for i, p := range r.log.Prompts {
 		changed := "no checkpoint"
-		if p.Checkpoint != "" && cur != nil {
-			if m, err := r.store.Load(p.Checkpoint); err == nil {
-				changed = plural(len(checkpoint.Diff(m, cur)), "file") + " changed since"
-			} else {
-				changed = "checkpoint pruned"
-			}
+		switch n := changes[i]; {
+		case n >= 0:
+			changed = plural(n, "file") + " changed since"
+		case p.Checkpoint != "" && n == -2:
+			changed = "checkpoint pruned"
 		}
 		first, _, _ := strings.Cut(p.Text, "\n")
 		fmt.Fprintf(r.out, "%3d  %s  %-50s  %s\n", p.N, p.Time.Local().Format("2006-01-02 15:04"), clipLine(first, 50), changed)
@@ -174,6 +173,29 @@ func (r *rewinder) list(ctx context.Context) error {
 		fmt.Fprintln(r.out, "The last rewind can be undone: ply rewind --undo")
 	}
 	return nil
+}
+
+// changedSince returns, prompt by prompt, how many files changed since
+// its checkpoint: -1 when it has none, -2 when it is gone.
+func (r *rewinder) changedSince(ctx context.Context) []int {
+	out := make([]int, len(r.log.Prompts))
+	var cur *checkpoint.Manifest
+	if r.store != nil {
+		cur = r.current(ctx)
+	}
+	for i, p := range r.log.Prompts {
+		out[i] = -1
+		if p.Checkpoint == "" || cur == nil {
+			continue
+		}
+		m, err := r.store.Load(p.Checkpoint)
+		if err != nil {
+			out[i] = -2
+			continue
+		}
+		out[i] = len(checkpoint.Diff(m, cur))
+	}
+	return out
 }
 
 // current records the workspace as it is now, with the roots of the
@@ -204,6 +226,9 @@ func (r *rewinder) rewind(ctx context.Context, a rewindArgs) error {
 	p := r.log.Prompts[a.n-1]
 	rec := session.Rewind{Prompt: a.n, Code: a.code, Conversation: a.conversation}
 	if a.code {
+		if r.store == nil {
+			return inputError("checkpointing is off (checkpointing.enabled): only the conversation can be rewound")
+		}
 		if p.Checkpoint == "" {
 			return inputError(fmt.Sprintf("prompt %d has no checkpoint (checkpointing was off): use --conversation", a.n))
 		}
@@ -228,6 +253,9 @@ func (r *rewinder) undo(ctx context.Context) error {
 		return inputError("no rewind to undo in this session")
 	}
 	rec := session.Rewind{Undo: true, Code: last.Code, Conversation: last.Conversation}
+	if last.Code && r.store == nil {
+		return inputError("checkpointing is off (checkpointing.enabled): the files cannot be put back")
+	}
 	if last.Code {
 		res, err := r.restore(ctx, last.Checkpoint)
 		if err != nil {

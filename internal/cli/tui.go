@@ -66,6 +66,7 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 		return out, nil
 	}
 	addTUIControls(&tcfg, cfg, c, log)
+	addRewind(&tcfg, c, log)
 	addAlwaysScope(&tcfg, cfg, c)
 	ui := tui.New(tcfg)
 	notices.set(ui)

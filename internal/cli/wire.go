@@ -263,7 +263,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		defer cancel()
 		hookRunner.SessionEnd(ectx, "other")
 	})
-	c.cp = newCheckpointer(cfg, ws, sess.w, reg, log)
+	c.cp = newCheckpointer(cfg, ws, sess, reg, log)
 	c.client = client.New(ch, client.Options{
 		Loop:        guard{loopdetect.New(loopdetect.Options{})},
 		NextSpeaker: true,
