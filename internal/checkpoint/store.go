@@ -1,10 +1,13 @@
 package checkpoint
 
 import (
+	"bytes"
+	"compress/flate"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -138,8 +141,17 @@ func validID(id string) bool {
 
 func (s *Store) manifestPath(id string) string { return filepath.Join(s.dir, "manifests", id) }
 
+// saveManifest writes m compressed: a manifest lists every path, and its
+// text (paths and hashes) shrinks about tenfold, which is most of what a
+// session of small edits adds to the store.
 func (s *Store) saveManifest(m *Manifest) error {
-	return writeAtomic(s.manifestPath(m.ID), m.encode(), 0o600)
+	var b bytes.Buffer
+	zw, _ := flate.NewWriter(&b, flate.BestSpeed)
+	zw.Write(m.encode())
+	if err := zw.Close(); err != nil {
+		return fmt.Errorf("checkpoint: compress manifest: %w", err)
+	}
+	return writeAtomic(s.manifestPath(m.ID), b.Bytes(), 0o600)
 }
 
 // Load returns the checkpoint id.
@@ -153,6 +165,11 @@ func (s *Store) Load(id string) (*Manifest, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: load %s: %w", id, err)
+	}
+	if !bytes.HasPrefix(data, []byte(manifestMagic)) {
+		if data, err = io.ReadAll(flate.NewReader(bytes.NewReader(data))); err != nil {
+			return nil, fmt.Errorf("checkpoint: load %s: %w", id, err)
+		}
 	}
 	return parseManifest(id, data)
 }
