@@ -70,3 +70,24 @@ func TestRewindPicker(t *testing.T) {
 		})
 	}
 }
+
+func TestEscTwiceOnEmptyInputOpensRewind(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	h.m.cfg.Rewinds = func() ([]RewindPoint, error) { return []RewindPoint{{N: 1, Prompt: "only prompt"}}, nil }
+	h.m.cfg.Rewind = func(int, bool, bool) (RewindResult, error) { return RewindResult{}, nil }
+	h.press(tea.KeyEscape, 0)
+	if h.m.picker != nil {
+		t.Fatal("one Esc opened the picker")
+	}
+	h.press(tea.KeyEscape, 0)
+	if h.m.picker == nil || !strings.Contains(h.view(), "only prompt") {
+		t.Fatalf("Esc Esc on an empty input did not open /rewind:\n%s", h.view())
+	}
+	h.press(tea.KeyEscape, 0) // closes it
+	h.typeText("x")
+	h.press(tea.KeyEscape, 0)
+	h.press(tea.KeyEscape, 0)
+	if h.m.picker != nil {
+		t.Fatal("Esc Esc with text in the input opened the picker")
+	}
+}
