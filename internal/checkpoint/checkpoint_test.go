@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -336,6 +337,7 @@ func FuzzParseManifest(f *testing.F) {
 	f.Add([]byte(manifestMagic + "\ncreated 1\nroot \"/w\"\nf 0 420 1 2 3 4 " + strings.Repeat("0", 64) + " \"a\"\n"))
 	f.Add([]byte(manifestMagic + "\nroot \"/w\"\nl 0 0 0 0 0 0 \"t\" \"../x\"\n"))
 	f.Add([]byte(manifestMagic + "\nroot \"/w\"\ns 0 420 99 0 0 0 - \".git/config\"\n"))
+	f.Add([]byte(manifestMagic + "\nparent 0123456789abcdef-00aa11 3\nroot \"/w\"\nd 0 \"gone.txt\"\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := parseManifest("0123456789abcdef-000000", data)
 		if err != nil {
@@ -347,7 +349,7 @@ func FuzzParseManifest(f *testing.F) {
 			}
 		}
 		again, err := parseManifest(m.ID, m.encode())
-		if err != nil || !slices.Equal(again.Entries, m.Entries) {
+		if err != nil || !slices.Equal(again.Entries, m.Entries) || !slices.Equal(again.Deleted, m.Deleted) || again.Parent != m.Parent {
 			t.Fatalf("re-encoding changed the manifest: %v", err)
 		}
 	})
@@ -393,4 +395,67 @@ func TestTooLargeWorkspaceIsRefused(t *testing.T) {
 			t.Errorf("%+v: a refused checkpoint was stored", o)
 		}
 	}
+}
+
+// Checkpoints that change a few files are stored as deltas, in chains no
+// longer than maxDepth, and load whole; pruning keeps the parents of the
+// checkpoints it keeps.
+func TestDeltaChainsLoadWholeAndSurvivePruning(t *testing.T) {
+	ctx := context.Background()
+	root := newWorkspace(t, false)
+	for i := range 12 {
+		write(t, root, fmt.Sprintf("pad/%02d.txt", i), "pad", 0o644)
+	}
+	s, err := Open(t.TempDir(), Options{})
+	must(t, err)
+	var ids []string
+	var wants [][]string
+	deltas := 0
+	for i := range maxDepth + 10 {
+		write(t, root, fmt.Sprintf("pad/%02d.txt", i%12), fmt.Sprint("edit ", i), 0o644)
+		if i%7 == 3 {
+			must(t, os.Remove(filepath.Join(root, fmt.Sprintf("pad/%02d.txt", i%12))))
+		}
+		r, err := s.Checkpoint(ctx, []string{root})
+		must(t, err)
+		ids = append(ids, r.ID)
+		var want []string
+		for _, e := range s.cache.m.Entries {
+			want = append(want, e.Rel+" "+e.Hash+e.Target)
+		}
+		wants = append(wants, want)
+		raw, err := s.loadRaw(r.ID)
+		must(t, err)
+		if raw.Parent != "" {
+			deltas++
+		}
+		if raw.Depth > maxDepth {
+			t.Fatalf("chain of depth %d", raw.Depth)
+		}
+	}
+	if deltas < maxDepth {
+		t.Fatalf("only %d of %d checkpoints stored as deltas", deltas, len(ids))
+	}
+	check := func(what string, from int) {
+		for i := from; i < len(ids); i++ {
+			m, err := s.Load(ids[i])
+			must(t, err)
+			var got []string
+			for _, e := range m.Entries {
+				got = append(got, e.Rel+" "+e.Hash+e.Target)
+			}
+			if !slices.Equal(got, wants[i]) {
+				t.Fatalf("%s: checkpoint %d loads as\n%q\nwant\n%q", what, i, got, wants[i])
+			}
+		}
+	}
+	check("before pruning", 0)
+	n, err := s.Prune(time.Now().Add(time.Hour)) // everything is old: keeps the newest and its chain
+	must(t, err)
+	if n == 0 {
+		t.Fatal("nothing pruned")
+	}
+	check("after pruning", len(ids)-1)
+	_, err = s.Restore(ctx, ids[len(ids)-1])
+	must(t, err)
 }

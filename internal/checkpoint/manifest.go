@@ -59,6 +59,14 @@ type Manifest struct {
 	Created time.Time // when the scan started
 	Roots   []string  // absolute workspace roots
 	Entries []Entry   // sorted by (Root, Rel)
+
+	// A manifest as stored may be a delta: Entries are then the paths
+	// added or changed since Parent, and Deleted (Root and Rel only) those
+	// removed. Depth counts the deltas down to a full manifest (0). Load
+	// resolves deltas: callers only see full manifests.
+	Parent  string
+	Depth   int
+	Deleted []Entry
 }
 
 const manifestMagic = "ply-checkpoint 1"
@@ -69,6 +77,9 @@ func (m *Manifest) encode() []byte {
 	var b bytes.Buffer
 	b.Grow(64 + len(m.Entries)*120)
 	fmt.Fprintf(&b, "%s\ncreated %d\n", manifestMagic, m.Created.UnixNano())
+	if m.Parent != "" {
+		fmt.Fprintf(&b, "parent %s %d\n", m.Parent, m.Depth)
+	}
 	for _, r := range m.Roots {
 		b.WriteString("root ")
 		b.WriteString(strconv.Quote(r))
@@ -96,6 +107,9 @@ func (m *Manifest) encode() []byte {
 		b.WriteString(strconv.Quote(e.Rel))
 		b.WriteByte('\n')
 	}
+	for _, e := range m.Deleted {
+		fmt.Fprintf(&b, "d %d %s\n", e.Root, strconv.Quote(e.Rel))
+	}
 	return b.Bytes()
 }
 
@@ -122,6 +136,25 @@ func parseManifest(id string, data []byte) (*Manifest, error) {
 				return nil, bad("bad time")
 			}
 			m.Created = time.Unix(0, n)
+		case strings.HasPrefix(s, "parent "):
+			var depth int
+			if _, err := fmt.Sscanf(s, "parent %s %d", &m.Parent, &depth); err != nil || !validID(m.Parent) || depth < 1 || depth > maxDepth {
+				return nil, bad("bad parent")
+			}
+			m.Depth = depth
+		case strings.HasPrefix(s, "d "):
+			var e Entry
+			sp := strings.IndexByte(s[2:], ' ')
+			if sp < 0 {
+				return nil, bad("bad deletion")
+			}
+			root, err := strconv.Atoi(s[2 : 2+sp])
+			rel, qerr := strconv.Unquote(s[3+sp:])
+			if err != nil || qerr != nil || !validRel(rel) || root < 0 || root >= len(m.Roots) {
+				return nil, bad("bad deletion")
+			}
+			e.Root, e.Rel = root, rel
+			m.Deleted = append(m.Deleted, e)
 		case strings.HasPrefix(s, "root "):
 			r, err := strconv.Unquote(s[len("root "):])
 			if err != nil {
@@ -220,5 +253,9 @@ func isHex(s string) bool {
 	}
 	return true
 }
+
+// maxDepth bounds a chain of delta manifests: the next checkpoint after
+// that many deltas is stored whole.
+const maxDepth = 32
 
 const modeMask = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky

@@ -100,7 +100,14 @@ func (s *Store) checkpoint(ctx context.Context, roots []string) (*Manifest, Resu
 		}
 		return m, res, nil
 	}
-	if err := s.saveManifest(m); err != nil {
+	stored := m
+	if cache != nil && cache.m.Depth < maxDepth {
+		// Most checkpoints change a few files: store those alone.
+		if d := delta(cache.m, m); len(d.Entries)+len(d.Deleted) <= len(m.Entries)/4 {
+			stored, m.Depth = d, d.Depth
+		}
+	}
+	if err := s.saveManifest(stored); err != nil {
 		return nil, res, err
 	}
 	if err := s.setHead(m.ID); err != nil {
@@ -193,7 +200,7 @@ func (s *Store) scan(ctx context.Context, roots []string, cache *statCache, star
 	}
 	m := &Manifest{ID: newID(start), Created: start, Roots: slices.Clone(roots), Entries: make([]Entry, 0, n)}
 	if unchanged {
-		m.ID, m.Created, res.Reused = cache.m.ID, cache.m.Created, true
+		m.ID, m.Created, m.Depth, res.Reused = cache.m.ID, cache.m.Created, cache.m.Depth, true
 	}
 	for i := range ws {
 		m.Entries = append(m.Entries, ws[i].entries...)

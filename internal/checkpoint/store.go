@@ -154,8 +154,31 @@ func (s *Store) saveManifest(m *Manifest) error {
 	return writeAtomic(s.manifestPath(m.ID), b.Bytes(), 0o600)
 }
 
-// Load returns the checkpoint id.
-func (s *Store) Load(id string) (*Manifest, error) {
+// Load returns the checkpoint id, whole.
+func (s *Store) Load(id string) (*Manifest, error) { return s.resolve(id, maxDepth+1) }
+
+// resolve loads id and, for a delta, its chain of parents, each of
+// smaller depth than limit, so that a crafted chain cannot loop.
+func (s *Store) resolve(id string, limit int) (*Manifest, error) {
+	m, err := s.loadRaw(id)
+	if err != nil || m.Parent == "" {
+		return m, err
+	}
+	if m.Depth >= limit {
+		return nil, fmt.Errorf("%w: checkpoint %s: its chain of parents does not end", errManifest, id)
+	}
+	base, err := s.resolve(m.Parent, m.Depth)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint %s: its parent: %w", id, err)
+	}
+	if !slices.Equal(base.Roots, m.Roots) {
+		return nil, fmt.Errorf("%w: checkpoint %s: roots differ from its parent's", errManifest, id)
+	}
+	return applyDelta(base, m), nil
+}
+
+// loadRaw reads the manifest id as stored.
+func (s *Store) loadRaw(id string) (*Manifest, error) {
 	if !validID(id) {
 		return nil, fmt.Errorf("checkpoint %q: %w", id, ErrNotFound)
 	}
@@ -211,17 +234,32 @@ func (s *Store) Prune(cutoff time.Time) (removed int, err error) {
 	if err != nil {
 		return 0, err
 	}
-	keep := map[string]bool{}
+	// A kept delta keeps its chain of parents; the contents to keep are
+	// those named by any kept manifest as stored.
+	raw := map[string]*Manifest{}
+	kept := map[string]bool{}
 	for i, id := range ids {
-		m, err := s.Load(id)
-		if err == nil && m.Created.Before(cutoff) && i < len(ids)-1 && id != s.head() {
+		m, err := s.loadRaw(id)
+		if err != nil {
+			continue // unreadable: nothing can be restored from it anyway
+		}
+		raw[id] = m
+		if !m.Created.Before(cutoff) || i == len(ids)-1 || id == s.head() {
+			kept[id] = true
+		}
+	}
+	for id := range kept {
+		for p := raw[id].Parent; p != "" && raw[p] != nil && !kept[p]; p = raw[p].Parent {
+			kept[p] = true
+		}
+	}
+	keep := map[string]bool{}
+	for id, m := range raw {
+		if !kept[id] {
 			if os.Remove(s.manifestPath(id)) == nil {
 				removed++
 			}
 			continue
-		}
-		if err != nil {
-			continue // unreadable: nothing can be restored from it anyway
 		}
 		for _, e := range m.Entries {
 			if e.Kind == KindFile {
