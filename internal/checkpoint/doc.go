@@ -27,13 +27,16 @@
 // and no more:
 //
 //	objects/ab/cdef…   file contents, uncompressed, named by SHA-256
-//	manifests/<id>     one checkpoint: the roots and one line per path
+//	manifests/<id>     one checkpoint, compressed: the roots and one line per
+//	                   path, or only the paths changed since its parent
 //	HEAD               the id of the newest checkpoint (the stat cache)
 //	restore.journal    present while a restore is under way
 //
 // Contents are stored uncompressed so that a cold checkpoint costs one
 // read and one write per file and a restore is a copy; identical contents
-// are stored once. Nothing is written in the workspace and nothing of the
+// are stored once. A checkpoint that changes few files is stored as a
+// delta from the previous one (chains of at most 32), so that a session
+// of small edits adds kilobytes per checkpoint, not the whole listing. Nothing is written in the workspace and nothing of the
 // user's repository (objects, refs, index) is read or touched.
 //
 // # Incremental recording
