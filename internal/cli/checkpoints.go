@@ -87,6 +87,9 @@ func (c *checkpointer) take(ctx context.Context, why string) string {
 		return ""
 	}
 	c.log.Debug("checkpoint", "why", why, "id", r.ID, "files", r.Files, "read", r.Read, "reused", r.Reused, "took", time.Since(start))
+	if len(r.Problems) > 0 {
+		c.log.Warn("checkpoint left out what it could not read", "problems", r.Problems)
+	}
 	if len(r.Skipped) > 0 {
 		c.log.Info("files over the checkpoint size cap were not saved", "files", r.Skipped)
 	}
