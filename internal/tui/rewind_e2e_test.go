@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	fp "github.com/plyhq/ply/internal/fakeprovider"
 )
@@ -45,9 +46,14 @@ func TestTmuxRewind(t *testing.T) {
 	x.run("send-keys", "-t", "ply", "Enter") // the newest prompt
 	x.waitFor("restore code and conversation")
 	x.run("send-keys", "-t", "ply", "Enter")
-	x.waitFor("Restored the files")
-	if b, _ := os.ReadFile(notes); string(b) != "first\n" {
-		t.Fatalf("notes.txt = %q after the rewind", b)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if b, _ := os.ReadFile(notes); string(b) == "first\n" {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("notes.txt = %q after the rewind; screen:\n%s", b, x.screen())
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 	// The prompt is back in the input box: Enter sends it again.
 	x.run("send-keys", "-t", "ply", "Enter")
