@@ -121,16 +121,16 @@ func (m *model) rewind(n int, code, conv bool) tea.Cmd {
 	if err != nil {
 		return m.commit(m.st.err.Render("✗ rewind: " + err.Error()))
 	}
-	cmds := []tea.Cmd{m.commit(m.st.dim.Render(res.Note))}
 	if res.History != nil {
+		// The conversation above stays on screen, marked: what follows
+		// goes on from the point rewound to.
 		m.stats.usage, m.todos, m.lastThought, m.retryable = llm.Usage{}, nil, "", false
 		m.refreshContext()
-		cmds = append([]tea.Cmd{tea.ClearScreen}, append(cmds, m.commit(m.renderHistory(res.History)))...)
 	}
 	if res.Prompt != "" {
 		m.input.SetValue(res.Prompt)
 	}
-	return tea.Sequence(cmds...)
+	return m.commit(m.st.dim.Render("⏪ " + res.Note))
 }
 
 func (m *model) renderRewind() string {

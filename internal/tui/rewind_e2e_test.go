@@ -57,7 +57,9 @@ func TestTmuxRewind(t *testing.T) {
 	}
 	// The prompt is back in the input box: Enter sends it again.
 	x.run("send-keys", "-t", "ply", "Enter")
-	x.waitFor("again done")
+	if s := x.waitFor("again done"); !strings.Contains(s, "Restored the files") {
+		t.Errorf("the rewind's note is not on screen:\n%s", s)
+	}
 	reqs := srv.Requests()
 	var users []string
 	for _, m := range reqs[len(reqs)-1].Messages {
