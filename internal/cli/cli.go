@@ -54,6 +54,9 @@ func Main(ctx context.Context, args []string, sio IO) int {
 	if len(args) > 0 && args[0] == "mcp" {
 		return mcpCommand(ctx, args[1:], sio)
 	}
+	if len(args) > 0 && args[0] == "rewind" {
+		return rewindCommand(ctx, args[1:], sio)
+	}
 	if len(args) > 0 && args[0] == "trust" {
 		return trustCommand(args[1:], sio)
 	}

@@ -173,12 +173,14 @@ func findHome(t *testing.T) string {
 var urlRE = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>\\]+`)
 
 // checkHome fails unless PLY_HOME holds only local state (logs; session
-// transcripts and their lock files holding a pid) and names no host but the endpoint: no
+// transcripts and their lock files holding a pid, checkpoints) and names no host but the endpoint: no
 // update stamps, telemetry ids or caches of remote answers. When ply gains
 // another local-only file, add it to allowed.
 func checkHome(t *testing.T, home, endpoint string) {
 	t.Helper()
-	allowed := []string{"logs/ply-*.log", "projects/*/*.jsonl", "projects/*/*.lock"}
+	allowed := []string{"logs/ply-*.log", "projects/*/*.jsonl", "projects/*/*.lock",
+		// Checkpoints: copies of workspace files, local by nature.
+		"checkpoints/*/HEAD", "checkpoints/*/pruned", "checkpoints/*/last-rewind", "checkpoints/*/manifests/*", "checkpoints/*/objects/*/*"}
 	err := filepath.WalkDir(home, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err

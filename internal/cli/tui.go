@@ -72,6 +72,7 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	tcfg.TurnCap = cmp.Or(cfg.settings.Model.MaxToolCallsPerTurn, loopdetect.MaxCallsPerTurn)
 	tcfg.ExtendTurnCap = c.loops.ExtendTurnCap
 	addTUIControls(&tcfg, cfg, c, log)
+	addRewind(&tcfg, c, log)
 	addAlwaysScope(&tcfg, cfg, c)
 	ui := tui.New(tcfg)
 	notices.set(ui)
@@ -88,7 +89,7 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	c.agents.approver = ui
 	c.agents.format, c.agents.stdout, c.agents.stderr = headless.FormatText, io.Discard, io.Discard
 	log.Info("interactive run", "session", sess.id, "model", cfg.model, "mode", cfg.mode)
-	return ui.Run(ctx, c.client, tuiRunner{&runner{sched: sched, chat: ch}})
+	return ui.Run(ctx, c.client, tuiRunner{&runner{sched: sched, chat: ch, cp: c.cp}})
 }
 
 // tuiRunner gives the UI the responses of headless's runner.

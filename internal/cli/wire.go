@@ -53,6 +53,7 @@ type core struct {
 	// mcp holds the MCP servers' states, for the init message.
 	mcp      []headless.MCPServer
 	schedOps []scheduler.Option
+	cp       *checkpointer // nil when checkpointing is off
 	closers  []func()
 }
 
@@ -301,6 +302,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		hookRunner.SessionEnd(ectx, "other")
 	})
 	c.loops = newLoopDetector(cfg.settings.Model)
+	c.cp = newCheckpointer(cfg, ws, sess, reg, log)
 	c.client = client.New(ch, client.Options{
 		Loop:        guard{c.loops},
 		NextSpeaker: true,
@@ -308,6 +310,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		// The system prompt gives the date at start; a later query on
 		// another day is told the new one.
 		Clock: time.Now, DateShown: started,
+		OnUserQuery: c.cp.onUserQuery,
 	})
 	c.schedOps = []scheduler.Option{
 		scheduler.WithPolicy(policy),
@@ -364,7 +367,7 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 		sdk := headless.NewSDK(hcfg)
 		c.agents.approver = sdk
 		sched := scheduler.New(c.reg, append(opts, scheduler.WithApprover(sdk))...)
-		return sdk.Serve(ctx, c.client, &runner{sched: sched, chat: ch}, sio.Stdin, headless.Controls{
+		return sdk.Serve(ctx, c.client, &runner{sched: sched, chat: ch, cp: c.cp}, sio.Stdin, headless.Controls{
 			SetPermissionMode: func(m string) error {
 				pm, err := permission.ParseMode(m)
 				if err != nil {
@@ -382,7 +385,7 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 		})
 	}
 	sched := scheduler.New(c.reg, opts...)
-	return headless.RunFrom(ctx, hcfg, c.client, &runner{sched: sched, chat: ch}, sess.first, sess.firstType)
+	return headless.RunFrom(ctx, hcfg, c.client, &runner{sched: sched, chat: ch, cp: c.cp}, sess.first, sess.firstType)
 }
 
 const defaultContextWindow = 128_000
@@ -422,6 +425,7 @@ func loopOf(l *loopdetect.Loop) *client.Loop {
 type runner struct {
 	sched *scheduler.Scheduler
 	chat  *chat.Chat
+	cp    *checkpointer
 }
 
 func (r *runner) RunTools(ctx context.Context, calls []*turn.ToolCallRequest) ([]headless.Outcome, error) {
@@ -449,6 +453,7 @@ func (r *runner) RunTools(ctx context.Context, calls []*turn.ToolCallRequest) ([
 		reqs = append(reqs, scheduler.Request{CallID: c.CallID, Name: c.Name, Args: c.Args, WasOutputTruncated: c.WasOutputTruncated})
 		idx = append(idx, i)
 	}
+	r.cp.beforeTools(ctx, calls)
 	done, err := r.sched.Run(ctx, reqs)
 	for k, call := range done {
 		resp := call.Response()

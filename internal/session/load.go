@@ -90,6 +90,13 @@ type record struct {
 
 	// todos
 	Todos json.RawMessage `json:"todos"`
+
+	// checkpoint, rewind (rewind.go)
+	Checkpoint   string `json:"checkpoint"`
+	Prompt       int    `json:"prompt"`
+	Undo         bool   `json:"undo"`
+	Code         bool   `json:"code"`
+	Conversation bool   `json:"conversation"`
 }
 
 // Load reads the session at path, streaming it line by line. A torn or
@@ -104,7 +111,11 @@ func Load(path string) (*Transcript, error) {
 	return t, err
 }
 
-func load(path string) (*Transcript, tailState, error) {
+func load(path string) (*Transcript, tailState, error) { return replay(path, nil) }
+
+// replay loads path, calling each (when not nil) with every record before
+// it is applied.
+func replay(path string, each func(*Transcript, *record)) (*Transcript, tailState, error) {
 	var tail tailState
 	f, err := os.Open(path)
 	if err != nil {
@@ -157,6 +168,9 @@ func load(path string) (*Transcript, tailState, error) {
 		if !lr.complete {
 			// A complete record whose newline did not make it: keep it.
 			tail.noNewline = true
+		}
+		if each != nil {
+			each(t, &rec)
 		}
 		t.apply(&rec, lr.line)
 	}
@@ -228,6 +242,11 @@ func (t *Transcript) apply(rec *record, line int) {
 			Time: rec.Time, CallID: rec.CallID, Name: rec.Name, State: rec.State,
 			ErrorType: rec.ErrorType, Detail: rec.Detail, Seq: t.lastSeq,
 		})
+	case typeCheckpoint:
+	case typeRewind:
+		if rec.History != nil {
+			t.History = *rec.History // the conversation was rewound
+		}
 	case typeCompaction:
 		if rec.History == nil {
 			t.warn(line, "compaction without a history skipped")

@@ -49,6 +49,7 @@ type Settings struct {
 	// see of ply's environment. It is not merged: only the user's file may
 	// hand secrets to children (see User).
 	ShellEnvironment ShellEnvironment `json:"shellEnvironment"`
+	Checkpointing    Checkpointing    `json:"checkpointing"`
 	// Sources lists the files read, user first.
 	Sources []string `json:"-"`
 }
@@ -247,6 +248,7 @@ func merge(files []File) Settings {
 			}
 			out.MCPServers[name] = srv
 		}
+		out.Checkpointing = out.Checkpointing.over(s.Checkpointing)
 		out.Sources = append(out.Sources, f.Path)
 	}
 	return out

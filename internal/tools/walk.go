@@ -24,6 +24,7 @@ type walkFile struct {
 	Path  string // absolute
 	Rel   string // relative to the walk root, slash-separated
 	Entry fs.DirEntry
+	DirFD int // the open directory holding the file, with walkOptions.DirFD; else -1
 }
 
 // walkOptions configures walkTree.
@@ -42,6 +43,16 @@ type walkOptions struct {
 	// Workers is the number of goroutines reading directories and calling
 	// the callback; 0 means GOMAXPROCS.
 	Workers int
+	// Links reports symbolic links as files (never following them)
+	// instead of skipping them.
+	Links bool
+	// PlyIgnore honours .plyignore files too, after the .gitignore of the
+	// same directory so that they win.
+	PlyIgnore bool
+	// DirFD keeps each directory open while its files are reported and
+	// passes its descriptor (walkFile.DirFD), so that the callback can
+	// stat a file by name without resolving its whole path again.
+	DirFD bool
 }
 
 // walkStats reports what a walk could not read.
@@ -167,18 +178,19 @@ func (w *walker) readDir(worker int, d walkDir) []walkDir {
 	// Unsorted on purpose: callers order their own results, and sorting
 	// every directory would cost more than the whole match.
 	ents, err := f.ReadDir(-1)
-	f.Close()
+	dirfd := -1
+	if w.opts.DirFD {
+		dirfd = int(f.Fd())
+		defer f.Close()
+	} else {
+		f.Close()
+	}
 	if err != nil && len(ents) == 0 {
 		w.unreadable(err)
 		return nil
 	}
 	stack := d.stack
-	for _, e := range ents {
-		if e.Name() == ".gitignore" && e.Type().IsRegular() {
-			stack = stack.Push(w.loadIgnore(d.path))
-			break
-		}
-	}
+	stack = w.pushIgnores(stack, d.path, ents)
 	prefix := walkDirPrefix(d.path)
 	var subdirs []walkDir
 	for _, e := range ents {
@@ -187,7 +199,7 @@ func (w *walker) readDir(worker int, d walkDir) []walkDir {
 		}
 		typ := e.Type()
 		isDir := typ.IsDir()
-		if !isDir && !typ.IsRegular() {
+		if !isDir && !typ.IsRegular() && (!w.opts.Links || typ&fs.ModeSymlink == 0) {
 			continue // symlinks, sockets, devices, FIFOs
 		}
 		name := e.Name()
@@ -204,7 +216,7 @@ func (w *walker) readDir(worker int, d walkDir) []walkDir {
 			}
 			continue
 		}
-		if !w.fn(worker, walkFile{Path: p, Rel: p[w.rootCut:], Entry: e}) {
+		if !w.fn(worker, walkFile{Path: p, Rel: p[w.rootCut:], Entry: e, DirFD: dirfd}) {
 			w.stop()
 			return nil
 		}
@@ -212,10 +224,31 @@ func (w *walker) readDir(worker int, d walkDir) []walkDir {
 	return subdirs
 }
 
-// loadIgnore parses the .gitignore of dir; an unreadable or oversized one
-// is treated as empty, like git, which skips what it cannot read.
-func (w *walker) loadIgnore(dir string) *ignore.Matcher {
-	p := walkDirPrefix(dir) + ".gitignore"
+// pushIgnores returns stack with the ignore files among ents, the entries
+// of dir, pushed on it.
+func (w *walker) pushIgnores(stack *ignore.Stack, dir string, ents []fs.DirEntry) *ignore.Stack {
+	var git, ply bool
+	for _, e := range ents {
+		switch n := e.Name(); {
+		case n == ".gitignore" && e.Type().IsRegular():
+			git = true
+		case n == ".plyignore" && w.opts.PlyIgnore && e.Type().IsRegular():
+			ply = true
+		}
+	}
+	if git {
+		stack = stack.Push(w.loadIgnore(dir, ".gitignore"))
+	}
+	if ply {
+		stack = stack.Push(w.loadIgnore(dir, ".plyignore"))
+	}
+	return stack
+}
+
+// loadIgnore parses the ignore file name of dir; an unreadable or oversized
+// one is treated as empty, like git, which skips what it cannot read.
+func (w *walker) loadIgnore(dir, name string) *ignore.Matcher {
+	p := walkDirPrefix(dir) + name
 	if fi, err := os.Stat(p); err != nil || fi.Size() > walkMaxIgnoreFile {
 		return nil
 	}
@@ -246,7 +279,10 @@ func (w *walker) ancestorStack() *ignore.Stack {
 	rel := w.opts.Root[w.ignoreCut:]
 	dir := ir
 	for {
-		s = s.Push(w.loadIgnore(dir))
+		s = s.Push(w.loadIgnore(dir, ".gitignore"))
+		if w.opts.PlyIgnore {
+			s = s.Push(w.loadIgnore(dir, ".plyignore"))
+		}
 		i := strings.IndexByte(rel, '/')
 		if i < 0 {
 			return s

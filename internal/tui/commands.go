@@ -22,6 +22,7 @@ var commands = []struct{ name, help string }{
 	{"/model", "[name]  show the model, or switch to name"},
 	{"/approval-mode", "[mode]  show the approval mode, or set it (Shift+Tab cycles)"},
 	{"/resume", "pick a saved session of this workspace to go on with"},
+	{"/rewind", "put the files and/or the conversation back to before a prompt"},
 	{"/tools", "list the tools the model may call"},
 	{"/memory", "list the instruction files loaded into the system prompt"},
 	{"/quit", "leave ply"},
@@ -119,6 +120,11 @@ func (m *model) command(text string) tea.Cmd {
 		}
 		m.picker = &picker{items: list}
 		return nil
+	case "/rewind":
+		if !idle() {
+			return m.notIdle(name)
+		}
+		return m.openRewind()
 	case "/tools":
 		if m.cfg.Tools == nil {
 			return m.unavailable(name)
@@ -252,12 +258,16 @@ and ask before each edit, n keep planning.`)
 
 // picker is the /resume session list.
 type picker struct {
-	items []SessionInfo
-	sel   int
+	items  []SessionInfo
+	sel    int
+	rewind *rewindPicker // /rewind's picker instead (rewind.go)
 }
 
 func (m *model) pickerKey(k tea.KeyPressMsg) tea.Cmd {
 	p := m.picker
+	if p.rewind != nil {
+		return m.rewindKey(k)
+	}
 	switch k.String() {
 	case "up", "k":
 		p.sel = max(p.sel-1, 0)
@@ -287,6 +297,9 @@ func (m *model) resume(s SessionInfo) tea.Cmd {
 
 func (m *model) renderPicker() string {
 	p := m.picker
+	if p.rewind != nil {
+		return m.renderRewind()
+	}
 	room := max(m.height-6, 3)
 	first := max(0, min(p.sel-room/2, len(p.items)-room))
 	var b strings.Builder

@@ -16,6 +16,8 @@ import (
 // runs, before any other reading of the key.
 func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	s := k.String()
+	escArmed := m.escArmed
+	m.escArmed = false
 	if s != "ctrl+c" {
 		m.armed = false
 	}
@@ -47,6 +49,13 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.stop()
 		case m.compacting:
 			m.stopCompressing()
+		case m.input.Value() == "" && m.approval == nil && m.cfg.Rewind != nil:
+			// Esc twice on an empty input opens /rewind.
+			m.hint = ""
+			if escArmed {
+				return m.openRewind()
+			}
+			m.escArmed = true
 		default:
 			m.hint = ""
 		}

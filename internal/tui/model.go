@@ -72,6 +72,8 @@ type model struct {
 	stats   stats
 	ctxPct  int // context used in percent, -1 unknown
 	armed   bool
+	// escArmed: the last key was Esc on an empty input; another opens /rewind.
+	escArmed bool
 }
 
 // stats is what /stats reports.

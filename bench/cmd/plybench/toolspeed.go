@@ -71,6 +71,9 @@ func (b *bench) toolSpeed(cache string) error {
 	if err := b.bigReadFigure(filepath.Join(cache, "big")); err != nil {
 		errs = append(errs, err)
 	}
+	if err := b.checkpointFigures(treeDir); err != nil {
+		errs = append(errs, fmt.Errorf("checkpoints: %w", err))
+	}
 	return errors.Join(errs...)
 }
 

@@ -1,0 +1,139 @@
+package checkpoint
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// benchFiles is the size of the generated tree: 1,000 files, or
+// PLY_CHECKPOINT_BENCH_FILES (e.g. 50000 for the large tree's figure).
+func benchFiles() int {
+	if n, err := strconv.Atoi(os.Getenv("PLY_CHECKPOINT_BENCH_FILES")); err == nil && n > 0 {
+		return n
+	}
+	return 1000
+}
+
+// benchTree writes n files of 1-4 KB, 25 to a directory, and waits out
+// the racy window so that the tree counts as settled.
+func benchTree(b *testing.B, n int) (root string, rels []string) {
+	b.Helper()
+	root = b.TempDir()
+	line := strings.Repeat("the quick brown fox jumps over the lazy dog ", 2) + "\n"
+	for i := range n {
+		rel := fmt.Sprintf("d%03d/e%02d/f%05d.go", i/625, (i/25)%25, i)
+		p := filepath.Join(root, rel)
+		if i%25 == 0 {
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				b.Fatal(err)
+			}
+		}
+		data := fmt.Sprintf("// file %d\n%s", i, strings.Repeat(line, 10+i%30))
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		rels = append(rels, rel)
+	}
+	time.Sleep(150 * time.Millisecond)
+	return root, rels
+}
+
+func BenchmarkCheckpointCold(b *testing.B) {
+	root, _ := benchTree(b, benchFiles())
+	ctx := context.Background()
+	for b.Loop() {
+		b.StopTimer()
+		s, err := Open(b.TempDir(), Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if _, err := s.Checkpoint(ctx, []string{root}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkCheckpointUnchanged(b *testing.B) {
+	root, _ := benchTree(b, benchFiles())
+	ctx := context.Background()
+	s, err := Open(b.TempDir(), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.Checkpoint(ctx, []string{root}); err != nil {
+		b.Fatal(err)
+	}
+	cpu0 := cpuTime()
+	for b.Loop() {
+		r, err := s.Checkpoint(ctx, []string{root})
+		if err != nil || !r.Reused || r.Read != 0 {
+			b.Fatalf("unchanged tree: %+v %v", r, err)
+		}
+	}
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+}
+
+func BenchmarkCheckpointOneChanged(b *testing.B) {
+	root, rels := benchTree(b, benchFiles())
+	ctx := context.Background()
+	s, err := Open(b.TempDir(), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.Checkpoint(ctx, []string{root}); err != nil {
+		b.Fatal(err)
+	}
+	i := 0
+	for b.Loop() {
+		b.StopTimer()
+		i++
+		if err := os.WriteFile(filepath.Join(root, rels[i%len(rels)]), []byte(fmt.Sprint("edit ", i)), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if r, err := s.Checkpoint(ctx, []string{root}); err != nil || r.Reused {
+			b.Fatalf("one change: %+v %v", r, err)
+		}
+	}
+}
+
+// BenchmarkRestore100 restores a checkpoint that differs from the
+// workspace in 100 files, alternating between two states; each restore
+// includes recording the state it leaves (the undo checkpoint).
+func BenchmarkRestore100(b *testing.B) {
+	root, rels := benchTree(b, benchFiles())
+	ctx := context.Background()
+	s, err := Open(b.TempDir(), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, err := s.Checkpoint(ctx, []string{root})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range 100 {
+		if err := os.WriteFile(filepath.Join(root, rels[i*len(rels)/100]), []byte(fmt.Sprint("changed ", i)), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	c, err := s.Checkpoint(ctx, []string{root})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ids := []string{a.ID, c.ID}
+	i := 0
+	for b.Loop() {
+		res, err := s.Restore(ctx, ids[i%2])
+		if err != nil || len(res.Written) != 100 {
+			b.Fatalf("restore: wrote %d, %v", len(res.Written), err)
+		}
+		i++
+	}
+}

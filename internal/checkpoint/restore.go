@@ -1,0 +1,324 @@
+package checkpoint
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// RestoreResult says what a restore did.
+type RestoreResult struct {
+	Target string // the checkpoint restored
+	Undo   string // the checkpoint of the state before: restoring it undoes this one
+	// Written and Deleted are the absolute paths changed.
+	Written, Deleted []string
+	// NotRestored are files the target recorded as over the size cap:
+	// their content was not saved and they were left as they are.
+	NotRestored []string
+	// LeftInPlace are files created since that are over the size cap:
+	// the undo checkpoint could not save them, so they were not deleted.
+	LeftInPlace []string
+}
+
+// journal is the record of a restore under way.
+type journal struct {
+	Target  string    `json:"target"`
+	Undo    string    `json:"undo"`
+	Started time.Time `json:"started"`
+}
+
+func (s *Store) journalPath() string { return filepath.Join(s.dir, "restore.journal") }
+
+// Pending returns the target of a restore that was interrupted, if any:
+// restoring it again completes it.
+func (s *Store) Pending() (target string, ok bool) {
+	j, err := s.readJournal()
+	if err != nil || j == nil {
+		return "", false
+	}
+	return j.Target, true
+}
+
+func (s *Store) readJournal() (*journal, error) {
+	data, err := os.ReadFile(s.journalPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: read restore journal: %w", err)
+	}
+	var j journal
+	if err := json.Unmarshal(data, &j); err != nil || !validID(j.Undo) {
+		return nil, nil // torn before it was complete: nothing was changed yet
+	}
+	return &j, nil
+}
+
+func (s *Store) writeJournal(j journal) error {
+	data, _ := json.Marshal(j)
+	p := s.journalPath()
+	tmp := p + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+	if err != nil {
+		return fmt.Errorf("checkpoint: write restore journal: %w", err)
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, p)
+	}
+	if err != nil {
+		return fmt.Errorf("checkpoint: write restore journal: %w", err)
+	}
+	return nil
+}
+
+// LastRewind returns the undo and target checkpoints of the newest
+// completed restore.
+func (s *Store) LastRewind() (undo, target string, ok bool) {
+	data, err := os.ReadFile(filepath.Join(s.dir, "last-rewind"))
+	if err != nil {
+		return "", "", false
+	}
+	f := strings.Fields(string(data))
+	if len(f) != 2 || !validID(f[0]) || !validID(f[1]) {
+		return "", "", false
+	}
+	return f[0], f[1], true
+}
+
+// afterChange, when set by a test, runs after each change a restore makes;
+// an error stops the restore there, as a crash would.
+var afterChange func(n int) error
+
+// Restore puts the workspace back as checkpoint id recorded it. It first
+// records the current state (RestoreResult.Undo). Paths outside the
+// recorded set (ignored files, .git) are not touched. After an
+// interruption, calling Restore again completes the job.
+func (s *Store) Restore(ctx context.Context, id string) (RestoreResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	res := RestoreResult{Target: id}
+	target, err := s.Load(id)
+	if err != nil {
+		return res, err
+	}
+	j, err := s.readJournal()
+	if err != nil {
+		return res, err
+	}
+	cur, _, err := s.checkpoint(ctx, target.Roots)
+	if err != nil {
+		return res, fmt.Errorf("checkpoint: record the state before restoring: %w", err)
+	}
+	if j != nil {
+		res.Undo = j.Undo // the state before the interrupted restore
+	} else {
+		res.Undo = cur.ID
+	}
+	if err := s.writeJournal(journal{Target: id, Undo: res.Undo, Started: time.Now()}); err != nil {
+		return res, err
+	}
+	if err := s.apply(ctx, target, cur, &res); err != nil {
+		return res, err
+	}
+	if err := writeAtomic(filepath.Join(s.dir, "last-rewind"), []byte(res.Undo+" "+id+"\n"), 0o600); err != nil {
+		return res, err
+	}
+	if err := os.Remove(s.journalPath()); err != nil {
+		return res, fmt.Errorf("checkpoint: finish restore: %w", err)
+	}
+	return res, nil
+}
+
+// apply changes the paths where cur differs from target.
+func (s *Store) apply(ctx context.Context, target, cur *Manifest, res *RestoreResult) error {
+	want := make(map[string]*Entry, len(target.Entries))
+	keepDirs := map[string]bool{}
+	for i := range target.Entries {
+		e := &target.Entries[i]
+		k := cacheKey(target.Roots[e.Root], e.Rel)
+		want[k] = e
+		for d := path.Dir(e.Rel); d != "."; d = path.Dir(d) {
+			dk := cacheKey(target.Roots[e.Root], d)
+			if keepDirs[dk] {
+				break
+			}
+			keepDirs[dk] = true
+		}
+	}
+	have := make(map[string]*Entry, len(cur.Entries))
+	var deletes []*Entry
+	for i := range cur.Entries {
+		e := &cur.Entries[i]
+		k := cacheKey(cur.Roots[e.Root], e.Rel)
+		have[k] = e
+		if want[k] == nil {
+			deletes = append(deletes, e)
+		}
+	}
+	// Deepest first, so that emptied directories can go on the way up.
+	slices.SortFunc(deletes, func(a, b *Entry) int { return strings.Count(b.Rel, "/") - strings.Count(a.Rel, "/") })
+	n := 0
+	step := func() error {
+		n++
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if afterChange != nil {
+			return afterChange(n)
+		}
+		return nil
+	}
+	for _, e := range deletes {
+		root := cur.Roots[e.Root]
+		p := filepath.Join(root, filepath.FromSlash(e.Rel))
+		if e.Kind == KindSkipped {
+			res.LeftInPlace = append(res.LeftInPlace, p)
+			continue
+		}
+		if err := checkParents(root, e.Rel); err != nil {
+			return err
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("checkpoint: restore: delete %s: %w", p, err)
+		}
+		res.Deleted = append(res.Deleted, p)
+		for d := path.Dir(e.Rel); d != "." && !keepDirs[cacheKey(root, d)]; d = path.Dir(d) {
+			if os.Remove(filepath.Join(root, filepath.FromSlash(d))) != nil {
+				break // not empty: ignored files live there
+			}
+		}
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	for i := range target.Entries {
+		e := &target.Entries[i]
+		root := target.Roots[e.Root]
+		p := filepath.Join(root, filepath.FromSlash(e.Rel))
+		h := have[cacheKey(root, e.Rel)]
+		if e.Kind == KindSkipped {
+			if h == nil || !h.sameStat(e) {
+				res.NotRestored = append(res.NotRestored, p)
+			}
+			continue
+		}
+		if h != nil && e.sameContent(h) {
+			continue
+		}
+		if err := s.writeEntry(root, e); err != nil {
+			return err
+		}
+		res.Written = append(res.Written, p)
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeEntry puts e in place under root, replacing what is there.
+func (s *Store) writeEntry(root string, e *Entry) error {
+	p := filepath.Join(root, filepath.FromSlash(e.Rel))
+	if err := mkdirs(root, path.Dir(e.Rel)); err != nil {
+		return err
+	}
+	tmp := filepath.Join(filepath.Dir(p), ".ply-restore-"+randHex(6))
+	var err error
+	if e.Kind == KindLink {
+		err = os.Symlink(e.Target, tmp)
+	} else {
+		err = s.writeTemp(tmp, e)
+	}
+	if err == nil {
+		if err = os.Rename(tmp, p); err != nil {
+			os.Remove(tmp)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("checkpoint: restore %s: %w", p, err)
+	}
+	return nil
+}
+
+func (s *Store) writeTemp(tmp string, e *Entry) error {
+	data, err := s.readBlob(e.Hash)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(e.Mode)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+// mkdirs creates the directory rel under root one component at a time,
+// refusing to go through a symbolic link or a file, so that a restore
+// never writes outside the root.
+func mkdirs(root, rel string) error {
+	if rel == "." {
+		return nil
+	}
+	dir := root
+	for _, c := range strings.Split(rel, "/") {
+		dir = filepath.Join(dir, c)
+		fi, err := os.Lstat(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+				return fmt.Errorf("checkpoint: restore: create %s: %w", dir, err)
+			}
+		case err != nil:
+			return fmt.Errorf("checkpoint: restore: %w", err)
+		case !fi.IsDir():
+			return fmt.Errorf("checkpoint: restore: %s is in the way (not a directory)", dir)
+		}
+	}
+	return nil
+}
+
+// checkParents refuses a path whose directories under root are not all
+// real directories.
+func checkParents(root, rel string) error {
+	dir := root
+	d := path.Dir(rel)
+	if d == "." {
+		return nil
+	}
+	for _, c := range strings.Split(d, "/") {
+		dir = filepath.Join(dir, c)
+		fi, err := os.Lstat(dir)
+		if err != nil {
+			return fmt.Errorf("checkpoint: restore: %w", err)
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("checkpoint: restore: %s is not a directory", dir)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,304 @@
+package checkpoint
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/plyhq/ply/internal/tools"
+)
+
+// statCache is the newest scan, by path, with the time it started: an
+// entry whose times lie well before that start cannot have changed
+// without its stat changing.
+type statCache struct {
+	m       *Manifest
+	byPath  map[string]*Entry // root + "\x00" + rel
+	scanned time.Time
+}
+
+func newStatCache(m *Manifest, scanned time.Time) *statCache {
+	c := &statCache{m: m, scanned: scanned, byPath: make(map[string]*Entry, len(m.Entries))}
+	for i := range m.Entries {
+		e := &m.Entries[i]
+		e.racy = isRacy(e, scanned)
+		c.byPath[cacheKey(m.Roots[e.Root], e.Rel)] = e
+	}
+	return c
+}
+
+func cacheKey(root, rel string) string { return root + "\x00" + rel }
+
+// racyWindow returns how close to a scan's start a file's times must lie
+// for its stat not to prove its content: a file system with whole-second
+// times (nanoseconds zero) needs two seconds, a fine-grained one a margin
+// for the kernel's coarse clock.
+func racyWindow(e *Entry) time.Duration {
+	if e.Mtime%int64(time.Second) == 0 {
+		return 2 * time.Second
+	}
+	return 100 * time.Millisecond
+}
+
+// isRacy reports whether e, read by a scan that started at scanned, was
+// changed so close to it that a later change could leave its stat alone.
+func isRacy(e *Entry, scanned time.Time) bool {
+	if e.Kind == KindSkipped {
+		return false // never read: its stat is all there is
+	}
+	limit := scanned.Add(-racyWindow(e)).UnixNano()
+	return e.Mtime >= limit || e.Ctime >= limit
+}
+
+// Result says what a checkpoint recorded.
+type Result struct {
+	ID       string
+	Files    int      // paths recorded
+	Read     int      // files read because their stat changed
+	Skipped  []string // files over the size cap, recorded without content
+	Reused   bool     // nothing changed: ID is the previous checkpoint's
+	Problems []string // paths that could not be read, directories that could not be listed
+}
+
+// Checkpoint records the state of the workspace roots (absolute, clean)
+// and returns its id. When nothing changed since the newest checkpoint of
+// the same roots, that checkpoint's id is returned and nothing is written.
+func (s *Store) Checkpoint(ctx context.Context, roots []string) (Result, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, res, err := s.checkpoint(ctx, roots)
+	return res, err
+}
+
+func (s *Store) checkpoint(ctx context.Context, roots []string) (*Manifest, Result, error) {
+	start := time.Now()
+	cache := s.loadCache(roots)
+	m, res, err := s.scan(ctx, roots, cache, start)
+	if err != nil {
+		return nil, res, err
+	}
+	if res.Reused {
+		if res.Read > 0 {
+			// Racy files were read again and found unchanged: keep
+			// the checkpoint, refresh what the cache knows of them.
+			s.cache = &statCache{m: m, scanned: start, byPath: cache.byPath}
+			for i := range m.Entries {
+				e := &m.Entries[i]
+				cache.byPath[cacheKey(roots[e.Root], e.Rel)] = e
+			}
+		}
+		return m, res, nil
+	}
+	stored := m
+	if cache != nil && cache.m.Depth < maxDepth {
+		// Most checkpoints change a few files: store those alone.
+		if d := delta(cache.m, m); len(d.Entries)+len(d.Deleted) <= len(m.Entries)/4 {
+			stored, m.Depth = d, d.Depth
+		}
+	}
+	if err := s.saveManifest(stored); err != nil {
+		return nil, res, err
+	}
+	if err := s.setHead(m.ID); err != nil {
+		return nil, res, err
+	}
+	s.cache = newStatCache(m, start)
+	return m, res, nil
+}
+
+// loadCache returns the stat cache for roots, reading HEAD when this
+// process has not scanned yet; nil when there is none.
+func (s *Store) loadCache(roots []string) *statCache {
+	if s.cache == nil {
+		if id := s.head(); id != "" {
+			if m, err := s.Load(id); err == nil {
+				s.cache = newStatCache(m, m.Created)
+			}
+		}
+	}
+	if s.cache != nil && !slices.Equal(s.cache.m.Roots, roots) {
+		return nil
+	}
+	return s.cache
+}
+
+type scanWorker struct {
+	entries  []Entry
+	read     int
+	skipped  []string
+	problems []string
+}
+
+func (s *Store) scan(ctx context.Context, roots []string, cache *statCache, start time.Time) (*Manifest, Result, error) {
+	workers := s.opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	ws := make([]scanWorker, workers)
+	var changed atomic.Bool
+	var files, read atomic.Int64
+	var firstErr error
+	var errOnce sync.Once
+	for ri, root := range roots {
+		unreadable, err := tools.WalkWorkspace(ctx, root, workers, func(w int, f tools.WorkspaceFile) bool {
+			sw := &ws[w]
+			e, reused, err := s.record(root, ri, f, cache, start, sw)
+			if err != nil {
+				errOnce.Do(func() { firstErr = err })
+				return false
+			}
+			if e == nil {
+				return true
+			}
+			if !reused {
+				changed.Store(true)
+			}
+			if n, b := files.Add(1), read.Add(e.readBytes); n > s.opts.MaxFiles || b > s.opts.MaxReadBytes {
+				errOnce.Do(func() {
+					firstErr = fmt.Errorf("%w: more than %d files or %d MB to read under %s", ErrTooLarge, s.opts.MaxFiles, s.opts.MaxReadBytes>>20, root)
+				})
+				return false
+			}
+			sw.entries = append(sw.entries, *e)
+			return true
+		})
+		if err != nil {
+			return nil, Result{}, fmt.Errorf("checkpoint: scan %s: %w", root, err)
+		}
+		if unreadable > 0 {
+			ws[0].problems = append(ws[0].problems, fmt.Sprintf("%d directories under %s could not be listed", unreadable, root))
+		}
+	}
+	if firstErr != nil {
+		return nil, Result{}, firstErr
+	}
+	res := Result{}
+	n := 0
+	for i := range ws {
+		n += len(ws[i].entries)
+		res.Read += ws[i].read
+		res.Skipped = append(res.Skipped, ws[i].skipped...)
+		res.Problems = append(res.Problems, ws[i].problems...)
+	}
+	res.Files = n
+	slices.Sort(res.Skipped)
+	unchanged := cache != nil && !changed.Load() && n == len(cache.m.Entries)
+	if unchanged && res.Read == 0 {
+		res.ID, res.Reused = cache.m.ID, true
+		return cache.m, res, nil
+	}
+	m := &Manifest{ID: newID(start), Created: start, Roots: slices.Clone(roots), Entries: make([]Entry, 0, n)}
+	if unchanged {
+		m.ID, m.Created, m.Depth, res.Reused = cache.m.ID, cache.m.Created, cache.m.Depth, true
+	}
+	for i := range ws {
+		m.Entries = append(m.Entries, ws[i].entries...)
+	}
+	slices.SortFunc(m.Entries, func(a, b Entry) int {
+		return cmp.Or(cmp.Compare(a.Root, b.Root), cmp.Compare(a.Rel, b.Rel))
+	})
+	res.ID = m.ID
+	return m, res, nil
+}
+
+// record returns the entry for f, reusing the cached one when its stat is
+// unchanged; nil when f vanished or cannot be read (noted as a problem).
+func (s *Store) record(root string, ri int, f tools.WorkspaceFile, cache *statCache, start time.Time, sw *scanWorker) (ep *Entry, same bool, err error) {
+	fi, err := f.Lstat()
+	if err != nil {
+		return nil, false, nil // removed while scanning
+	}
+	e := entryFromStat(ri, f.Rel, fi)
+	if cache != nil {
+		prev := cache.byPath[cacheKey(root, f.Rel)]
+		if prev != nil && prev.sameStat(&e) && !prev.racy {
+			e.Hash, e.Target, e.Kind = prev.Hash, prev.Target, prev.Kind
+			return &e, true, nil
+		}
+		defer func() {
+			// Read again and found the same: not a change.
+			if prev != nil && e.sameContent(prev) && e.Kind != KindSkipped {
+				same = true
+			}
+		}()
+	}
+	defer func() { e.racy = isRacy(&e, start) }()
+	switch {
+	case e.Kind == KindLink:
+		t, err := os.Readlink(f.Path)
+		if err != nil {
+			sw.problems = append(sw.problems, fmt.Sprintf("%s: %v", f.Path, err))
+			return nil, false, nil
+		}
+		e.Target = t
+	case e.Size > s.opts.MaxFileBytes:
+		e.Kind = KindSkipped
+		sw.skipped = append(sw.skipped, f.Path)
+	default:
+		if err := s.readFile(f.Path, &e, sw); err != nil {
+			sw.problems = append(sw.problems, fmt.Sprintf("%s: %v", f.Path, err))
+			return nil, false, nil
+		}
+		sw.read++
+		e.readBytes = e.Size
+	}
+	return &e, false, nil
+}
+
+func entryFromStat(ri int, rel string, fi fs.FileInfo) Entry {
+	e := Entry{Root: ri, Rel: rel, Kind: KindFile, Mode: fi.Mode() & modeMask, Size: fi.Size(), Mtime: fi.ModTime().UnixNano()}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		e.Kind, e.Mode = KindLink, 0
+	}
+	e.Ctime, e.Ino = statExtra(fi)
+	return e
+}
+
+// readFile hashes and stores the content of path, taking the stat from the
+// open file so that it describes what was read; a file that changes while
+// it is read is read again.
+func (s *Store) readFile(path string, e *Entry, sw *scanWorker) error {
+	for attempt := 0; ; attempt++ {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		before, err := f.Stat()
+		if err != nil || !before.Mode().IsRegular() {
+			f.Close()
+			return fmt.Errorf("not a regular file any more")
+		}
+		var b bytes.Buffer
+		b.Grow(int(min(before.Size(), s.opts.MaxFileBytes)) + 1)
+		_, err = io.Copy(&b, io.LimitReader(f, s.opts.MaxFileBytes+1))
+		after, serr := f.Stat()
+		f.Close()
+		if err != nil || serr != nil {
+			return cmp.Or(err, serr)
+		}
+		ne, was := entryFromStat(e.Root, e.Rel, after), entryFromStat(e.Root, e.Rel, before)
+		if attempt < 2 && (!ne.sameStat(&was) || int64(b.Len()) != after.Size()) {
+			continue
+		}
+		*e = ne
+		if int64(b.Len()) > s.opts.MaxFileBytes {
+			e.Kind = KindSkipped
+			sw.skipped = append(sw.skipped, path)
+			return nil
+		}
+		sum := sha256.Sum256(b.Bytes())
+		e.Hash = hex.EncodeToString(sum[:])
+		return s.putBlob(e.Hash, b.Bytes())
+	}
+}

@@ -1,0 +1,287 @@
+package checkpoint
+
+import (
+	"bytes"
+	"compress/flate"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// DefaultMaxFileBytes is the size cap when Options leaves it zero.
+const DefaultMaxFileBytes = 10 << 20
+
+// Options configures a Store.
+type Options struct {
+	// MaxFileBytes is the size above which a file is recorded as skipped;
+	// 0 means DefaultMaxFileBytes.
+	MaxFileBytes int64
+	// Workers is the number of goroutines scanning; 0 means GOMAXPROCS.
+	Workers int
+	// MaxFiles and MaxReadBytes bound one checkpoint (0 means the
+	// defaults): a workspace that is really a home directory or a disk
+	// is not copied into the store; Checkpoint fails with ErrTooLarge.
+	MaxFiles     int64
+	MaxReadBytes int64
+}
+
+// Defaults of the bounds of one checkpoint.
+const (
+	DefaultMaxFiles     = 250_000
+	DefaultMaxReadBytes = 2 << 30
+)
+
+// ErrTooLarge is returned when a workspace exceeds the bounds of a
+// checkpoint.
+var ErrTooLarge = errors.New("workspace too large to checkpoint")
+
+// Store is the checkpoints of one project. Its methods may be called from
+// several goroutines; scans and restores are serialised.
+type Store struct {
+	dir  string
+	opts Options
+
+	mu    sync.Mutex // serialises Checkpoint and Restore
+	cache *statCache // the newest scan, nil until loaded
+}
+
+// ErrNotFound is returned for an id the store does not hold.
+var ErrNotFound = errors.New("checkpoint not found")
+
+// Open returns the store in dir, creating it when needed.
+func Open(dir string, opts Options) (*Store, error) {
+	if opts.MaxFileBytes <= 0 {
+		opts.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if opts.MaxFiles <= 0 {
+		opts.MaxFiles = DefaultMaxFiles
+	}
+	if opts.MaxReadBytes <= 0 {
+		opts.MaxReadBytes = DefaultMaxReadBytes
+	}
+	for _, d := range []string{"objects", "manifests"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
+			return nil, fmt.Errorf("checkpoint: create store: %w", err)
+		}
+	}
+	return &Store{dir: dir, opts: opts}, nil
+}
+
+// Dir returns the store's directory.
+func (s *Store) Dir() string { return s.dir }
+
+func (s *Store) blobPath(hash string) string {
+	return filepath.Join(s.dir, "objects", hash[:2], hash[2:])
+}
+
+// putBlob stores data under hash unless it is there already.
+func (s *Store) putBlob(hash string, data []byte) error {
+	p := s.blobPath(hash)
+	if _, err := os.Lstat(p); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return fmt.Errorf("checkpoint: store blob: %w", err)
+	}
+	return writeAtomic(p, data, 0o600)
+}
+
+func (s *Store) readBlob(hash string) ([]byte, error) {
+	data, err := os.ReadFile(s.blobPath(hash))
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: read saved content %s: %w", hash[:12], err)
+	}
+	return data, nil
+}
+
+// writeAtomic writes data to a temporary file beside path and renames it.
+func writeAtomic(path string, data []byte, perm fs.FileMode) error {
+	tmp := fmt.Sprintf("%s.tmp-%s", path, randHex(6))
+	if err := os.WriteFile(tmp, data, perm); err != nil {
+		return fmt.Errorf("checkpoint: write %s: %w", filepath.Base(path), err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("checkpoint: write %s: %w", filepath.Base(path), err)
+	}
+	return nil
+}
+
+func randHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// newID returns a fresh checkpoint id that sorts by time.
+func newID(t time.Time) string {
+	return fmt.Sprintf("%016x-%s", t.UnixNano(), randHex(3))
+}
+
+func validID(id string) bool {
+	if len(id) < 8 || len(id) > 64 {
+		return false
+	}
+	for _, c := range []byte(id) {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Store) manifestPath(id string) string { return filepath.Join(s.dir, "manifests", id) }
+
+// saveManifest writes m compressed: a manifest lists every path, and its
+// text (paths and hashes) shrinks about tenfold, which is most of what a
+// session of small edits adds to the store.
+func (s *Store) saveManifest(m *Manifest) error {
+	var b bytes.Buffer
+	zw, _ := flate.NewWriter(&b, flate.BestSpeed)
+	zw.Write(m.encode())
+	if err := zw.Close(); err != nil {
+		return fmt.Errorf("checkpoint: compress manifest: %w", err)
+	}
+	return writeAtomic(s.manifestPath(m.ID), b.Bytes(), 0o600)
+}
+
+// Load returns the checkpoint id, whole.
+func (s *Store) Load(id string) (*Manifest, error) { return s.resolve(id, maxDepth+1) }
+
+// resolve loads id and, for a delta, its chain of parents, each of
+// smaller depth than limit, so that a crafted chain cannot loop.
+func (s *Store) resolve(id string, limit int) (*Manifest, error) {
+	m, err := s.loadRaw(id)
+	if err != nil || m.Parent == "" {
+		return m, err
+	}
+	if m.Depth >= limit {
+		return nil, fmt.Errorf("%w: checkpoint %s: its chain of parents does not end", errManifest, id)
+	}
+	base, err := s.resolve(m.Parent, m.Depth)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint %s: its parent: %w", id, err)
+	}
+	if !slices.Equal(base.Roots, m.Roots) {
+		return nil, fmt.Errorf("%w: checkpoint %s: roots differ from its parent's", errManifest, id)
+	}
+	return applyDelta(base, m), nil
+}
+
+// loadRaw reads the manifest id as stored.
+func (s *Store) loadRaw(id string) (*Manifest, error) {
+	if !validID(id) {
+		return nil, fmt.Errorf("checkpoint %q: %w", id, ErrNotFound)
+	}
+	data, err := os.ReadFile(s.manifestPath(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("checkpoint %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: load %s: %w", id, err)
+	}
+	if !bytes.HasPrefix(data, []byte(manifestMagic)) {
+		if data, err = io.ReadAll(flate.NewReader(bytes.NewReader(data))); err != nil {
+			return nil, fmt.Errorf("checkpoint: load %s: %w", id, err)
+		}
+	}
+	return parseManifest(id, data)
+}
+
+func (s *Store) head() string {
+	b, err := os.ReadFile(filepath.Join(s.dir, "HEAD"))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+func (s *Store) setHead(id string) error {
+	return writeAtomic(filepath.Join(s.dir, "HEAD"), []byte(id+"\n"), 0o600)
+}
+
+// IDs returns the ids of the stored checkpoints, oldest first.
+func (s *Store) IDs() ([]string, error) {
+	ents, err := os.ReadDir(filepath.Join(s.dir, "manifests"))
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: list: %w", err)
+	}
+	var ids []string
+	for _, e := range ents {
+		if validID(e.Name()) {
+			ids = append(ids, e.Name())
+		}
+	}
+	slices.Sort(ids)
+	return ids, nil
+}
+
+// Prune removes the checkpoints created before cutoff, except the
+// newest, and then the contents no remaining checkpoint names.
+func (s *Store) Prune(cutoff time.Time) (removed int, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ids, err := s.IDs()
+	if err != nil {
+		return 0, err
+	}
+	// A kept delta keeps its chain of parents; the contents to keep are
+	// those named by any kept manifest as stored.
+	raw := map[string]*Manifest{}
+	kept := map[string]bool{}
+	for i, id := range ids {
+		m, err := s.loadRaw(id)
+		if err != nil {
+			continue // unreadable: nothing can be restored from it anyway
+		}
+		raw[id] = m
+		if !m.Created.Before(cutoff) || i == len(ids)-1 || id == s.head() {
+			kept[id] = true
+		}
+	}
+	for id := range kept {
+		for p := raw[id].Parent; p != "" && raw[p] != nil && !kept[p]; p = raw[p].Parent {
+			kept[p] = true
+		}
+	}
+	keep := map[string]bool{}
+	for id, m := range raw {
+		if !kept[id] {
+			if os.Remove(s.manifestPath(id)) == nil {
+				removed++
+			}
+			continue
+		}
+		for _, e := range m.Entries {
+			if e.Kind == KindFile {
+				keep[e.Hash] = true
+			}
+		}
+	}
+	if removed == 0 {
+		return 0, nil
+	}
+	objs := filepath.Join(s.dir, "objects")
+	dirs, err := os.ReadDir(objs)
+	if err != nil {
+		return removed, fmt.Errorf("checkpoint: prune: %w", err)
+	}
+	for _, d := range dirs {
+		files, _ := os.ReadDir(filepath.Join(objs, d.Name()))
+		for _, f := range files {
+			if !keep[d.Name()+f.Name()] {
+				os.Remove(filepath.Join(objs, d.Name(), f.Name()))
+			}
+		}
+	}
+	return removed, nil
+}
