@@ -253,6 +253,12 @@ func usage() string {
 	b.WriteString("\nCommands:\n")
 	b.WriteString("  ply sessions                      list this project's saved sessions\n")
 	b.WriteString("  ply sessions --prune OLDER_THAN   remove sessions last active longer ago than OLDER_THAN (30d, 12h), with their files\n")
+	b.WriteString("  ply rewind --list [-r ID]         this session's prompts, with the files changed since each\n")
+	b.WriteString("  ply rewind N [--code|--conversation] [-r ID]   files and/or conversation back to before prompt N\n")
+	b.WriteString("  ply rewind --undo [-r ID]         undo the last rewind\n")
+	b.WriteString("  ply trust [--parent] [DIR]        trust a folder: load its .ply/settings.json and .ply/agents\n")
+	b.WriteString("  ply trust --list | --remove DIR   list or forget trusted folders\n")
+	b.WriteString("  ply mcp list                      the MCP servers, their status and tools\n")
 	b.WriteString("\nExit codes:\n")
 	for _, e := range exitCodes {
 		fmt.Fprintf(&b, "  %-4d %s\n", e.code, e.means)
