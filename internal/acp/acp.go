@@ -1,0 +1,258 @@
+// Package acp serves ply as an Agent Client Protocol agent on a pair of
+// streams (JSON-RPC 2.0, one message a line): it owns the mapping between
+// the protocol's sessions, prompts, updates and permission requests and
+// ply's loop (client rounds, the scheduler's tool calls and approvals).
+// The layers themselves are built by the caller, per session, through
+// Config.NewSession.
+package acp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"log/slog"
+	"sync"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/plyhq/ply/internal/client"
+	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/scheduler"
+	"github.com/plyhq/ply/internal/turn"
+)
+
+// Rounds runs one round-trip with the model (client.Client).
+type Rounds interface {
+	SendMessageStream(ctx context.Context, parts []llm.Part, typ client.SendType) iter.Seq[turn.Event]
+}
+
+// ToolRunner runs a round's tool calls and returns their responses.
+type ToolRunner interface {
+	RunTools(ctx context.Context, calls []*turn.ToolCallRequest) ([]llm.FunctionResponse, error)
+}
+
+// Session is one conversation's layers, built for a working directory.
+type Session struct {
+	ID     string
+	Rounds Rounds
+	Tools  ToolRunner
+	// Mode is the approval mode at start; SetMode changes it.
+	Mode    string
+	SetMode func(mode string) error
+	// KeepResults records the results of calls that finished when a
+	// prompt is cancelled; Checkpoint syncs the transcript; OnCancel
+	// records a cancellation; OnCompressed records a compaction. Each
+	// may be nil.
+	KeepResults  func([]llm.Part)
+	Checkpoint   func()
+	OnCancel     func(reason string)
+	OnCompressed func()
+	// MaxTurnGuard is the loop guard whose LoopDetected means the
+	// per-prompt tool-call cap was reached (stop reason
+	// max_turn_requests).
+	MaxTurnGuard string
+	// BeforePrompt runs the prompt hooks on a prompt; it may change the
+	// prompt, or block it (blocked true, with the reason). May be nil.
+	BeforePrompt func(ctx context.Context, parts []llm.Part) (out []llm.Part, blocked bool, reason string)
+	// Close releases the session's layers.
+	Close func()
+}
+
+// Hooks are what the agent plugs into a session's scheduler: the approver
+// that asks the client, and the callback that reports call states.
+type Hooks struct {
+	Approver scheduler.Approver
+	OnUpdate func(*scheduler.Call)
+}
+
+// Config configures the agent.
+type Config struct {
+	// NewSession builds the layers for a new session in cwd.
+	NewSession func(ctx context.Context, cwd string, h Hooks) (*Session, error)
+	Version    string
+	Log        *slog.Logger
+}
+
+// Modes are ply's approval modes, in the order they are offered.
+var Modes = []sdk.SessionMode{
+	{Id: "plan", Name: "Plan", Description: sdk.Ptr("Read and plan only; no edits or commands")},
+	{Id: "default", Name: "Default", Description: sdk.Ptr("Ask before edits and commands")},
+	{Id: "auto-edit", Name: "Auto edit", Description: sdk.Ptr("Edit files without asking; ask before commands")},
+	{Id: "yolo", Name: "YOLO", Description: sdk.Ptr("Run every tool call without asking")},
+}
+
+// Serve runs the agent on in and out until in ends or ctx is done. Lines
+// that are not JSON objects are answered with a JSON-RPC error.
+func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	w := &lockedWriter{w: out}
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(filterLines(in, pw, w)) }()
+	a := &agent{cfg: cfg, ctx: ctx, sessions: map[sdk.SessionId]*session{}}
+	conn := sdk.NewAgentSideConnection(a, w, pr)
+	conn.SetLogger(cfg.Log)
+	a.conn = conn
+	select {
+	case <-conn.Done():
+	case <-ctx.Done():
+	}
+	pr.Close()
+	a.closeAll()
+	return nil
+}
+
+// lockedWriter serialises whole-line writes of the connection and of the
+// line filter's error answers.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// agent implements the protocol's agent side.
+type agent struct {
+	cfg  Config
+	ctx  context.Context // the server's lifetime: sessions' layers live in it
+	conn *sdk.AgentSideConnection
+
+	mu       sync.Mutex
+	sessions map[sdk.SessionId]*session
+}
+
+func (a *agent) closeAll() {
+	a.mu.Lock()
+	ss := a.sessions
+	a.sessions = map[sdk.SessionId]*session{}
+	a.mu.Unlock()
+	for _, s := range ss {
+		s.cancel()
+		s.wait()
+		if s.core.Close != nil {
+			s.core.Close()
+		}
+	}
+}
+
+func (a *agent) session(id sdk.SessionId) (*session, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, ok := a.sessions[id]
+	if !ok {
+		return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("no session %q", id)})
+	}
+	return s, nil
+}
+
+func (a *agent) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
+	return sdk.InitializeResponse{
+		ProtocolVersion: sdk.ProtocolVersionNumber,
+		AgentCapabilities: sdk.AgentCapabilities{
+			LoadSession: false,
+			PromptCapabilities: sdk.PromptCapabilities{
+				Image:           true,
+				EmbeddedContext: true,
+			},
+		},
+		AgentInfo:   &sdk.Implementation{Name: "ply", Title: sdk.Ptr("ply"), Version: a.cfg.Version},
+		AuthMethods: []sdk.AuthMethod{},
+	}, nil
+}
+
+// Authenticate accepts anything: ply's provider is configured by the
+// environment and settings, not through the protocol.
+func (a *agent) Authenticate(ctx context.Context, p sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
+	return sdk.AuthenticateResponse{}, nil
+}
+
+func (a *agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
+	if len(p.McpServers) > 0 {
+		a.cfg.Log.Warn("acp: the client's MCP servers are not started (unsupported)", "count", len(p.McpServers))
+	}
+	s := &session{agent: a}
+	core, err := a.cfg.NewSession(a.ctx, p.Cwd, Hooks{Approver: s, OnUpdate: s.onUpdate})
+	if err != nil {
+		return sdk.NewSessionResponse{}, fmt.Errorf("starting a session in %s: %w", p.Cwd, err)
+	}
+	s.core, s.id, s.mode = core, sdk.SessionId(core.ID), core.Mode
+	a.mu.Lock()
+	a.sessions[s.id] = s
+	a.mu.Unlock()
+	return sdk.NewSessionResponse{
+		SessionId: s.id,
+		Modes:     &sdk.SessionModeState{AvailableModes: Modes, CurrentModeId: sdk.SessionModeId(core.Mode)},
+	}, nil
+}
+
+func (a *agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResponse, error) {
+	s, err := a.session(p.SessionId)
+	if err != nil {
+		return sdk.PromptResponse{}, err
+	}
+	parts, err := promptParts(p.Prompt)
+	if err != nil {
+		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
+	}
+	return s.prompt(ctx, parts)
+}
+
+func (a *agent) Cancel(ctx context.Context, p sdk.CancelNotification) error {
+	s, err := a.session(p.SessionId)
+	if err != nil {
+		return err
+	}
+	s.cancel()
+	return nil
+}
+
+func (a *agent) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest) (sdk.SetSessionModeResponse, error) {
+	s, err := a.session(p.SessionId)
+	if err != nil {
+		return sdk.SetSessionModeResponse{}, err
+	}
+	if s.core.SetMode == nil {
+		return sdk.SetSessionModeResponse{}, errors.New("this session's mode cannot be changed")
+	}
+	if err := s.core.SetMode(string(p.ModeId)); err != nil {
+		return sdk.SetSessionModeResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
+	}
+	s.mu.Lock()
+	s.mode = string(p.ModeId)
+	s.mu.Unlock()
+	return sdk.SetSessionModeResponse{}, nil
+}
+
+func (a *agent) CloseSession(ctx context.Context, p sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
+	a.mu.Lock()
+	s, ok := a.sessions[p.SessionId]
+	delete(a.sessions, p.SessionId)
+	a.mu.Unlock()
+	if ok {
+		s.cancel()
+		s.wait()
+		if s.core.Close != nil {
+			s.core.Close()
+		}
+	}
+	return sdk.CloseSessionResponse{}, nil
+}
+
+func (a *agent) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
+	return sdk.ListSessionsResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionList)
+}
+
+func (a *agent) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
+	return sdk.ResumeSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionResume)
+}
+
+func (a *agent) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
+	return sdk.SetSessionConfigOptionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionSetConfigOption)
+}

@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/plyhq/ply/internal/acp"
+	"github.com/plyhq/ply/internal/headless"
+	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/loopdetect"
+	"github.com/plyhq/ply/internal/permission"
+	"github.com/plyhq/ply/internal/scheduler"
+)
+
+// runACP serves the Agent Client Protocol on stdin and stdout: each
+// session the client opens gets its own core, built for its directory as
+// a run started there would be. stdout carries protocol messages only.
+func runACP(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
+	if cfg.prompt != "" || cfg.opts.Continue || cfg.opts.Resume != "" {
+		return fail(sio, headless.ExitInput, "--acp takes its prompts and sessions from the client: give no prompt, --continue or --resume")
+	}
+	if cfg.opts.InputFormat != "" || cfg.opts.OutputFormat != "" {
+		return fail(sio, headless.ExitInput, "--acp has its own protocol: --input-format and --output-format do not apply")
+	}
+	log.Info("acp server", "model", cfg.model, "mode", cfg.mode)
+	err := acp.Serve(ctx, acp.Config{
+		NewSession: func(ctx context.Context, cwd string, h acp.Hooks) (*acp.Session, error) {
+			return acpSession(ctx, cfg, sio, log, cwd, h)
+		},
+		Version: Version,
+		Log:     log,
+	}, sio.Stdin, sio.Stdout)
+	if err != nil {
+		return fail(sio, headless.ExitError, err.Error())
+	}
+	return 0
+}
+
+// acpSession builds a core for a new session in cwd: the settings and
+// trust of that folder, ply's flags and environment, and h plugged into
+// the scheduler.
+func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, cwd string, h acp.Hooks) (*acp.Session, error) {
+	if !filepath.IsAbs(cwd) {
+		return nil, fmt.Errorf("cwd %q is not an absolute path", cwd)
+	}
+	cfg := *base
+	opts := *base.opts
+	cfg.opts = &opts
+	cfg.workspace = filepath.Clean(cwd)
+	// A person is at the other end: the system prompt says so.
+	cfg.interactive = true
+	if cfg.workspace != base.workspace {
+		cfg.trust = checkTrust(cfg.home, cfg.workspace, opts.TrustWorkspace, sio.Stderr)
+		if cfg.trust.ignored != "" {
+			fmt.Fprintln(sio.Stderr, untrustedNotice(cfg.trust.ignored))
+		}
+		if _, err := loadSettings(&cfg, &opts, sio.Getenv); err != nil {
+			return nil, err
+		}
+	}
+	c, _, err := buildCore(ctx, &cfg, sio, log, sio.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	sched := scheduler.New(c.reg, append(c.schedOps,
+		scheduler.WithApprover(h.Approver),
+		scheduler.WithOnUpdate(func(call *scheduler.Call) {
+			c.recordToolState(call)
+			h.OnUpdate(call)
+		}),
+	)...)
+	// Subagents ask the client too; their progress never goes to stdout.
+	c.agents.approver = h.Approver
+	c.agents.format, c.agents.stdout, c.agents.stderr = headless.FormatText, io.Discard, sio.Stderr
+	sess, ch := c.sess, c.chat
+	log.Info("acp session", "session", sess.id, "workspace", cfg.workspace, "mode", cfg.mode)
+	// SessionStart runs before the session's first prompt,
+	// UserPromptSubmit before each; prompts run one at a time.
+	source := sessionSource(true)
+	before := func(ctx context.Context, parts []llm.Part) ([]llm.Part, bool, string) {
+		out, blocked, reason := promptHooks(ctx, c.hooks, parts, source)
+		source = ""
+		return out, blocked, reason
+	}
+	return &acp.Session{
+		BeforePrompt: before,
+		ID:           sess.id,
+		Rounds:       c.client,
+		Tools:        tuiRunner{&runner{sched: sched, chat: ch}},
+		Mode:         cfg.mode,
+		SetMode: func(m string) error {
+			pm, err := permission.ParseMode(m)
+			if err != nil {
+				return err
+			}
+			return c.policy.SetMode(pm)
+		},
+		KeepResults: c.keepResults,
+		Checkpoint: func() {
+			if err := sess.w.Sync(); err != nil {
+				log.Error("saving the session", "err", err)
+			}
+		},
+		OnCancel:     func(reason string) { sess.w.AppendCancelled(reason) },
+		OnCompressed: func() { sess.w.AppendCompaction(ch.History()) },
+		MaxTurnGuard: string(loopdetect.GuardTurnCap),
+		Close:        c.close,
+	}, nil
+}
