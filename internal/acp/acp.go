@@ -91,11 +91,12 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
 	}
 	w := &lockedWriter{w: out}
 	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(filterLines(in, pw, w)) }()
 	a := &agent{cfg: cfg, ctx: ctx, sessions: map[sdk.SessionId]*session{}}
 	conn := sdk.NewAgentSideConnection(a, w, pr)
 	conn.SetLogger(cfg.Log)
 	a.conn = conn
+	// Messages flow only from here on: a handler sees a.conn set.
+	go func() { pw.CloseWithError(filterLines(in, pw, w)) }()
 	select {
 	case <-conn.Done():
 	case <-ctx.Done():
