@@ -216,6 +216,9 @@ func (s *session) onUpdate(c *scheduler.Call) {
 	case scheduler.StateSuccess:
 		s.update(ctx, sdk.UpdateToolCall(id, sdk.WithUpdateStatus(sdk.ToolCallStatusCompleted),
 			sdk.WithUpdateContent(resultContent(c.Name, c.Args, c.Response().Output, true))))
+		if entries, ok := planOf(c.Name, c.Args); ok {
+			s.update(ctx, sdk.UpdatePlan(entries...))
+		}
 	case scheduler.StateError, scheduler.StateCancelled:
 		s.update(ctx, sdk.UpdateToolCall(id, sdk.WithUpdateStatus(sdk.ToolCallStatusFailed),
 			sdk.WithUpdateContent(resultContent(c.Name, c.Args, c.Response().Output, false))))

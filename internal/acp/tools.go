@@ -122,3 +122,29 @@ func resultContent(name, args, output string, ok bool) []sdk.ToolCallContent {
 	}
 	return []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(output))}
 }
+
+// planOf is the plan a successful todo_write call sets, if name is that
+// tool and its arguments decode.
+func planOf(name, args string) ([]sdk.PlanEntry, bool) {
+	if name != "todo_write" {
+		return nil, false
+	}
+	var a struct {
+		Todos []struct{ Content, Status string } `json:"todos"`
+	}
+	if json.Unmarshal([]byte(args), &a) != nil {
+		return nil, false
+	}
+	entries := make([]sdk.PlanEntry, 0, len(a.Todos))
+	for _, t := range a.Todos {
+		st := sdk.PlanEntryStatusPending
+		switch t.Status {
+		case "in_progress":
+			st = sdk.PlanEntryStatusInProgress
+		case "completed":
+			st = sdk.PlanEntryStatusCompleted
+		}
+		entries = append(entries, sdk.PlanEntry{Content: t.Content, Status: st, Priority: sdk.PlanEntryPriorityMedium})
+	}
+	return entries, true
+}

@@ -330,3 +330,44 @@ func TestACPMalformedMessage(t *testing.T) {
 		t.Error("an unknown method succeeded")
 	}
 }
+
+func TestACPSetModeAndPlan(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "new.txt")
+	srv := fp.New(t,
+		fp.Turn{fp.ToolCall("call_t", "todo_write", mustJSON(map[string]any{"todos": []map[string]string{
+			{"id": "1", "content": "write the file", "status": "in_progress"}}}))},
+		fp.Turn{fp.ToolCall("call_w", "write_file", mustJSON(map[string]any{"file_path": file, "content": "made\n"}))},
+		fp.Turn{fp.Text("Written.")},
+	)
+	r := startACP(t, srv, filepath.Join(t.TempDir(), "home"))
+	r.client.grant = "reject_once" // yolo must not ask at all
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := r.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.conn.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: ns.SessionId, ModeId: "nonsense"}); err == nil {
+		t.Error("an unknown mode was taken")
+	}
+	if _, err := r.conn.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: ns.SessionId, ModeId: "yolo"}); err != nil {
+		t.Fatalf("session/set_mode: %v", err)
+	}
+	resp, err := r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("make it")}})
+	if err != nil || resp.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v, %v", resp, err)
+	}
+	if len(r.client.asked) != 0 {
+		t.Errorf("yolo asked: %+v", r.client.asked)
+	}
+	if b, _ := os.ReadFile(file); string(b) != "made\n" {
+		t.Errorf("file: %q", b)
+	}
+	if got := r.client.seen(); !strings.Contains(got, `"sessionUpdate":"plan"`) || !strings.Contains(got, `"content":"write the file","priority":"medium","status":"in_progress"`) {
+		t.Errorf("no plan update from todo_write:\n%s", got)
+	}
+}
