@@ -371,3 +371,51 @@ func TestACPSetModeAndPlan(t *testing.T) {
 		t.Errorf("no plan update from todo_write:\n%s", got)
 	}
 }
+
+func TestACPCancelRunningTool(t *testing.T) {
+	dir := t.TempDir()
+	srv := fp.New(t,
+		fp.Turn{fp.ToolCall("call_s", "run_shell_command", mustJSON(map[string]any{"command": "sleep 30"}))},
+		fp.Turn{fp.Text("after")},
+	)
+	r := startACP(t, srv, filepath.Join(t.TempDir(), "home"))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := r.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	running := make(chan struct{})
+	var once sync.Once
+	r.client.mu.Lock()
+	r.client.onUpdate = func(u sdk.SessionUpdate) {
+		if u.ToolCallUpdate != nil && u.ToolCallUpdate.Status != nil && *u.ToolCallUpdate.Status == sdk.ToolCallStatusInProgress {
+			once.Do(func() { close(running) })
+		}
+	}
+	r.client.mu.Unlock()
+	go func() {
+		select {
+		case <-running:
+			_ = r.conn.Cancel(ctx, sdk.CancelNotification{SessionId: ns.SessionId})
+		case <-ctx.Done():
+		}
+	}()
+	start := time.Now()
+	resp, err := r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("wait")}})
+	if err != nil {
+		t.Fatalf("session/prompt: %v", err)
+	}
+	if resp.StopReason != sdk.StopReasonCancelled {
+		t.Errorf("stop reason %q, want cancelled", resp.StopReason)
+	}
+	if d := time.Since(start); d > 15*time.Second {
+		t.Errorf("the command was not stopped: the prompt took %v", d)
+	}
+	if got := r.client.seen(); !strings.Contains(got, `"status":"failed"`) {
+		t.Errorf("the cancelled call is not reported failed:\n%s", got)
+	}
+}
