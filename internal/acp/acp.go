@@ -56,6 +56,11 @@ type Session struct {
 	// BeforePrompt runs the prompt hooks on a prompt; it may change the
 	// prompt, or block it (blocked true, with the reason). May be nil.
 	BeforePrompt func(ctx context.Context, parts []llm.Part) (out []llm.Part, blocked bool, reason string)
+	// History is a loaded session's conversation; First is what must go
+	// before its next prompt (results of calls lost with the process
+	// that wrote it).
+	History []llm.Message
+	First   []llm.Part
 	// Close releases the session's layers.
 	Close func()
 }
@@ -71,8 +76,11 @@ type Hooks struct {
 type Config struct {
 	// NewSession builds the layers for a new session in cwd.
 	NewSession func(ctx context.Context, cwd string, h Hooks) (*Session, error)
-	Version    string
-	Log        *slog.Logger
+	// LoadSession opens the saved session id of cwd; nil when sessions
+	// cannot be loaded.
+	LoadSession func(ctx context.Context, cwd, id string, h Hooks) (*Session, error)
+	Version     string
+	Log         *slog.Logger
 }
 
 // Modes are ply's approval modes, in the order they are offered.
@@ -157,7 +165,7 @@ func (a *agent) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.In
 	return sdk.InitializeResponse{
 		ProtocolVersion: sdk.ProtocolVersionNumber,
 		AgentCapabilities: sdk.AgentCapabilities{
-			LoadSession: false,
+			LoadSession: a.cfg.LoadSession != nil,
 			PromptCapabilities: sdk.PromptCapabilities{
 				Image:           true,
 				EmbeddedContext: true,

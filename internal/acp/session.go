@@ -27,6 +27,8 @@ type session struct {
 	// stop cancels the running prompt; done is closed when it ended.
 	stop context.CancelFunc
 	done chan struct{}
+	// first goes before the next prompt's parts (see Session.First).
+	first []llm.Part
 	// started holds the ids of calls a tool_call was sent for.
 	started map[string]bool
 }
@@ -81,6 +83,10 @@ func (s *session) prompt(ctx context.Context, parts []llm.Part) (sdk.PromptRespo
 		}
 		parts = out
 	}
+	s.mu.Lock()
+	parts = append(s.first, parts...)
+	s.first = nil
+	s.mu.Unlock()
 	reason, err := s.loop(ctx, parts)
 	if ctx.Err() != nil {
 		if s.core.OnCancel != nil {

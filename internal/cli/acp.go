@@ -28,7 +28,10 @@ func runACP(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	log.Info("acp server", "model", cfg.model, "mode", cfg.mode)
 	err := acp.Serve(ctx, acp.Config{
 		NewSession: func(ctx context.Context, cwd string, h acp.Hooks) (*acp.Session, error) {
-			return acpSession(ctx, cfg, sio, log, cwd, h)
+			return acpSession(ctx, cfg, sio, log, cwd, "", h)
+		},
+		LoadSession: func(ctx context.Context, cwd, id string, h acp.Hooks) (*acp.Session, error) {
+			return acpSession(ctx, cfg, sio, log, cwd, id, h)
 		},
 		Version: Version,
 		Log:     log,
@@ -39,10 +42,10 @@ func runACP(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	return 0
 }
 
-// acpSession builds a core for a new session in cwd: the settings and
-// trust of that folder, ply's flags and environment, and h plugged into
-// the scheduler.
-func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, cwd string, h acp.Hooks) (*acp.Session, error) {
+// acpSession builds a core for a session in cwd, new or (resume not
+// empty) the saved one resume names: the settings and trust of that
+// folder, ply's flags and environment, and h plugged into the scheduler.
+func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, cwd, resume string, h acp.Hooks) (*acp.Session, error) {
 	if !filepath.IsAbs(cwd) {
 		return nil, fmt.Errorf("cwd %q is not an absolute path", cwd)
 	}
@@ -52,6 +55,7 @@ func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, cwd
 	cfg.workspace = filepath.Clean(cwd)
 	// A person is at the other end: the system prompt says so.
 	cfg.interactive = true
+	opts.Resume, cfg.promptLater = resume, true
 	if cfg.workspace != base.workspace {
 		cfg.trust = checkTrust(cfg.home, cfg.workspace, opts.TrustWorkspace, sio.Stderr)
 		if cfg.trust.ignored != "" {
@@ -79,7 +83,7 @@ func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, cwd
 	log.Info("acp session", "session", sess.id, "workspace", cfg.workspace, "mode", cfg.mode)
 	// SessionStart runs before the session's first prompt,
 	// UserPromptSubmit before each; prompts run one at a time.
-	source := sessionSource(true)
+	source := sessionSource(resume == "")
 	before := func(ctx context.Context, parts []llm.Part) ([]llm.Part, bool, string) {
 		out, blocked, reason := promptHooks(ctx, c.hooks, parts, source)
 		source = ""
@@ -108,5 +112,7 @@ func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, cwd
 		OnCompressed: func() { sess.w.AppendCompaction(ch.History()) },
 		MaxTurnGuard: string(loopdetect.GuardTurnCap),
 		Close:        c.close,
+		History:      sess.history,
+		First:        sess.first,
 	}, nil
 }

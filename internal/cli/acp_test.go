@@ -161,7 +161,7 @@ func TestACPSession(t *testing.T) {
 	if err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
-	if init.ProtocolVersion != 1 || !init.AgentCapabilities.PromptCapabilities.EmbeddedContext || init.AgentCapabilities.LoadSession {
+	if init.ProtocolVersion != 1 || !init.AgentCapabilities.PromptCapabilities.EmbeddedContext || !init.AgentCapabilities.LoadSession {
 		t.Errorf("initialize answered %+v", init)
 	}
 	if _, err := r.conn.Authenticate(ctx, sdk.AuthenticateRequest{MethodId: "none"}); err != nil {
@@ -417,5 +417,76 @@ func TestACPCancelRunningTool(t *testing.T) {
 	}
 	if got := r.client.seen(); !strings.Contains(got, `"status":"failed"`) {
 		t.Errorf("the cancelled call is not reported failed:\n%s", got)
+	}
+}
+
+func TestACPLoadSession(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(t.TempDir(), "home")
+	file := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(file, []byte("hello acp\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := fp.New(t,
+		fp.Turn{fp.ToolCall("call_r", "read_file", mustJSON(map[string]any{"file_path": file}))},
+		fp.Turn{fp.Text("It says hello.")},
+		fp.Turn{fp.When("and now?"), fp.Text("Still hello.")},
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	first := startACP(t, srv, home)
+	init, err := first.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber})
+	if err != nil || !init.AgentCapabilities.LoadSession {
+		t.Fatalf("initialize: %+v, %v", init, err)
+	}
+	ns, err := first.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := first.conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("read notes.txt")}}); err != nil {
+		t.Fatal(err)
+	}
+	// The first process holds the session: another cannot load it.
+	second := startACP(t, srv, home)
+	if _, err := second.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := second.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: ns.SessionId, Cwd: dir, McpServers: []sdk.McpServer{}}); err == nil {
+		t.Error("a session open in another process was loaded")
+	}
+	first.in.Close()
+	select {
+	case <-first.code:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the first process did not exit")
+	}
+	first.code <- 0 // for its cleanup
+
+	if _, err := second.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: ns.SessionId, Cwd: dir, McpServers: []sdk.McpServer{}}); err != nil {
+		t.Fatalf("session/load: %v", err)
+	}
+	got := second.client.seen()
+	for _, want := range []string{
+		`"sessionUpdate":"user_message_chunk"`, `read notes.txt`,
+		`"sessionUpdate":"tool_call"`, `"toolCallId":"call_r"`, `"status":"completed"`, `hello acp`,
+		`"sessionUpdate":"agent_message_chunk"`, `It says hello.`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("replay lacks %s:\n%s", want, got)
+		}
+	}
+	resp, err := second.conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("and now?")}})
+	if err != nil || resp.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt in the loaded session: %+v, %v", resp, err)
+	}
+	reqs := srv.Requests()
+	last := reqs[len(reqs)-1]
+	var all strings.Builder
+	for i := range last.Messages {
+		all.WriteString(last.Messages[i].Text())
+	}
+	if !strings.Contains(all.String(), "It says hello.") {
+		t.Errorf("the loaded session's request lacks the earlier history: %s", all.String())
 	}
 }

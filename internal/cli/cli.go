@@ -141,6 +141,9 @@ type config struct {
 	workspace string
 	home      string
 	mcp       map[string]mcp.ServerConfig
+	// promptLater: a resumed session's next prompt comes later (--acp's
+	// session/load), so it need not be given one now.
+	promptLater bool
 	// interactive: no prompt, on a terminal; the UI asks for one.
 	interactive bool
 	// flagMode is the approval mode the flags ask for ("" for none).
