@@ -72,13 +72,59 @@ type Hooks struct {
 	OnUpdate func(*scheduler.Call)
 }
 
+// MCPServer is an MCP server the client asks a session to use.
+type MCPServer struct {
+	Name string
+	// Transport is "stdio", "http" or "sse".
+	Transport string
+	Command   string
+	Args      []string
+	Env       map[string]string
+	URL       string
+	Headers   map[string]string
+}
+
+// Open says what session the client asks for.
+type Open struct {
+	CWD string
+	MCP []MCPServer
+}
+
+// mcpServers converts the client's MCP server list.
+func mcpServers(in []sdk.McpServer) []MCPServer {
+	var out []MCPServer
+	for _, m := range in {
+		switch {
+		case m.Stdio != nil:
+			env := map[string]string{}
+			for _, e := range m.Stdio.Env {
+				env[e.Name] = e.Value
+			}
+			out = append(out, MCPServer{Name: m.Stdio.Name, Transport: "stdio", Command: m.Stdio.Command, Args: m.Stdio.Args, Env: env})
+		case m.Http != nil:
+			out = append(out, MCPServer{Name: m.Http.Name, Transport: "http", URL: m.Http.Url, Headers: headers(m.Http.Headers)})
+		case m.Sse != nil:
+			out = append(out, MCPServer{Name: m.Sse.Name, Transport: "sse", URL: m.Sse.Url, Headers: headers(m.Sse.Headers)})
+		}
+	}
+	return out
+}
+
+func headers(hs []sdk.HttpHeader) map[string]string {
+	out := map[string]string{}
+	for _, h := range hs {
+		out[h.Name] = h.Value
+	}
+	return out
+}
+
 // Config configures the agent.
 type Config struct {
 	// NewSession builds the layers for a new session in cwd.
-	NewSession func(ctx context.Context, cwd string, h Hooks) (*Session, error)
+	NewSession func(ctx context.Context, o Open, h Hooks) (*Session, error)
 	// LoadSession opens the saved session id of cwd; nil when sessions
 	// cannot be loaded.
-	LoadSession func(ctx context.Context, cwd, id string, h Hooks) (*Session, error)
+	LoadSession func(ctx context.Context, o Open, id string, h Hooks) (*Session, error)
 	Version     string
 	Log         *slog.Logger
 }
@@ -165,7 +211,8 @@ func (a *agent) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.In
 	return sdk.InitializeResponse{
 		ProtocolVersion: sdk.ProtocolVersionNumber,
 		AgentCapabilities: sdk.AgentCapabilities{
-			LoadSession: a.cfg.LoadSession != nil,
+			LoadSession:     a.cfg.LoadSession != nil,
+			McpCapabilities: sdk.McpCapabilities{Http: true, Sse: true},
 			PromptCapabilities: sdk.PromptCapabilities{
 				Image:           true,
 				EmbeddedContext: true,
@@ -183,11 +230,8 @@ func (a *agent) Authenticate(ctx context.Context, p sdk.AuthenticateRequest) (sd
 }
 
 func (a *agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
-	if len(p.McpServers) > 0 {
-		a.cfg.Log.Warn("acp: the client's MCP servers are not started (unsupported)", "count", len(p.McpServers))
-	}
 	s := &session{agent: a}
-	core, err := a.cfg.NewSession(a.ctx, p.Cwd, Hooks{Approver: s, OnUpdate: s.onUpdate})
+	core, err := a.cfg.NewSession(a.ctx, Open{CWD: p.Cwd, MCP: mcpServers(p.McpServers)}, Hooks{Approver: s, OnUpdate: s.onUpdate})
 	if err != nil {
 		return sdk.NewSessionResponse{}, fmt.Errorf("starting a session in %s: %w", p.Cwd, err)
 	}

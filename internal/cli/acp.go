@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"path/filepath"
 
 	"github.com/plyhq/ply/internal/acp"
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/loopdetect"
+	"github.com/plyhq/ply/internal/mcp"
 	"github.com/plyhq/ply/internal/permission"
 	"github.com/plyhq/ply/internal/scheduler"
 )
@@ -27,11 +29,11 @@ func runACP(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	}
 	log.Info("acp server", "model", cfg.model, "mode", cfg.mode)
 	err := acp.Serve(ctx, acp.Config{
-		NewSession: func(ctx context.Context, cwd string, h acp.Hooks) (*acp.Session, error) {
-			return acpSession(ctx, cfg, sio, log, cwd, "", h)
+		NewSession: func(ctx context.Context, o acp.Open, h acp.Hooks) (*acp.Session, error) {
+			return acpSession(ctx, cfg, sio, log, o, "", h)
 		},
-		LoadSession: func(ctx context.Context, cwd, id string, h acp.Hooks) (*acp.Session, error) {
-			return acpSession(ctx, cfg, sio, log, cwd, id, h)
+		LoadSession: func(ctx context.Context, o acp.Open, id string, h acp.Hooks) (*acp.Session, error) {
+			return acpSession(ctx, cfg, sio, log, o, id, h)
 		},
 		Version: Version,
 		Log:     log,
@@ -45,7 +47,8 @@ func runACP(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 // acpSession builds a core for a session in cwd, new or (resume not
 // empty) the saved one resume names: the settings and trust of that
 // folder, ply's flags and environment, and h plugged into the scheduler.
-func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, cwd, resume string, h acp.Hooks) (*acp.Session, error) {
+func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, o acp.Open, resume string, h acp.Hooks) (*acp.Session, error) {
+	cwd := o.CWD
 	if !filepath.IsAbs(cwd) {
 		return nil, fmt.Errorf("cwd %q is not an absolute path", cwd)
 	}
@@ -64,6 +67,19 @@ func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, cwd
 		if _, err := loadSettings(&cfg, &opts, sio.Getenv); err != nil {
 			return nil, err
 		}
+	}
+	if len(o.MCP) > 0 {
+		// The client's servers join the configured ones; a name in both
+		// is the client's.
+		servers := maps.Clone(cfg.mcp)
+		if servers == nil {
+			servers = map[string]mcp.ServerConfig{}
+		}
+		for _, m := range o.MCP {
+			servers[m.Name] = mcp.ServerConfig{Name: m.Name, ID: mcp.ServerID(m.Name), Transport: mcp.Transport(m.Transport),
+				Command: m.Command, Args: m.Args, Env: m.Env, URL: m.URL, Headers: m.Headers}
+		}
+		cfg.mcp = servers
 	}
 	c, _, err := buildCore(ctx, &cfg, sio, log, sio.Stderr)
 	if err != nil {

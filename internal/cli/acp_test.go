@@ -490,3 +490,64 @@ func TestACPLoadSession(t *testing.T) {
 		t.Errorf("the loaded session's request lacks the earlier history: %s", all.String())
 	}
 }
+
+func TestACPClientMCPServer(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	srv := fp.New(t,
+		fp.Turn{fp.ToolCall("call_m", "mcp__kb__lookup", `{"key":"colour"}`)},
+		fp.Turn{fp.Text("Found it.")},
+	)
+	r := startACP(t, srv, filepath.Join(t.TempDir(), "home"))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	init, err := r.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber})
+	if err != nil || !init.AgentCapabilities.McpCapabilities.Http {
+		t.Fatalf("initialize: %+v, %v", init, err)
+	}
+	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{{Stdio: &sdk.McpServerStdio{
+		Name: "kb", Command: exe, Args: []string{}, Env: []sdk.EnvVariable{{Name: mcpServerEnv, Value: "1"}},
+	}}}})
+	if err != nil {
+		t.Fatalf("session/new: %v", err)
+	}
+	resp, err := r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("look up colour")}})
+	if err != nil || resp.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v, %v", resp, err)
+	}
+	if got := r.client.seen(); !strings.Contains(got, "value of colour") {
+		t.Errorf("the client's MCP server did not answer:\n%s", got)
+	}
+	if len(r.client.asked) != 1 {
+		t.Errorf("an untrusted client server's tool ran with %d permission requests", len(r.client.asked))
+	}
+}
+
+// TestACPStdoutIsProtocol: every line ply writes to stdout in --acp mode
+// is a JSON-RPC 2.0 message.
+func TestACPStdoutIsProtocol(t *testing.T) {
+	dir := t.TempDir()
+	srv := fp.New(t, fp.Turn{fp.Text("hi")})
+	r := startACP(t, srv, filepath.Join(t.TempDir(), "home"))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := r.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("hello")}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(r.out.String()), "\n") {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(line), &m); err != nil || string(m["jsonrpc"]) != `"2.0"` {
+			t.Errorf("stdout line is not a JSON-RPC message: %q", line)
+		}
+	}
+}
