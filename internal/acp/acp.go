@@ -14,6 +14,7 @@ import (
 	"iter"
 	"log/slog"
 	"sync"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -118,6 +119,12 @@ func headers(hs []sdk.HttpHeader) map[string]string {
 	return out
 }
 
+// SessionSummary is a saved session as session/list shows it.
+type SessionSummary struct {
+	ID, CWD, Title string
+	Updated        time.Time
+}
+
 // Config configures the agent.
 type Config struct {
 	// NewSession builds the layers for a new session in cwd.
@@ -125,8 +132,11 @@ type Config struct {
 	// LoadSession opens the saved session id of cwd; nil when sessions
 	// cannot be loaded.
 	LoadSession func(ctx context.Context, o Open, id string, h Hooks) (*Session, error)
-	Version     string
-	Log         *slog.Logger
+	// ListSessions lists the saved sessions of cwd ("" for the directory
+	// ply started in), newest first; nil when they cannot be listed.
+	ListSessions func(cwd string) ([]SessionSummary, error)
+	Version      string
+	Log          *slog.Logger
 }
 
 // Modes are ply's approval modes, in the order they are offered.
@@ -213,6 +223,10 @@ func (a *agent) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.In
 		AgentCapabilities: sdk.AgentCapabilities{
 			LoadSession:     a.cfg.LoadSession != nil,
 			McpCapabilities: sdk.McpCapabilities{Http: true, Sse: true},
+			SessionCapabilities: sdk.SessionCapabilities{
+				Close: &sdk.SessionCloseCapabilities{},
+				List:  a.listCapability(),
+			},
 			PromptCapabilities: sdk.PromptCapabilities{
 				Image:           true,
 				EmbeddedContext: true,
@@ -298,8 +312,38 @@ func (a *agent) CloseSession(ctx context.Context, p sdk.CloseSessionRequest) (sd
 	return sdk.CloseSessionResponse{}, nil
 }
 
+func (a *agent) listCapability() *sdk.SessionListCapabilities {
+	if a.cfg.ListSessions == nil {
+		return nil
+	}
+	return &sdk.SessionListCapabilities{}
+}
+
+// ListSessions lists ply's saved sessions of a directory, all in one page.
 func (a *agent) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
-	return sdk.ListSessionsResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionList)
+	if a.cfg.ListSessions == nil {
+		return sdk.ListSessionsResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionList)
+	}
+	cwd := ""
+	if p.Cwd != nil {
+		cwd = *p.Cwd
+	}
+	list, err := a.cfg.ListSessions(cwd)
+	if err != nil {
+		return sdk.ListSessionsResponse{}, fmt.Errorf("listing sessions: %w", err)
+	}
+	out := sdk.ListSessionsResponse{Sessions: make([]sdk.SessionInfo, 0, len(list))}
+	for _, s := range list {
+		info := sdk.SessionInfo{SessionId: sdk.SessionId(s.ID), Cwd: s.CWD}
+		if s.Title != "" {
+			info.Title = sdk.Ptr(s.Title)
+		}
+		if !s.Updated.IsZero() {
+			info.UpdatedAt = sdk.Ptr(s.Updated.UTC().Format(time.RFC3339))
+		}
+		out.Sessions = append(out.Sessions, info)
+	}
+	return out, nil
 }
 
 func (a *agent) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {

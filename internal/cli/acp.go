@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -15,6 +16,8 @@ import (
 	"github.com/plyhq/ply/internal/mcp"
 	"github.com/plyhq/ply/internal/permission"
 	"github.com/plyhq/ply/internal/scheduler"
+	"github.com/plyhq/ply/internal/session"
+	"github.com/plyhq/ply/internal/tools"
 )
 
 // runACP serves the Agent Client Protocol on stdin and stdout: each
@@ -34,6 +37,9 @@ func runACP(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 		},
 		LoadSession: func(ctx context.Context, o acp.Open, id string, h acp.Hooks) (*acp.Session, error) {
 			return acpSession(ctx, cfg, sio, log, o, id, h)
+		},
+		ListSessions: func(cwd string) ([]acp.SessionSummary, error) {
+			return acpSessions(cfg, cmp.Or(cwd, cfg.workspace))
 		},
 		Version: Version,
 		Log:     log,
@@ -131,4 +137,21 @@ func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, o a
 		History:      sess.history,
 		First:        sess.first,
 	}, nil
+}
+
+// acpSessions lists the saved sessions of the project in cwd.
+func acpSessions(cfg *config, cwd string) ([]acp.SessionSummary, error) {
+	ws, err := tools.NewWorkspace(cwd)
+	if err != nil {
+		return nil, err
+	}
+	list, err := session.List(cfg.home, ws.Root())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]acp.SessionSummary, 0, len(list))
+	for _, s := range list {
+		out = append(out, acp.SessionSummary{ID: s.ID, CWD: ws.Root(), Title: s.FirstPrompt, Updated: s.Modified})
+	}
+	return out, nil
 }

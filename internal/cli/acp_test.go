@@ -463,6 +463,15 @@ func TestACPLoadSession(t *testing.T) {
 	}
 	first.code <- 0 // for its cleanup
 
+	list, err := second.conn.ListSessions(ctx, sdk.ListSessionsRequest{Cwd: &dir})
+	if err != nil {
+		t.Fatalf("session/list: %v", err)
+	}
+	if len(list.Sessions) != 1 || list.Sessions[0].SessionId != ns.SessionId || list.Sessions[0].Title == nil ||
+		*list.Sessions[0].Title != "read notes.txt" || list.Sessions[0].UpdatedAt == nil {
+		t.Errorf("session/list = %+v", list.Sessions)
+	}
+
 	if _, err := second.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: ns.SessionId, Cwd: dir, McpServers: []sdk.McpServer{}}); err != nil {
 		t.Fatalf("session/load: %v", err)
 	}
