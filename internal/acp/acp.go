@@ -42,6 +42,9 @@ type Session struct {
 	// Mode is the approval mode at start; SetMode changes it.
 	Mode    string
 	SetMode func(mode string) error
+	// CurrentMode is the approval mode now (a tool such as
+	// exit_plan_mode may change it); may be nil.
+	CurrentMode func() string
 	// KeepResults records the results of calls that finished when a
 	// prompt is cancelled; Checkpoint syncs the transcript; OnCancel
 	// records a cancellation; OnCompressed records a compaction. Each
@@ -291,8 +294,12 @@ func (a *agent) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest)
 	if err := s.core.SetMode(string(p.ModeId)); err != nil {
 		return sdk.SetSessionModeResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
+	mode := string(p.ModeId)
+	if s.core.CurrentMode != nil {
+		mode = s.core.CurrentMode() // the canonical name of an alias
+	}
 	s.mu.Lock()
-	s.mode = string(p.ModeId)
+	s.mode = mode
 	s.mu.Unlock()
 	return sdk.SetSessionModeResponse{}, nil
 }

@@ -115,6 +115,7 @@ func (s *session) loop(ctx context.Context, parts []llm.Part) (sdk.StopReason, e
 			return sdk.StopReasonEndTurn, nil
 		}
 		resps, err := s.core.Tools.RunTools(ctx, calls)
+		s.modeChanged(ctx)
 		parts = make([]llm.Part, len(resps))
 		for i := range resps {
 			parts[i] = llm.Part{Response: &resps[i]}
@@ -279,4 +280,19 @@ func rawArgs(args string) any {
 		return v
 	}
 	return args
+}
+
+// modeChanged tells the client when a tool changed the approval mode.
+func (s *session) modeChanged(ctx context.Context) {
+	if s.core.CurrentMode == nil {
+		return
+	}
+	now := s.core.CurrentMode()
+	s.mu.Lock()
+	changed := now != s.mode
+	s.mode = now
+	s.mu.Unlock()
+	if changed {
+		s.update(ctx, sdk.SessionUpdate{CurrentModeUpdate: &sdk.SessionCurrentModeUpdate{CurrentModeId: sdk.SessionModeId(now)}})
+	}
 }

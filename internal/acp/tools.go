@@ -28,6 +28,7 @@ type callArgs struct {
 	OldString string   `json:"old_string"`
 	NewString string   `json:"new_string"`
 	Content   string   `json:"content"`
+	Plan      string   `json:"plan"`
 }
 
 func parseArgs(args string) callArgs {
@@ -105,6 +106,8 @@ func proposedContent(name, args string) []sdk.ToolCallContent {
 		return []sdk.ToolCallContent{sdk.ToolDiffContent(a.FilePath, a.NewString, a.OldString)}
 	case name == "write_file" && a.FilePath != "":
 		return []sdk.ToolCallContent{sdk.ToolDiffContent(a.FilePath, a.Content)}
+	case name == "exit_plan_mode" && a.Plan != "":
+		return []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(a.Plan))}
 	}
 	return nil
 }

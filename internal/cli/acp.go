@@ -124,6 +124,7 @@ func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, o a
 			}
 			return c.policy.SetMode(pm)
 		},
+		CurrentMode: func() string { return c.policy.Mode().String() },
 		KeepResults: c.keepResults,
 		Checkpoint: func() {
 			if err := sess.w.Sync(); err != nil {

@@ -109,7 +109,7 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func startACP(t *testing.T, srv *fp.Server, home string) *acpRun {
+func startACP(t *testing.T, srv *fp.Server, home string, args ...string) *acpRun {
 	t.Helper()
 	env := map[string]string{
 		"OPENAI_API_KEY": "test-key", "OPENAI_MODEL": "test-model", "OPENAI_BASE_URL": srv.URL,
@@ -119,7 +119,7 @@ func startACP(t *testing.T, srv *fp.Server, home string) *acpRun {
 	outR, outW := io.Pipe()
 	r := &acpRun{client: &acpClient{grant: "allow_once"}, in: inW, out: &syncBuffer{}, stderr: &syncBuffer{}, code: make(chan int, 1)}
 	go func() {
-		code := Main(context.Background(), []string{"--acp"}, IO{
+		code := Main(context.Background(), append([]string{"--acp"}, args...), IO{
 			Stdin: inR, Stdout: outW, Stderr: r.stderr,
 			Getenv: func(k string) string { return env[k] }, Cwd: t.TempDir(),
 		})
@@ -558,5 +558,37 @@ func TestACPStdoutIsProtocol(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &m); err != nil || string(m["jsonrpc"]) != `"2.0"` {
 			t.Errorf("stdout line is not a JSON-RPC message: %q", line)
 		}
+	}
+}
+
+func TestACPExitPlanModeTellsTheClient(t *testing.T) {
+	dir := t.TempDir()
+	srv := fp.New(t,
+		fp.Turn{fp.ToolCall("call_p", "exit_plan_mode", `{"plan":"1. do it"}`)},
+		fp.Turn{fp.Text("Plan approved.")},
+	)
+	r := startACP(t, srv, filepath.Join(t.TempDir(), "home"), "--approval-mode", "plan")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := r.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ns.Modes.CurrentModeId != "plan" {
+		t.Errorf("current mode %q, want plan", ns.Modes.CurrentModeId)
+	}
+	resp, err := r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("plan it")}})
+	if err != nil || resp.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v, %v", resp, err)
+	}
+	if len(r.client.asked) != 1 || len(r.client.asked[0].ToolCall.Content) != 1 ||
+		r.client.asked[0].ToolCall.Content[0].Content == nil || r.client.asked[0].ToolCall.Content[0].Content.Content.Text.Text != "1. do it" {
+		t.Errorf("the approval does not show the plan: %+v", r.client.asked)
+	}
+	if got := r.client.seen(); !strings.Contains(got, `{"currentModeId":"default","sessionUpdate":"current_mode_update"}`) {
+		t.Errorf("no current_mode_update to default:\n%s", got)
 	}
 }
