@@ -592,3 +592,69 @@ func TestACPExitPlanModeTellsTheClient(t *testing.T) {
 		t.Errorf("no current_mode_update to default:\n%s", got)
 	}
 }
+
+// cancellingClient cancels the prompt when it is asked for permission,
+// and answers the request only when ply withdraws it.
+type cancellingClient struct {
+	*acpClient
+	cancel func()
+}
+
+func (c cancellingClient) RequestPermission(ctx context.Context, r sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+	c.cancel()
+	<-ctx.Done()
+	return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeCancelled()}, nil
+}
+
+func TestACPCancelWhileAsking(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "keep.txt")
+	if err := os.WriteFile(file, []byte("keep\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := fp.New(t,
+		fp.Turn{fp.ToolCall("call_w", "write_file", mustJSON(map[string]any{"file_path": file, "content": "gone\n"}))},
+	)
+	env := map[string]string{
+		"OPENAI_API_KEY": "test-key", "OPENAI_MODEL": "test-model", "OPENAI_BASE_URL": srv.URL,
+		"PLY_HOME": filepath.Join(t.TempDir(), "home"), "PLY_RETRY_DELAY_SCALE": "0.001",
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		code := Main(context.Background(), []string{"--acp"}, IO{Stdin: inR, Stdout: outW, Stderr: io.Discard,
+			Getenv: func(k string) string { return env[k] }, Cwd: dir})
+		outW.Close()
+		done <- code
+	}()
+	defer func() {
+		inW.Close()
+		if code := <-done; code != 0 {
+			t.Errorf("exit %d", code)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var conn *sdk.ClientSideConnection
+	var sid sdk.SessionId
+	cc := cancellingClient{acpClient: &acpClient{}, cancel: func() {
+		_ = conn.Cancel(ctx, sdk.CancelNotification{SessionId: sid})
+	}}
+	conn = sdk.NewClientSideConnection(cc, inW, outR)
+	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	ns, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sid = ns.SessionId
+	resp, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: sid, Prompt: []sdk.ContentBlock{sdk.TextBlock("overwrite")}})
+	if err != nil || resp.StopReason != sdk.StopReasonCancelled {
+		t.Fatalf("prompt: %+v, %v", resp, err)
+	}
+	if b, _ := os.ReadFile(file); string(b) != "keep\n" {
+		t.Errorf("the file changed: %q", b)
+	}
+}
