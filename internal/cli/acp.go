@@ -24,8 +24,8 @@ import (
 // session the client opens gets its own core, built for its directory as
 // a run started there would be. stdout carries protocol messages only.
 func runACP(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
-	if cfg.prompt != "" || cfg.opts.Continue || cfg.opts.Resume != "" {
-		return fail(sio, headless.ExitInput, "--acp takes its prompts and sessions from the client: give no prompt, --continue or --resume")
+	if o := cfg.opts; cfg.prompt != "" || o.Continue || o.Resume != "" || o.SessionID != "" || o.ForkSession {
+		return fail(sio, headless.ExitInput, "--acp takes its prompts and sessions from the client: give no prompt, --continue, --resume, --session-id or --fork-session")
 	}
 	if cfg.opts.InputFormat != "" || cfg.opts.OutputFormat != "" {
 		return fail(sio, headless.ExitInput, "--acp has its own protocol: --input-format and --output-format do not apply")
