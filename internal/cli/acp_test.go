@@ -658,3 +658,39 @@ func TestACPCancelWhileAsking(t *testing.T) {
 		t.Errorf("the file changed: %q", b)
 	}
 }
+
+func TestACPStopReasons(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(t.TempDir(), "home")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "settings.json"), []byte(`{"model":{"maxToolCallsPerTurn":1}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := fp.New(t,
+		fp.Turn{fp.Text("no"), fp.Finish("content_filter")},
+		fp.Turn{fp.ToolCall("g1", "glob", `{"pattern":"*"}`), fp.ToolCall("g2", "glob", `{"pattern":"*.go"}`)},
+	)
+	r := startACP(t, srv, home)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := r.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// max_tokens is tested in internal/acp: ply's client continues a cut
+	// reply by itself, so it reaches the loop only when that gives up.
+	for _, want := range []sdk.StopReason{sdk.StopReasonRefusal, sdk.StopReasonMaxTurnRequests} {
+		resp, err := r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("go")}})
+		if err != nil {
+			t.Fatalf("prompt for %s: %v", want, err)
+		}
+		if resp.StopReason != want {
+			t.Errorf("stop reason %q, want %q", resp.StopReason, want)
+		}
+	}
+}
