@@ -21,6 +21,7 @@ import (
 	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/scheduler"
+	"github.com/plyhq/ply/internal/tools"
 	"github.com/plyhq/ply/internal/turn"
 )
 
@@ -74,6 +75,9 @@ type Session struct {
 type Hooks struct {
 	Approver scheduler.Approver
 	OnUpdate func(*scheduler.Call)
+	// LiveOutput is the sink for a running call's output
+	// (scheduler.WithLiveOutput).
+	LiveOutput func(*scheduler.Call) tools.Output
 }
 
 // MCPServer is an MCP server the client asks a session to use.
@@ -248,7 +252,7 @@ func (a *agent) Authenticate(ctx context.Context, p sdk.AuthenticateRequest) (sd
 
 func (a *agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
 	s := &session{agent: a}
-	core, err := a.cfg.NewSession(a.ctx, Open{CWD: p.Cwd, MCP: mcpServers(p.McpServers)}, Hooks{Approver: s, OnUpdate: s.onUpdate})
+	core, err := a.cfg.NewSession(a.ctx, Open{CWD: p.Cwd, MCP: mcpServers(p.McpServers)}, Hooks{Approver: s, OnUpdate: s.onUpdate, LiveOutput: s.liveOutput})
 	if err != nil {
 		return sdk.NewSessionResponse{}, fmt.Errorf("starting a session in %s: %w", p.Cwd, err)
 	}

@@ -93,6 +93,7 @@ func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, o a
 	}
 	sched := scheduler.New(c.reg, append(c.schedOps,
 		scheduler.WithApprover(h.Approver),
+		scheduler.WithLiveOutput(h.LiveOutput),
 		scheduler.WithOnUpdate(func(call *scheduler.Call) {
 			c.recordToolState(call)
 			h.OnUpdate(call)

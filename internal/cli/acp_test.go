@@ -694,3 +694,34 @@ func TestACPStopReasons(t *testing.T) {
 		}
 	}
 }
+
+func TestACPLiveShellOutput(t *testing.T) {
+	dir := t.TempDir()
+	srv := fp.New(t,
+		fp.Turn{fp.ToolCall("s1", "run_shell_command", `{"command":"echo first-line; sleep 1; echo second-line"}`)},
+		fp.Turn{fp.Text("ran")},
+	)
+	r := startACP(t, srv, filepath.Join(t.TempDir(), "home"), "--yolo")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := r.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("run it")}}); err != nil {
+		t.Fatal(err)
+	}
+	live := false
+	for _, u := range strings.Split(r.client.seen(), "\n") {
+		if strings.Contains(u, `"sessionUpdate":"tool_call_update"`) && strings.Contains(u, "first-line") &&
+			!strings.Contains(u, "second-line") && !strings.Contains(u, `"status"`) {
+			live = true
+		}
+	}
+	if !live {
+		t.Error("no live update with the command's first line while it ran")
+	}
+}
