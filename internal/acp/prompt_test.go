@@ -133,3 +133,27 @@ func FuzzDescribe(f *testing.F) {
 		_ = resultContent(name, args, "out", true)
 	})
 }
+
+func FuzzPromptParts(f *testing.F) {
+	for _, s := range []string{
+		`[{"type":"text","text":"hi"}]`,
+		`[{"type":"image","data":"aGk=","mimeType":"image/png"}]`,
+		`[{"type":"resource","resource":{"uri":"file:///a","text":"x"}}]`,
+		`[{"type":"resource","resource":{"uri":"file:///a","blob":"aGk="}}]`,
+		`[{"type":"resource_link","name":"a","uri":"file:///a"}]`,
+		`[{"type":"audio","data":"aGk=","mimeType":"audio/wav"}]`,
+		`[]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var blocks []sdk.ContentBlock
+		if json.Unmarshal(data, &blocks) != nil {
+			return
+		}
+		parts, err := promptParts(blocks)
+		if err == nil && len(parts) == 0 {
+			t.Fatalf("no error and no parts for %s", data)
+		}
+	})
+}
