@@ -320,3 +320,32 @@ func TestACPLiveShellOutput(t *testing.T) {
 		t.Error("no live update with the command's first line while it ran")
 	}
 }
+
+func TestACPImageAndResourcePrompt(t *testing.T) {
+	dir := t.TempDir()
+	srv := fp.New(t, fp.Turn{fp.Text("seen")})
+	r := startACP(t, srv, filepath.Join(t.TempDir(), "home"))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := r.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: []sdk.ContentBlock{
+		sdk.TextBlock("what is this?"),
+		sdk.ImageBlock("aGk=", "image/png"),
+		sdk.ResourceBlock(sdk.EmbeddedResourceResource{TextResourceContents: &sdk.TextResourceContents{Uri: "file:///buf.go", Text: "package unsaved"}}),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := string(srv.Requests()[0].Raw)
+	for _, want := range []string{"data:image/png;base64,aGk=", "package unsaved", "file:///buf.go"} {
+		if !strings.Contains(raw, want) {
+			t.Errorf("the request lacks %s:\n%s", want, raw)
+		}
+	}
+}
