@@ -160,14 +160,22 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	w := &lockedWriter{w: out}
+	track := newPending()
+	w := &lockedWriter{w: out, track: track}
 	pr, pw := io.Pipe()
 	a := &agent{cfg: cfg, ctx: ctx, sessions: map[sdk.SessionId]*session{}}
 	conn := sdk.NewAgentSideConnection(a, w, pr)
 	conn.SetLogger(cfg.Log)
 	a.conn = conn
 	// Messages flow only from here on: a handler sees a.conn set.
-	go func() { pw.CloseWithError(filterLines(in, pw, w)) }()
+	go func() {
+		err := filterLines(in, pw, w, track)
+		// The client closed its end: running prompts stop, and the
+		// answers in flight go out before the connection closes.
+		a.cancelAll()
+		track.wait(drainTimeout)
+		pw.CloseWithError(err)
+	}()
 	select {
 	case <-conn.Done():
 	case <-ctx.Done():
@@ -177,17 +185,25 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
 	return nil
 }
 
+// drainTimeout bounds the wait for answers once the client's input ended.
+const drainTimeout = 5 * time.Second
+
 // lockedWriter serialises whole-line writes of the connection and of the
 // line filter's error answers.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu    sync.Mutex
+	w     io.Writer
+	track *pending
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	n, err := l.w.Write(p)
+	if err == nil {
+		l.track.answered(p)
+	}
+	return n, err
 }
 
 // agent implements the protocol's agent side.
@@ -198,6 +214,15 @@ type agent struct {
 
 	mu       sync.Mutex
 	sessions map[sdk.SessionId]*session
+}
+
+// cancelAll stops every running prompt.
+func (a *agent) cancelAll() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, s := range a.sessions {
+		s.cancel()
+	}
 }
 
 func (a *agent) closeAll() {

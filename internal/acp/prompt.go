@@ -52,7 +52,7 @@ const maxLine = 10 << 20
 // answers each other non-blank line on errs with a JSON-RPC error (parse
 // error, or invalid request), so that a malformed message gets an answer
 // and the connection goes on.
-func filterLines(in io.Reader, out io.Writer, errs io.Writer) error {
+func filterLines(in io.Reader, out io.Writer, errs io.Writer, track *pending) error {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	for sc.Scan() {
@@ -66,6 +66,7 @@ func filterLines(in io.Reader, out io.Writer, errs io.Writer) error {
 			}
 			continue
 		}
+		track.request(line)
 		if _, err := out.Write(append(line, '\n')); err != nil {
 			return err
 		}

@@ -20,7 +20,7 @@ func TestFilterLines(t *testing.T) {
 		`  {"jsonrpc":"2.0","method":"session/cancel","params":{}}  `,
 	}, "\n")
 	var out, errs bytes.Buffer
-	if err := filterLines(strings.NewReader(in), &out, &errs); err != nil {
+	if err := filterLines(strings.NewReader(in), &out, &errs, newPending()); err != nil {
 		t.Fatal(err)
 	}
 	wantOut := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}` + "\n" +

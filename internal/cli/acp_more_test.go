@@ -349,3 +349,25 @@ func TestACPImageAndResourcePrompt(t *testing.T) {
 		}
 	}
 }
+
+// TestACPAnswersBeforeExit: a client that writes its requests and closes
+// its end still gets every answer.
+func TestACPAnswersBeforeExit(t *testing.T) {
+	env := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_MODEL": "m", "PLY_HOME": filepath.Join(t.TempDir(), "home")}
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`,
+		`{"jsonrpc":"2.0","id":"two","method":"session/new","params":{"cwd":"` + t.TempDir() + `","mcpServers":[]}}`,
+	}, "\n") + "\n"
+	out := &syncBuffer{}
+	code := Main(context.Background(), []string{"--acp"}, IO{Stdin: strings.NewReader(in), Stdout: out, Stderr: io.Discard,
+		Getenv: func(k string) string { return env[k] }, Cwd: t.TempDir()})
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	got := out.String()
+	for _, want := range []string{`"id":1,"result":{"agentCapabilities"`, `"id":"two","result":{`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("stdout lacks %s:\n%s", want, got)
+		}
+	}
+}
