@@ -98,6 +98,9 @@ func Main(ctx context.Context, args []string, sio IO) int {
 	logger, closeLog := openLog(cfg.home, opts.Debug, red)
 	defer closeLog()
 	slog.SetDefault(logger)
+	if opts.ACP {
+		return runACP(ctx, cfg, sio, logger)
+	}
 	if cfg.interactive {
 		return runTUI(ctx, cfg, sio, logger)
 	}
@@ -141,6 +144,9 @@ type config struct {
 	workspace string
 	home      string
 	mcp       map[string]mcp.ServerConfig
+	// promptLater: a resumed session's next prompt comes later (--acp's
+	// session/load), so it need not be given one now.
+	promptLater bool
 	// interactive: no prompt, on a terminal; the UI asks for one.
 	interactive bool
 	// flagMode is the approval mode the flags ask for ("" for none).
@@ -215,7 +221,7 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 		}
 		prompt += strings.Join(o.Positional, " ")
 	}
-	if sio.Stdin != nil && !sio.StdinIsTTY && !c.streamInput {
+	if sio.Stdin != nil && !sio.StdinIsTTY && !c.streamInput && !o.ACP {
 		data, err := io.ReadAll(io.LimitReader(sio.Stdin, maxStdin+1))
 		if err != nil {
 			return nil, headless.ExitInput, fmt.Errorf("reading standard input: %w", err)
@@ -230,8 +236,8 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 			prompt += s
 		}
 	}
-	if c.streamInput {
-		// The prompt comes as user messages on stdin; read nothing here.
+	if c.streamInput || o.ACP {
+		// The prompt comes as messages on stdin; read nothing here.
 	} else if strings.TrimSpace(prompt) == "" && !o.Continue && o.Resume == "" {
 		if !sio.StdinIsTTY || !sio.StdoutIsTTY {
 			return nil, headless.ExitInput, errors.New("no prompt given: pass one with -p \"...\" or as arguments, or run ply in a terminal for the interactive UI")

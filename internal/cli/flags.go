@@ -45,6 +45,8 @@ type Options struct {
 	AllowUnsandboxed bool
 	// TrustWorkspace trusts the workspace for this run only (CI).
 	TrustWorkspace bool
+	// ACP serves the Agent Client Protocol on stdio (acp.go).
+	ACP bool
 	// Unknown holds flags ply does not know. They are an error, except
 	// for an SDK caller, which may pass flags of a newer protocol.
 	Unknown []string
@@ -76,6 +78,7 @@ func (o *Options) specs() []flagSpec {
 		{long: "output-format", short: "o", str: &o.OutputFormat, help: "text | json | stream-json"},
 		{long: "input-format", str: &o.InputFormat, help: "text | stream-json"},
 		{long: "approval-mode", str: &o.ApprovalMode, help: "plan | default | auto-edit | yolo"},
+		{long: "acp", boolean: &o.ACP, help: "serve the Agent Client Protocol on stdin/stdout (for editors)"},
 		{long: "yolo", short: "y", boolean: &o.Yolo, help: "approve every tool call (same as --approval-mode yolo)"},
 		{long: "max-session-turns", integer: &o.MaxSessionTurns, help: "stop after this many model rounds"},
 		{long: "max-tool-calls", integer: &o.MaxToolCalls, help: "stop before running more than this many tool calls"},

@@ -115,12 +115,12 @@ func openSession(cfg *config, root string, log *slog.Logger, stderr io.Writer) (
 			op.first, op.firstType = prompt, client.UserQuery
 		}
 	case resume.InterruptedReply:
-		if len(prompt) == 0 {
+		if len(prompt) == 0 && !cfg.promptLater {
 			prompt = []llm.Part{{Text: "Please continue."}}
 		}
 		op.first, op.firstType = prompt, client.UserQuery
 	default:
-		if len(prompt) == 0 {
+		if len(prompt) == 0 && !cfg.promptLater {
 			if o.ForkSession {
 				// Nothing would be added to the copy: do not keep it.
 				session.Discard(w)

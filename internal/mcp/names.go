@@ -66,3 +66,7 @@ func sanitize(s string) string {
 	}
 	return b.String()
 }
+
+// ServerID is the id a server named name has in tool names: name with
+// every character outside [A-Za-z0-9_-] made '_'.
+func ServerID(name string) string { return sanitize(name) }

@@ -1,0 +1,391 @@
+// Package acp serves ply as an Agent Client Protocol agent on a pair of
+// streams (JSON-RPC 2.0, one message a line): it owns the mapping between
+// the protocol's sessions, prompts, updates and permission requests and
+// ply's loop (client rounds, the scheduler's tool calls and approvals).
+// The layers themselves are built by the caller, per session, through
+// Config.NewSession.
+package acp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"log/slog"
+	"sync"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/plyhq/ply/internal/client"
+	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/scheduler"
+	"github.com/plyhq/ply/internal/tools"
+	"github.com/plyhq/ply/internal/turn"
+)
+
+// Rounds runs one round-trip with the model (client.Client).
+type Rounds interface {
+	SendMessageStream(ctx context.Context, parts []llm.Part, typ client.SendType) iter.Seq[turn.Event]
+}
+
+// ToolRunner runs a round's tool calls and returns their responses.
+type ToolRunner interface {
+	RunTools(ctx context.Context, calls []*turn.ToolCallRequest) ([]llm.FunctionResponse, error)
+}
+
+// Session is one conversation's layers, built for a working directory.
+type Session struct {
+	ID     string
+	Rounds Rounds
+	Tools  ToolRunner
+	// Mode is the approval mode at start; SetMode changes it.
+	Mode    string
+	SetMode func(mode string) error
+	// CurrentMode is the approval mode now (a tool such as
+	// exit_plan_mode may change it); may be nil.
+	CurrentMode func() string
+	// KeepResults records the results of calls that finished when a
+	// prompt is cancelled; Checkpoint syncs the transcript; OnCancel
+	// records a cancellation; OnCompressed records a compaction. Each
+	// may be nil.
+	KeepResults  func([]llm.Part)
+	Checkpoint   func()
+	OnCancel     func(reason string)
+	OnCompressed func()
+	// MaxTurnGuard is the loop guard whose LoopDetected means the
+	// per-prompt tool-call cap was reached (stop reason
+	// max_turn_requests).
+	MaxTurnGuard string
+	// BeforePrompt runs the prompt hooks on a prompt; it may change the
+	// prompt, or block it (blocked true, with the reason). May be nil.
+	BeforePrompt func(ctx context.Context, parts []llm.Part) (out []llm.Part, blocked bool, reason string)
+	// History is a loaded session's conversation; First is what must go
+	// before its next prompt (results of calls lost with the process
+	// that wrote it).
+	History []llm.Message
+	First   []llm.Part
+	// Close releases the session's layers.
+	Close func()
+}
+
+// Hooks are what the agent plugs into a session's scheduler: the approver
+// that asks the client, and the callback that reports call states.
+type Hooks struct {
+	Approver scheduler.Approver
+	OnUpdate func(*scheduler.Call)
+	// LiveOutput is the sink for a running call's output
+	// (scheduler.WithLiveOutput).
+	LiveOutput func(*scheduler.Call) tools.Output
+}
+
+// MCPServer is an MCP server the client asks a session to use.
+type MCPServer struct {
+	Name string
+	// Transport is "stdio", "http" or "sse".
+	Transport string
+	Command   string
+	Args      []string
+	Env       map[string]string
+	URL       string
+	Headers   map[string]string
+}
+
+// Open says what session the client asks for.
+type Open struct {
+	CWD string
+	MCP []MCPServer
+}
+
+// mcpServers converts the client's MCP server list.
+func mcpServers(in []sdk.McpServer) []MCPServer {
+	var out []MCPServer
+	for _, m := range in {
+		switch {
+		case m.Stdio != nil:
+			env := map[string]string{}
+			for _, e := range m.Stdio.Env {
+				env[e.Name] = e.Value
+			}
+			out = append(out, MCPServer{Name: m.Stdio.Name, Transport: "stdio", Command: m.Stdio.Command, Args: m.Stdio.Args, Env: env})
+		case m.Http != nil:
+			out = append(out, MCPServer{Name: m.Http.Name, Transport: "http", URL: m.Http.Url, Headers: headers(m.Http.Headers)})
+		case m.Sse != nil:
+			out = append(out, MCPServer{Name: m.Sse.Name, Transport: "sse", URL: m.Sse.Url, Headers: headers(m.Sse.Headers)})
+		}
+	}
+	return out
+}
+
+func headers(hs []sdk.HttpHeader) map[string]string {
+	out := map[string]string{}
+	for _, h := range hs {
+		out[h.Name] = h.Value
+	}
+	return out
+}
+
+// SessionSummary is a saved session as session/list shows it.
+type SessionSummary struct {
+	ID, CWD, Title string
+	Updated        time.Time
+}
+
+// Config configures the agent.
+type Config struct {
+	// NewSession builds the layers for a new session in cwd.
+	NewSession func(ctx context.Context, o Open, h Hooks) (*Session, error)
+	// LoadSession opens the saved session id of cwd; nil when sessions
+	// cannot be loaded.
+	LoadSession func(ctx context.Context, o Open, id string, h Hooks) (*Session, error)
+	// ListSessions lists the saved sessions of cwd ("" for the directory
+	// ply started in), newest first; nil when they cannot be listed.
+	ListSessions func(cwd string) ([]SessionSummary, error)
+	Version      string
+	Log          *slog.Logger
+}
+
+// Modes are ply's approval modes, in the order they are offered.
+var Modes = []sdk.SessionMode{
+	{Id: "plan", Name: "Plan", Description: sdk.Ptr("Read and plan only; no edits or commands")},
+	{Id: "default", Name: "Default", Description: sdk.Ptr("Ask before edits and commands")},
+	{Id: "auto-edit", Name: "Auto edit", Description: sdk.Ptr("Edit files without asking; ask before commands")},
+	{Id: "yolo", Name: "YOLO", Description: sdk.Ptr("Run every tool call without asking")},
+}
+
+// Serve runs the agent on in and out until in ends or ctx is done. Lines
+// that are not JSON objects are answered with a JSON-RPC error.
+func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	track := newPending()
+	w := &lockedWriter{w: out, track: track}
+	pr, pw := io.Pipe()
+	a := &agent{cfg: cfg, ctx: ctx, sessions: map[sdk.SessionId]*session{}}
+	conn := sdk.NewAgentSideConnection(a, w, pr)
+	conn.SetLogger(cfg.Log)
+	a.conn = conn
+	// Messages flow only from here on: a handler sees a.conn set.
+	go func() {
+		err := filterLines(in, pw, w, track)
+		// The client closed its end: running prompts stop, and the
+		// answers in flight go out before the connection closes.
+		a.cancelAll()
+		track.wait(drainTimeout)
+		pw.CloseWithError(err)
+	}()
+	select {
+	case <-conn.Done():
+	case <-ctx.Done():
+	}
+	pr.Close()
+	a.closeAll()
+	return nil
+}
+
+// drainTimeout bounds the wait for answers once the client's input ended.
+const drainTimeout = 5 * time.Second
+
+// lockedWriter serialises whole-line writes of the connection and of the
+// line filter's error answers.
+type lockedWriter struct {
+	mu    sync.Mutex
+	w     io.Writer
+	track *pending
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n, err := l.w.Write(p)
+	if err == nil {
+		l.track.answered(p)
+	}
+	return n, err
+}
+
+// agent implements the protocol's agent side.
+type agent struct {
+	cfg  Config
+	ctx  context.Context // the server's lifetime: sessions' layers live in it
+	conn *sdk.AgentSideConnection
+
+	mu       sync.Mutex
+	sessions map[sdk.SessionId]*session
+}
+
+// cancelAll stops every running prompt.
+func (a *agent) cancelAll() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, s := range a.sessions {
+		s.cancel()
+	}
+}
+
+func (a *agent) closeAll() {
+	a.mu.Lock()
+	ss := a.sessions
+	a.sessions = map[sdk.SessionId]*session{}
+	a.mu.Unlock()
+	for _, s := range ss {
+		s.cancel()
+		s.wait()
+		if s.core.Close != nil {
+			s.core.Close()
+		}
+	}
+}
+
+func (a *agent) session(id sdk.SessionId) (*session, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, ok := a.sessions[id]
+	if !ok {
+		return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("no session %q", id)})
+	}
+	return s, nil
+}
+
+func (a *agent) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
+	return sdk.InitializeResponse{
+		ProtocolVersion: sdk.ProtocolVersionNumber,
+		AgentCapabilities: sdk.AgentCapabilities{
+			LoadSession:     a.cfg.LoadSession != nil,
+			McpCapabilities: sdk.McpCapabilities{Http: true, Sse: true},
+			SessionCapabilities: sdk.SessionCapabilities{
+				Close: &sdk.SessionCloseCapabilities{},
+				List:  a.listCapability(),
+			},
+			PromptCapabilities: sdk.PromptCapabilities{
+				Image:           true,
+				EmbeddedContext: true,
+			},
+		},
+		AgentInfo:   &sdk.Implementation{Name: "ply", Title: sdk.Ptr("ply"), Version: a.cfg.Version},
+		AuthMethods: []sdk.AuthMethod{},
+	}, nil
+}
+
+// Authenticate accepts anything: ply's provider is configured by the
+// environment and settings, not through the protocol.
+func (a *agent) Authenticate(ctx context.Context, p sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
+	return sdk.AuthenticateResponse{}, nil
+}
+
+func (a *agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
+	s := &session{agent: a}
+	core, err := a.cfg.NewSession(a.ctx, Open{CWD: p.Cwd, MCP: mcpServers(p.McpServers)}, Hooks{Approver: s, OnUpdate: s.onUpdate, LiveOutput: s.liveOutput})
+	if err != nil {
+		return sdk.NewSessionResponse{}, fmt.Errorf("starting a session in %s: %w", p.Cwd, err)
+	}
+	s.core, s.id, s.mode = core, sdk.SessionId(core.ID), core.Mode
+	a.mu.Lock()
+	a.sessions[s.id] = s
+	a.mu.Unlock()
+	return sdk.NewSessionResponse{
+		SessionId: s.id,
+		Modes:     &sdk.SessionModeState{AvailableModes: Modes, CurrentModeId: sdk.SessionModeId(core.Mode)},
+	}, nil
+}
+
+func (a *agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResponse, error) {
+	s, err := a.session(p.SessionId)
+	if err != nil {
+		return sdk.PromptResponse{}, err
+	}
+	parts, err := promptParts(p.Prompt)
+	if err != nil {
+		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
+	}
+	return s.prompt(ctx, parts)
+}
+
+func (a *agent) Cancel(ctx context.Context, p sdk.CancelNotification) error {
+	s, err := a.session(p.SessionId)
+	if err != nil {
+		return err
+	}
+	s.cancel()
+	return nil
+}
+
+func (a *agent) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest) (sdk.SetSessionModeResponse, error) {
+	s, err := a.session(p.SessionId)
+	if err != nil {
+		return sdk.SetSessionModeResponse{}, err
+	}
+	if s.core.SetMode == nil {
+		return sdk.SetSessionModeResponse{}, errors.New("this session's mode cannot be changed")
+	}
+	if err := s.core.SetMode(string(p.ModeId)); err != nil {
+		return sdk.SetSessionModeResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
+	}
+	mode := string(p.ModeId)
+	if s.core.CurrentMode != nil {
+		mode = s.core.CurrentMode() // the canonical name of an alias
+	}
+	s.mu.Lock()
+	s.mode = mode
+	s.mu.Unlock()
+	return sdk.SetSessionModeResponse{}, nil
+}
+
+func (a *agent) CloseSession(ctx context.Context, p sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
+	a.mu.Lock()
+	s, ok := a.sessions[p.SessionId]
+	delete(a.sessions, p.SessionId)
+	a.mu.Unlock()
+	if ok {
+		s.cancel()
+		s.wait()
+		if s.core.Close != nil {
+			s.core.Close()
+		}
+	}
+	return sdk.CloseSessionResponse{}, nil
+}
+
+func (a *agent) listCapability() *sdk.SessionListCapabilities {
+	if a.cfg.ListSessions == nil {
+		return nil
+	}
+	return &sdk.SessionListCapabilities{}
+}
+
+// ListSessions lists ply's saved sessions of a directory, all in one page.
+func (a *agent) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
+	if a.cfg.ListSessions == nil {
+		return sdk.ListSessionsResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionList)
+	}
+	cwd := ""
+	if p.Cwd != nil {
+		cwd = *p.Cwd
+	}
+	list, err := a.cfg.ListSessions(cwd)
+	if err != nil {
+		return sdk.ListSessionsResponse{}, fmt.Errorf("listing sessions: %w", err)
+	}
+	out := sdk.ListSessionsResponse{Sessions: make([]sdk.SessionInfo, 0, len(list))}
+	for _, s := range list {
+		info := sdk.SessionInfo{SessionId: sdk.SessionId(s.ID), Cwd: s.CWD}
+		if s.Title != "" {
+			info.Title = sdk.Ptr(s.Title)
+		}
+		if !s.Updated.IsZero() {
+			info.UpdatedAt = sdk.Ptr(s.Updated.UTC().Format(time.RFC3339))
+		}
+		out.Sessions = append(out.Sessions, info)
+	}
+	return out, nil
+}
+
+func (a *agent) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
+	return sdk.ResumeSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionResume)
+}
+
+func (a *agent) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
+	return sdk.SetSessionConfigOptionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionSetConfigOption)
+}

@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"path/filepath"
+
+	"github.com/plyhq/ply/internal/acp"
+	"github.com/plyhq/ply/internal/headless"
+	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/loopdetect"
+	"github.com/plyhq/ply/internal/mcp"
+	"github.com/plyhq/ply/internal/permission"
+	"github.com/plyhq/ply/internal/scheduler"
+	"github.com/plyhq/ply/internal/session"
+	"github.com/plyhq/ply/internal/tools"
+)
+
+// runACP serves the Agent Client Protocol on stdin and stdout: each
+// session the client opens gets its own core, built for its directory as
+// a run started there would be. stdout carries protocol messages only.
+func runACP(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
+	if o := cfg.opts; cfg.prompt != "" || o.Continue || o.Resume != "" || o.SessionID != "" || o.ForkSession {
+		return fail(sio, headless.ExitInput, "--acp takes its prompts and sessions from the client: give no prompt, --continue, --resume, --session-id or --fork-session")
+	}
+	if cfg.opts.InputFormat != "" || cfg.opts.OutputFormat != "" {
+		return fail(sio, headless.ExitInput, "--acp has its own protocol: --input-format and --output-format do not apply")
+	}
+	log.Info("acp server", "model", cfg.model, "mode", cfg.mode)
+	err := acp.Serve(ctx, acp.Config{
+		NewSession: func(ctx context.Context, o acp.Open, h acp.Hooks) (*acp.Session, error) {
+			return acpSession(ctx, cfg, sio, log, o, "", h)
+		},
+		LoadSession: func(ctx context.Context, o acp.Open, id string, h acp.Hooks) (*acp.Session, error) {
+			return acpSession(ctx, cfg, sio, log, o, id, h)
+		},
+		ListSessions: func(cwd string) ([]acp.SessionSummary, error) {
+			return acpSessions(cfg, cmp.Or(cwd, cfg.workspace))
+		},
+		Version: Version,
+		Log:     log,
+	}, sio.Stdin, sio.Stdout)
+	if err != nil {
+		return fail(sio, headless.ExitError, err.Error())
+	}
+	return 0
+}
+
+// acpSession builds a core for a session in cwd, new or (resume not
+// empty) the saved one resume names: the settings and trust of that
+// folder, ply's flags and environment, and h plugged into the scheduler.
+func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, o acp.Open, resume string, h acp.Hooks) (*acp.Session, error) {
+	cwd := o.CWD
+	if !filepath.IsAbs(cwd) {
+		return nil, fmt.Errorf("cwd %q is not an absolute path", cwd)
+	}
+	cfg := *base
+	opts := *base.opts
+	cfg.opts = &opts
+	cfg.workspace = filepath.Clean(cwd)
+	// A person is at the other end: the system prompt says so.
+	cfg.interactive = true
+	opts.Resume, cfg.promptLater = resume, true
+	if cfg.workspace != base.workspace {
+		cfg.trust = checkTrust(cfg.home, cfg.workspace, opts.TrustWorkspace, sio.Stderr)
+		if cfg.trust.ignored != "" {
+			fmt.Fprintln(sio.Stderr, untrustedNotice(cfg.trust.ignored))
+		}
+		if _, err := loadSettings(&cfg, &opts, sio.Getenv); err != nil {
+			return nil, err
+		}
+	}
+	if len(o.MCP) > 0 {
+		// The client's servers join the configured ones; a name in both
+		// is the client's.
+		servers := maps.Clone(cfg.mcp)
+		if servers == nil {
+			servers = map[string]mcp.ServerConfig{}
+		}
+		for _, m := range o.MCP {
+			servers[m.Name] = mcp.ServerConfig{Name: m.Name, ID: mcp.ServerID(m.Name), Transport: mcp.Transport(m.Transport),
+				Command: m.Command, Args: m.Args, Env: m.Env, URL: m.URL, Headers: m.Headers}
+		}
+		cfg.mcp = servers
+	}
+	c, _, err := buildCore(ctx, &cfg, sio, log, sio.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	sched := scheduler.New(c.reg, append(c.schedOps,
+		scheduler.WithApprover(h.Approver),
+		scheduler.WithLiveOutput(h.LiveOutput),
+		scheduler.WithOnUpdate(func(call *scheduler.Call) {
+			c.recordToolState(call)
+			h.OnUpdate(call)
+		}),
+	)...)
+	// Subagents ask the client too; their progress never goes to stdout.
+	c.agents.approver = h.Approver
+	c.agents.format, c.agents.stdout, c.agents.stderr = headless.FormatText, io.Discard, sio.Stderr
+	sess, ch := c.sess, c.chat
+	log.Info("acp session", "session", sess.id, "workspace", cfg.workspace, "mode", cfg.mode)
+	// SessionStart runs before the session's first prompt,
+	// UserPromptSubmit before each; prompts run one at a time.
+	source := sessionSource(resume == "")
+	before := func(ctx context.Context, parts []llm.Part) ([]llm.Part, bool, string) {
+		out, blocked, reason := promptHooks(ctx, c.hooks, parts, source)
+		source = ""
+		return out, blocked, reason
+	}
+	return &acp.Session{
+		BeforePrompt: before,
+		ID:           sess.id,
+		Rounds:       c.client,
+		Tools:        tuiRunner{&runner{sched: sched, chat: ch}},
+		Mode:         cfg.mode,
+		SetMode: func(m string) error {
+			pm, err := permission.ParseMode(m)
+			if err != nil {
+				return err
+			}
+			return c.policy.SetMode(pm)
+		},
+		CurrentMode: func() string { return c.policy.Mode().String() },
+		KeepResults: c.keepResults,
+		Checkpoint: func() {
+			if err := sess.w.Sync(); err != nil {
+				log.Error("saving the session", "err", err)
+			}
+		},
+		OnCancel:     func(reason string) { sess.w.AppendCancelled(reason) },
+		OnCompressed: func() { sess.w.AppendCompaction(ch.History()) },
+		MaxTurnGuard: string(loopdetect.GuardTurnCap),
+		Close:        c.close,
+		History:      sess.history,
+		First:        sess.first,
+	}, nil
+}
+
+// acpSessions lists the saved sessions of the project in cwd.
+func acpSessions(cfg *config, cwd string) ([]acp.SessionSummary, error) {
+	ws, err := tools.NewWorkspace(cwd)
+	if err != nil {
+		return nil, err
+	}
+	list, err := session.List(cfg.home, ws.Root())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]acp.SessionSummary, 0, len(list))
+	for _, s := range list {
+		out = append(out, acp.SessionSummary{ID: s.ID, CWD: ws.Root(), Title: s.FirstPrompt, Updated: s.Modified})
+	}
+	return out, nil
+}
