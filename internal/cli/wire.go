@@ -362,6 +362,7 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 	log.Info("headless run", "session", sess.id, "model", cfg.model, "mode", cfg.mode, "stream_input", cfg.streamInput)
 	if cfg.streamInput {
 		sdk := headless.NewSDK(hcfg)
+		sdk.Resume(sess.first, sess.firstType)
 		c.agents.approver = sdk
 		sched := scheduler.New(c.reg, append(opts, scheduler.WithApprover(sdk))...)
 		return sdk.Serve(ctx, c.client, &runner{sched: sched, chat: ch}, sio.Stdin, headless.Controls{

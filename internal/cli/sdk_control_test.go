@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	fp "github.com/plyhq/ply/internal/fakeprovider"
+)
+
+// exitOf waits for ply's exit code after the SDK closed its input.
+func (p *sdkPeer) exitOf(code <-chan int) int {
+	p.t.Helper()
+	p.in.Close()
+	select {
+	case c := <-code:
+		return c
+	case <-time.After(10 * time.Second):
+		p.t.Fatal("ply did not exit when stdin closed")
+		return -1
+	}
+}
+
+// control sends a control request and returns its answer's body.
+func (p *sdkPeer) control(id string, req map[string]any) map[string]any {
+	p.t.Helper()
+	p.send(map[string]any{"type": "control_request", "request_id": id, "request": req})
+	for {
+		m := p.next("control_response", nil)
+		r := m["response"].(map[string]any)
+		if r["request_id"] == id {
+			return r
+		}
+	}
+}
+
+// The SDK's resume and forkSession options pass --resume (and
+// --fork-session) and send the prompt on stdin, never as -p.
+func TestSDKResumeAndForkTakeThePromptFromStdin(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	const id = "0b5c8a36-2a43-4f7e-9d7a-6f1f3c1c9e01"
+	srv := fp.New(t, fp.Turn{fp.Text("one")}, fp.Turn{fp.Text("two")}, fp.Turn{fp.Text("three")})
+	if r := runPlyHome(t, dir, home, srv, "--session-id", id, "-p", "first"); r.code != 0 {
+		t.Fatalf("first run: exit %d: %s", r.code, r.stderr)
+	}
+
+	p, code := startSDKHome(t, dir, home, srv, "--resume", id)
+	p.send(userMsg("second"))
+	res := p.next("result", nil)
+	if res["subtype"] != "success" || res["result"] != "two" || res["session_id"] != id {
+		t.Fatalf("resumed result %v", res)
+	}
+	if c := p.exitOf(code); c != 0 {
+		t.Fatalf("resume: exit %d", c)
+	}
+	if got := len(srv.Requests()[1].Messages); got < 3 {
+		t.Fatalf("the resumed request carries %d messages, want the first exchange and the new prompt", got)
+	}
+
+	p, code = startSDKHome(t, dir, home, srv, "--resume", id, "--fork-session")
+	p.send(userMsg("third"))
+	res = p.next("result", nil)
+	if res["subtype"] != "success" || res["result"] != "three" {
+		t.Fatalf("forked result %v", res)
+	}
+	if res["session_id"] == id || res["session_id"] == "" {
+		t.Fatalf("the fork should run in a new session, got %v", res["session_id"])
+	}
+	if c := p.exitOf(code); c != 0 {
+		t.Fatalf("fork: exit %d", c)
+	}
+	if got := len(srv.Requests()[2].Messages); got < 5 {
+		t.Fatalf("the forked request carries %d messages, want both exchanges and the new prompt", got)
+	}
+}
+
+// An interrupt ends the query with a subtype of the SDK's own result union
+// (success, error_max_turns, error_during_execution).
+func TestSDKInterruptSubtypeIsInTheSDKUnion(t *testing.T) {
+	dir := t.TempDir()
+	srv := fp.New(t, fp.Turn{fp.ToolCall("s1", "run_shell_command", `{"command":"sleep 30"}`)})
+	p, code := startSDK(t, dir, srv, "--approval-mode", "yolo")
+	p.send(userMsg("wait"))
+	time.Sleep(300 * time.Millisecond)
+	p.control("int-1", map[string]any{"subtype": "interrupt"})
+	res := p.next("result", nil)
+	if res["subtype"] != "error_during_execution" || res["is_error"] != true {
+		t.Fatalf("interrupted result %v, want error_during_execution", res)
+	}
+	p.exitOf(code)
+}
+
+// A can_use_tool deny with interrupt: true ends the run as a denial; the
+// model is not asked again.
+func TestSDKDenyWithInterruptStopsTheRun(t *testing.T) {
+	dir := t.TempDir()
+	srv := fp.New(t,
+		fp.Turn{fp.ToolCall("s1", "run_shell_command", `{"command":"echo hi > hi.txt"}`)},
+		fp.Turn{fp.Text("went on")},
+	)
+	p, code := startSDK(t, dir, srv)
+	p.send(userMsg("run it"))
+	req := p.next("control_request", nil)
+	p.send(map[string]any{"type": "control_response", "response": map[string]any{
+		"subtype": "success", "request_id": req["request_id"],
+		"response": map[string]any{"behavior": "deny", "message": "stop everything", "interrupt": true}}})
+	res := p.next("result", nil)
+	if res["is_error"] != true || res["subtype"] != "error_during_execution" || !strings.Contains(res["error"].(string), "stop everything") {
+		t.Fatalf("result %v, want an error naming the denial", res)
+	}
+	if d, _ := res["permission_denials"].([]any); len(d) != 1 {
+		t.Fatalf("permission_denials %v, want the denied call", res["permission_denials"])
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("the provider got %d requests, want 1: the run should stop at the denial", n)
+	}
+	p.exitOf(code)
+}
