@@ -116,3 +116,92 @@ func TestSDKDenyWithInterruptStopsTheRun(t *testing.T) {
 	}
 	p.exitOf(code)
 }
+
+// The SDK's queries about the session get real answers, not "unsupported
+// control request".
+func TestSDKControlRequestsAnswered(t *testing.T) {
+	dir := t.TempDir()
+	srv := fp.New(t, fp.Turn{fp.Text("hello there")})
+	p, code := startSDK(t, dir, srv)
+	p.send(userMsg("hi"))
+	if res := p.next("result", nil); res["subtype"] != "success" {
+		t.Fatalf("result %v", res)
+	}
+	ok := func(r map[string]any, subtype string) map[string]any {
+		t.Helper()
+		if r["subtype"] != "success" {
+			t.Fatalf("%s answered %v", subtype, r)
+		}
+		body, _ := r["response"].(map[string]any)
+		if body["subtype"] != subtype {
+			t.Fatalf("%s answer body %v", subtype, body)
+		}
+		return body
+	}
+	cmds := ok(p.control("c1", map[string]any{"subtype": "supported_commands"}), "supported_commands")
+	if _, isList := cmds["commands"].([]any); !isList {
+		t.Fatalf("supported_commands %v: want a commands list", cmds)
+	}
+	mcp := ok(p.control("c2", map[string]any{"subtype": "mcp_server_status"}), "mcp_server_status")
+	if _, isList := mcp["mcpServers"].([]any); !isList {
+		t.Fatalf("mcp_server_status %v: want an mcpServers list", mcp)
+	}
+	cu := ok(p.control("c3", map[string]any{"subtype": "get_context_usage"}), "get_context_usage")
+	cats, _ := cu["categories"].(map[string]any)
+	if cats == nil || cats["system_prompt"].(float64) <= 0 || cats["tools"].(float64) <= 0 || cats["history"].(float64) <= 0 {
+		t.Fatalf("get_context_usage %v: want tokens of the system prompt, tools and history", cu)
+	}
+	if cu["total_tokens"].(float64) < cats["history"].(float64) {
+		t.Fatalf("get_context_usage total %v below its history", cu)
+	}
+	eff := ok(p.control("c4", map[string]any{"subtype": "set_effort", "effort": "high"}), "set_effort")
+	if eff["effort"] != "high" || eff["applied"] != false || eff["reason"] == "" {
+		t.Fatalf("set_effort %v: want the tier stored and reported as not applied, with why", eff)
+	}
+	if r := p.control("c5", map[string]any{"subtype": "set_effort", "effort": "extreme"}); r["subtype"] != "error" {
+		t.Fatalf("set_effort with an unknown tier answered %v", r)
+	}
+	models := ok(p.control("c6", map[string]any{"subtype": "get_available_models"}), "get_available_models")
+	list, _ := models["models"].([]any)
+	if len(list) == 0 || list[0].(map[string]any)["id"] != "m" {
+		t.Fatalf("get_available_models %v: want the current model m", models)
+	}
+	usage := ok(p.control("c7", map[string]any{"subtype": "get_usage_info"}), "get_usage_info")
+	if usage["queries"].(float64) != 1 {
+		t.Fatalf("get_usage_info %v: want one query counted", usage)
+	}
+	cont := ok(p.control("c8", map[string]any{"subtype": "continue_last_turn"}), "continue_last_turn")
+	if cont["accepted"] != false {
+		t.Fatalf("continue_last_turn after a finished turn %v: want accepted false", cont)
+	}
+	p.exitOf(code)
+}
+
+// continue_last_turn goes on with a resumed session's interrupted turn,
+// as --continue does, without a new user message.
+func TestSDKContinueLastTurnResumesAnInterruptedTurn(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	const id = "5d0f9a1e-8c3b-4b7e-a2f4-0c6e2d9b7a11"
+	srv := fp.New(t,
+		fp.Turn{fp.ToolCall("s1", "run_shell_command", `{"command":"sleep 30"}`)},
+		fp.Turn{fp.Text("finished after all")},
+	)
+	p, code := startSDKHome(t, dir, home, srv, "--session-id", id, "--approval-mode", "yolo")
+	p.send(userMsg("wait"))
+	time.Sleep(300 * time.Millisecond)
+	p.control("int-1", map[string]any{"subtype": "interrupt"})
+	p.next("result", nil)
+	p.exitOf(code)
+
+	p, code = startSDKHome(t, dir, home, srv, "--resume", id)
+	r := p.control("c1", map[string]any{"subtype": "continue_last_turn"})
+	body, _ := r["response"].(map[string]any)
+	if body["accepted"] != true {
+		t.Fatalf("continue_last_turn %v: want accepted", r)
+	}
+	res := p.next("result", nil)
+	if res["subtype"] != "success" || res["result"] != "finished after all" {
+		t.Fatalf("continued result %v", res)
+	}
+	p.exitOf(code)
+}

@@ -380,6 +380,12 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 				ch.SetModel(m)
 				return nil
 			},
+			ContextUsage: func() headless.ContextUsage {
+				e := ch.Estimate()
+				return headless.ContextUsage{Model: ch.Config().Model, ContextWindow: ch.Config().ContextWindow,
+					System: e.System, Tools: e.Tools, History: e.History, LastPromptTokens: e.LastPrompt}
+			},
+			Models: func() []headless.Model { return availableModels(cfg, ch.Config().Model) },
 		})
 	}
 	sched := scheduler.New(c.reg, opts...)

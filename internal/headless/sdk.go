@@ -38,6 +38,12 @@ type SDK struct {
 	resumed  *query
 	queries  chan query
 	initSent bool
+
+	// effort is the reasoning tier the SDK asked for (recorded, not
+	// applied); usage and ran count this process's queries.
+	effort string
+	usage  llm.Usage
+	ran    int
 }
 
 // query is one run of the loop: its first round's content and type.
@@ -54,12 +60,6 @@ func (s *SDK) Resume(first []llm.Part, typ client.SendType) {
 		return // the session ended cleanly: nothing is owed
 	}
 	s.resumed = &query{parts: first, typ: typ}
-}
-
-// Controls are what the SDK may change during a session.
-type Controls struct {
-	SetPermissionMode func(mode string) error
-	SetModel          func(model string) error
 }
 
 type controlAnswer struct {
@@ -129,6 +129,8 @@ func (s *SDK) Serve(ctx context.Context, rounds Rounds, tools ToolRunner, in io.
 			cancel(nil)
 			s.mu.Lock()
 			s.cancel = nil
+			s.usage.Add(r.totalUsage())
+			s.ran++
 			s.mu.Unlock()
 		}
 	}()
@@ -230,54 +232,6 @@ func userParts(raw json.RawMessage) ([]llm.Part, error) {
 		return nil, errors.New("no text blocks in content")
 	}
 	return parts, nil
-}
-
-type controlRequest struct {
-	Subtype string `json:"subtype"`
-	Mode    string `json:"mode"`
-	Model   string `json:"model"`
-}
-
-func (s *SDK) handleControl(m inMessage, ctl Controls) {
-	var req controlRequest
-	if err := json.Unmarshal(m.Request, &req); err != nil {
-		s.respond(m.RequestID, nil, "malformed control request: "+err.Error())
-		return
-	}
-	switch req.Subtype {
-	case "initialize":
-		s.respond(m.RequestID, map[string]any{"commands": []string{}, "output_style": "default", "ply_version": s.cfg.Version}, "")
-	case "interrupt":
-		s.mu.Lock()
-		cancel := s.cancel
-		s.mu.Unlock()
-		if cancel != nil {
-			cancel(nil)
-		}
-		s.respond(m.RequestID, map[string]any{}, "")
-	case "set_permission_mode":
-		if ctl.SetPermissionMode == nil {
-			s.respond(m.RequestID, nil, "changing the permission mode is not supported")
-			return
-		}
-		if err := ctl.SetPermissionMode(req.Mode); err != nil {
-			s.respond(m.RequestID, nil, err.Error())
-			return
-		}
-		s.respond(m.RequestID, map[string]any{"mode": req.Mode}, "")
-	case "set_model":
-		if ctl.SetModel == nil {
-			s.respond(m.RequestID, nil, "changing the model is not supported")
-			return
-		}
-		if err := ctl.SetModel(req.Model); err != nil {
-			s.respond(m.RequestID, nil, err.Error())
-			return
-		}
-		s.respond(m.RequestID, map[string]any{"model": req.Model}, "")
-	default:
-		s.respond(m.RequestID, nil, fmt.Sprintf("unsupported control request %q", req.Subtype))
-	}
 }
 
 type controlResponseBody struct {

@@ -1,0 +1,196 @@
+package headless
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/plyhq/ply/internal/client"
+)
+
+// Controls are what the SDK may change or ask about during a session;
+// a nil field answers its request with an error.
+type Controls struct {
+	SetPermissionMode func(mode string) error
+	SetModel          func(model string) error
+	// ContextUsage estimates the tokens the next request would carry.
+	ContextUsage func() ContextUsage
+	// Models lists the models of the configured providers.
+	Models func() []Model
+}
+
+// ContextUsage is the estimated size of the next request, by part.
+type ContextUsage struct {
+	Model         string
+	ContextWindow int // 0: unknown
+	System        int
+	Tools         int
+	History       int
+	// LastPromptTokens is the prompt size the provider last reported.
+	LastPromptTokens int
+}
+
+// Model is one model the session could switch to (set_model).
+type Model struct {
+	ID            string `json:"id"`
+	Label         string `json:"label"`
+	Provider      string `json:"provider,omitempty"`
+	ContextWindow int    `json:"contextWindowSize,omitempty"`
+	Current       bool   `json:"current"`
+}
+
+// efforts are the reasoning tiers the SDK may ask for.
+var efforts = map[string]bool{"low": true, "medium": true, "high": true, "xhigh": true, "max": true}
+
+// effortNotApplied says why a stored effort changes nothing yet.
+const effortNotApplied = "ply records the effort but does not map it to the provider's reasoning settings yet"
+
+type controlRequest struct {
+	Subtype string `json:"subtype"`
+	Mode    string `json:"mode"`
+	Model   string `json:"model"`
+	Effort  string `json:"effort"`
+	Range   string `json:"range"`
+}
+
+func (s *SDK) handleControl(m inMessage, ctl Controls) {
+	var req controlRequest
+	if err := json.Unmarshal(m.Request, &req); err != nil {
+		s.respond(m.RequestID, nil, "malformed control request: "+err.Error())
+		return
+	}
+	resp, err := s.answer(req, ctl)
+	if err != nil {
+		s.respond(m.RequestID, nil, err.Error())
+		return
+	}
+	s.respond(m.RequestID, resp, "")
+}
+
+// answer carries out one control request and returns its response body.
+func (s *SDK) answer(req controlRequest, ctl Controls) (map[string]any, error) {
+	switch req.Subtype {
+	case "initialize":
+		resp := map[string]any{"subtype": "initialize", "session_id": s.cfg.SessionID, "commands": []string{},
+			"output_style": "default", "ply_version": s.cfg.Version, "capabilities": capabilities(ctl)}
+		if req.Effort != "" {
+			st, err := s.setEffort(req.Effort)
+			if err != nil {
+				return nil, err
+			}
+			resp["effort_status"] = st
+		}
+		return resp, nil
+	case "interrupt":
+		s.mu.Lock()
+		cancel := s.cancel
+		s.mu.Unlock()
+		if cancel != nil {
+			cancel(nil)
+		}
+		return map[string]any{"subtype": "interrupt"}, nil
+	case "set_permission_mode":
+		if ctl.SetPermissionMode == nil {
+			return nil, fmt.Errorf("changing the permission mode is not supported")
+		}
+		if err := ctl.SetPermissionMode(req.Mode); err != nil {
+			return nil, err
+		}
+		return map[string]any{"subtype": "set_permission_mode", "mode": req.Mode}, nil
+	case "set_model":
+		if ctl.SetModel == nil {
+			return nil, fmt.Errorf("changing the model is not supported")
+		}
+		if err := ctl.SetModel(req.Model); err != nil {
+			return nil, err
+		}
+		return map[string]any{"subtype": "set_model", "model": req.Model}, nil
+	case "set_effort":
+		return s.setEffort(req.Effort)
+	case "supported_commands":
+		// ply's slash commands belong to its terminal UI; a headless
+		// session runs none.
+		return map[string]any{"subtype": "supported_commands", "commands": []string{}}, nil
+	case "mcp_server_status":
+		return map[string]any{"subtype": "mcp_server_status", "mcpServers": nonNil(s.cfg.MCPServers)}, nil
+	case "get_context_usage":
+		if ctl.ContextUsage == nil {
+			return nil, fmt.Errorf("context usage is not available")
+		}
+		return contextUsageBody(ctl.ContextUsage()), nil
+	case "get_available_models":
+		if ctl.Models == nil {
+			return nil, fmt.Errorf("the model list is not available")
+		}
+		return map[string]any{"subtype": "get_available_models", "models": nonNil(ctl.Models())}, nil
+	case "get_usage_info":
+		return s.usageInfo(req.Range), nil
+	case "continue_last_turn":
+		return s.continueLastTurn(), nil
+	}
+	return nil, fmt.Errorf("unsupported control request %q", req.Subtype)
+}
+
+// capabilities tells the SDK which control requests get real answers.
+func capabilities(ctl Controls) map[string]any {
+	return map[string]any{
+		"can_handle_can_use_tool": true, "can_handle_hook_callback": false,
+		"can_set_permission_mode": ctl.SetPermissionMode != nil, "can_set_model": ctl.SetModel != nil,
+		"can_set_effort": true, "can_get_context_usage": ctl.ContextUsage != nil,
+		"can_get_available_models": ctl.Models != nil, "can_get_usage_info": true,
+		"can_handle_mcp_message": false,
+	}
+}
+
+// setEffort records the tier. UNFINISHED: it is not passed to providers
+// (OpenAI reasoning_effort, Anthropic and Gemini thinking budgets); the
+// answer says so with applied false.
+func (s *SDK) setEffort(effort string) (map[string]any, error) {
+	e := strings.ToLower(strings.TrimSpace(effort))
+	if !efforts[e] {
+		return nil, fmt.Errorf("unknown effort %q: use low, medium, high, xhigh or max", effort)
+	}
+	s.mu.Lock()
+	s.effort = e
+	s.mu.Unlock()
+	return map[string]any{"subtype": "set_effort", "effort": e, "applied": false, "override": nil, "reason": effortNotApplied}, nil
+}
+
+func contextUsageBody(u ContextUsage) map[string]any {
+	total := u.System + u.Tools + u.History
+	body := map[string]any{
+		"subtype": "get_context_usage", "model": u.Model, "total_tokens": total,
+		"categories":         map[string]any{"system_prompt": u.System, "tools": u.Tools, "history": u.History},
+		"last_prompt_tokens": u.LastPromptTokens, "estimated": true,
+	}
+	if u.ContextWindow > 0 {
+		body["context_window"] = u.ContextWindow
+		body["percentage"] = float64(total) * 100 / float64(u.ContextWindow)
+	}
+	return body
+}
+
+// usageInfo reports the tokens of this process's queries. ply keeps no
+// usage history across sessions, so every range reports the same totals.
+func (s *SDK) usageInfo(rng string) map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return map[string]any{
+		"subtype": "get_usage_info", "range": cmp.Or(rng, "session"), "scope": "session",
+		"queries": s.ran, "usage": usageOf(&s.usage),
+	}
+}
+
+// continueLastTurn runs what a resumed session's interrupted turn still
+// owes, as --continue would; accepted is false when nothing is owed.
+func (s *SDK) continueLastTurn() map[string]any {
+	r := s.resumed
+	if r == nil {
+		return map[string]any{"subtype": "continue_last_turn", "accepted": false, "interruption": nil}
+	}
+	s.resumed = nil
+	kind := map[client.SendType]string{client.ToolResult: "tool_calls", client.Retry: "prompt", client.UserQuery: "reply"}[r.typ]
+	s.enqueue(*r)
+	return map[string]any{"subtype": "continue_last_turn", "accepted": true, "interruption": kind}
+}
