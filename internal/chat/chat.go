@@ -173,6 +173,14 @@ func (c *Chat) SetModel(m string) {
 	c.cfg.Model = m
 }
 
+// SetTools replaces the tool declarations of later requests (MCP servers
+// added during a session).
+func (c *Chat) SetTools(t []llm.ToolDecl) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cfg.Tools = t
+}
+
 // PopLastUser removes the last entry if it is a user entry, returning it.
 // Used by the client's Retry strip-and-restore.
 func (c *Chat) PopLastUser() (llm.Message, bool) {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -202,6 +203,48 @@ func TestSDKContinueLastTurnResumesAnInterruptedTurn(t *testing.T) {
 	res := p.next("result", nil)
 	if res["subtype"] != "success" || res["result"] != "finished after all" {
 		t.Fatalf("continued result %v", res)
+	}
+	p.exitOf(code)
+}
+
+// MCP servers in the SDK's initialize request are started by ply and
+// their tools offered, as those of the settings are.
+func TestSDKInitializeStartsMCPServers(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := fp.New(t,
+		fp.Turn{fp.ToolCall("c1", "mcp__kb__lookup", `{"key":"colour"}`)},
+		fp.Turn{fp.Text("looked up")},
+	)
+	p, code := startSDK(t, t.TempDir(), srv, "--approval-mode", "yolo")
+	r := p.control("init", map[string]any{"subtype": "initialize", "mcpServers": map[string]any{
+		"kb": map[string]any{"command": exe, "env": map[string]string{mcpServerEnv: "1"}},
+	}})
+	if r["subtype"] != "success" {
+		t.Fatalf("initialize answered %v", r)
+	}
+	p.send(userMsg("look it up"))
+	init := p.next("system", nil)
+	if !strings.Contains(mustJSON(init["mcp_servers"]), `"kb"`) || !strings.Contains(mustJSON(init["tools"]), "mcp__kb__lookup") {
+		t.Fatalf("init message %v: want server kb and its tools", init)
+	}
+	if res := p.next("result", nil); res["subtype"] != "success" || res["result"] != "looked up" {
+		t.Fatalf("result %v", res)
+	}
+	var out string
+	for _, m := range srv.Requests()[1].Messages {
+		if m.ToolCallID == "c1" {
+			out = m.Text()
+		}
+	}
+	if out != "value of colour" {
+		t.Fatalf("the MCP tool answered %q, want the server's value", out)
+	}
+	st := p.control("st", map[string]any{"subtype": "mcp_server_status"})
+	if !strings.Contains(mustJSON(st), `"name":"kb","status":"connected"`) {
+		t.Fatalf("mcp_server_status %v: want kb connected", st)
 	}
 	p.exitOf(code)
 }

@@ -18,6 +18,10 @@ type Controls struct {
 	ContextUsage func() ContextUsage
 	// Models lists the models of the configured providers.
 	Models func() []Model
+	// AddMCPServers starts the servers of initialize's "mcpServers"
+	// (raw, as in the settings) and registers their tools; it returns
+	// the servers' states and the session's tools after.
+	AddMCPServers func(raw map[string]json.RawMessage) ([]MCPServer, []string, error)
 }
 
 // ContextUsage is the estimated size of the next request, by part.
@@ -52,6 +56,8 @@ type controlRequest struct {
 	Model   string `json:"model"`
 	Effort  string `json:"effort"`
 	Range   string `json:"range"`
+	// MCPServers are external servers for ply to start (initialize).
+	MCPServers map[string]json.RawMessage `json:"mcpServers"`
 }
 
 func (s *SDK) handleControl(m inMessage, ctl Controls) {
@@ -74,6 +80,11 @@ func (s *SDK) answer(req controlRequest, ctl Controls) (map[string]any, error) {
 	case "initialize":
 		resp := map[string]any{"subtype": "initialize", "session_id": s.cfg.SessionID, "commands": []string{},
 			"output_style": "default", "ply_version": s.cfg.Version, "capabilities": capabilities(ctl)}
+		if len(req.MCPServers) > 0 {
+			if err := s.addMCPServers(req.MCPServers, ctl); err != nil {
+				return nil, err
+			}
+		}
 		if req.Effort != "" {
 			st, err := s.setEffort(req.Effort)
 			if err != nil {
@@ -113,7 +124,10 @@ func (s *SDK) answer(req controlRequest, ctl Controls) (map[string]any, error) {
 		// session runs none.
 		return map[string]any{"subtype": "supported_commands", "commands": []string{}}, nil
 	case "mcp_server_status":
-		return map[string]any{"subtype": "mcp_server_status", "mcpServers": nonNil(s.cfg.MCPServers)}, nil
+		s.mu.Lock()
+		servers := nonNil(s.cfg.MCPServers)
+		s.mu.Unlock()
+		return map[string]any{"subtype": "mcp_server_status", "mcpServers": servers}, nil
 	case "get_context_usage":
 		if ctl.ContextUsage == nil {
 			return nil, fmt.Errorf("context usage is not available")
@@ -193,4 +207,32 @@ func (s *SDK) continueLastTurn() map[string]any {
 	kind := map[client.SendType]string{client.ToolResult: "tool_calls", client.Retry: "prompt", client.UserQuery: "reply"}[r.typ]
 	s.enqueue(*r)
 	return map[string]any{"subtype": "continue_last_turn", "accepted": true, "interruption": kind}
+}
+
+// addMCPServers starts initialize's servers before the session is
+// announced, so that the init message lists them and their tools.
+func (s *SDK) addMCPServers(raw map[string]json.RawMessage, ctl Controls) error {
+	if ctl.AddMCPServers == nil {
+		return fmt.Errorf("MCP servers in initialize are not supported")
+	}
+	if s.initSent {
+		return fmt.Errorf("MCP servers must come before the first query")
+	}
+	states, tools, err := ctl.AddMCPServers(raw)
+	if err != nil {
+		return fmt.Errorf("starting the MCP servers of initialize: %w", err)
+	}
+	s.mu.Lock()
+	s.cfg.MCPServers = append(s.cfg.MCPServers, states...)
+	s.cfg.Tools = tools
+	s.mu.Unlock()
+	s.out.setSession(s.cfg.MCPServers, tools)
+	return nil
+}
+
+// setSession updates what the init message announces.
+func (p *printer) setSession(servers []MCPServer, tools []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cfg.MCPServers, p.cfg.Tools = servers, tools
 }
