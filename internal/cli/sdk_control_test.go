@@ -248,3 +248,68 @@ func TestSDKInitializeStartsMCPServers(t *testing.T) {
 	}
 	p.exitOf(code)
 }
+
+// An MCP server embedded in the SDK's process (createSdkMcpServer) is
+// reached through mcp_message round trips: ply sends the JSON-RPC
+// message as a control request, the SDK answers with the server's reply.
+func TestSDKEmbeddedMCPServer(t *testing.T) {
+	srv := fp.New(t,
+		fp.Turn{fp.ToolCall("c1", "mcp__calc__echo", `{"text":"ping"}`)},
+		fp.Turn{fp.Text("echoed")},
+	)
+	p, code := startSDK(t, t.TempDir(), srv, "--approval-mode", "yolo")
+	p.send(map[string]any{"type": "control_request", "request_id": "init", "request": map[string]any{
+		"subtype": "initialize", "sdkMcpServers": map[string]any{"calc": map[string]any{"type": "sdk", "name": "calc"}}}})
+	var methods []string
+	// serve plays the embedded server until the message of type until.
+	serve := func(until string) map[string]any {
+		for {
+			m := p.next("", nil)
+			if m["type"] == until {
+				return m
+			}
+			if m["type"] != "control_request" {
+				continue
+			}
+			req := m["request"].(map[string]any)
+			if req["subtype"] != "mcp_message" || req["server_name"] != "calc" {
+				t.Fatalf("unexpected control request %v", m)
+			}
+			msg := req["message"].(map[string]any)
+			method, _ := msg["method"].(string)
+			methods = append(methods, method)
+			var result any = map[string]any{}
+			switch method {
+			case "initialize":
+				result = map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{"tools": map[string]any{}},
+					"serverInfo": map[string]any{"name": "calc", "version": "1"}}
+			case "tools/list":
+				result = map[string]any{"tools": []any{map[string]any{"name": "echo", "description": "echoes",
+					"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string"}}}}}}
+			case "tools/call":
+				args := msg["params"].(map[string]any)["arguments"].(map[string]any)
+				result = map[string]any{"content": []any{map[string]any{"type": "text", "text": "echo: " + args["text"].(string)}}}
+			}
+			p.send(map[string]any{"type": "control_response", "response": map[string]any{
+				"subtype": "success", "request_id": m["request_id"],
+				"response": map[string]any{"mcp_response": map[string]any{"jsonrpc": "2.0", "id": msg["id"], "result": result}}}})
+		}
+	}
+	if r := serve("control_response")["response"].(map[string]any); r["subtype"] != "success" {
+		t.Fatalf("initialize answered %v", r)
+	}
+	p.send(userMsg("echo ping"))
+	if res := serve("result"); res["subtype"] != "success" || res["result"] != "echoed" {
+		t.Fatalf("result %v", res)
+	}
+	var out string
+	for _, m := range srv.Requests()[1].Messages {
+		if m.ToolCallID == "c1" {
+			out = m.Text()
+		}
+	}
+	if out != "echo: ping" || !strings.Contains(strings.Join(methods, ","), "tools/call") {
+		t.Fatalf("the embedded tool answered %q (methods %v), want its reply through mcp_message", out, methods)
+	}
+	p.exitOf(code)
+}

@@ -81,7 +81,7 @@ func (p *sdkPeer) next(typ string, seen *[]map[string]any) map[string]any {
 			if seen != nil {
 				*seen = append(*seen, m)
 			}
-			if m["type"] == typ {
+			if typ == "" || m["type"] == typ {
 				return m
 			}
 		case <-timeout:

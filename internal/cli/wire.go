@@ -386,8 +386,8 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 					System: e.System, Tools: e.Tools, History: e.History, LastPromptTokens: e.LastPrompt}
 			},
 			Models: func() []headless.Model { return availableModels(cfg, ch.Config().Model) },
-			AddMCPServers: func(raw map[string]json.RawMessage) ([]headless.MCPServer, []string, error) {
-				return c.addSDKServers(ctx, cfg, raw, log, sio.Stderr)
+			AddMCPServers: func(raw map[string]json.RawMessage, embedded []string, send headless.MCPSender) ([]headless.MCPServer, []string, error) {
+				return c.addSDKServers(ctx, cfg, raw, embedded, send, log, sio.Stderr)
 			},
 		})
 	}

@@ -37,7 +37,9 @@ type SDK struct {
 	// until the first query or continue_last_turn takes it.
 	resumed  *query
 	queries  chan query
-	initSent bool
+	initSent bool // owned by the query goroutine
+	// initializing counts initialize requests still being handled.
+	initializing sync.WaitGroup
 
 	// effort is the reasoning tier the SDK asked for (recorded, not
 	// applied); usage and ran count this process's queries.
@@ -120,6 +122,11 @@ func (s *SDK) Serve(ctx context.Context, rounds Rounds, tools ToolRunner, in io.
 		// One query at a time, in arrival order; later messages queue.
 		defer close(done)
 		for q := range s.queries {
+			s.initializing.Wait()
+			if !s.initSent {
+				s.out.init()
+				s.initSent = true
+			}
 			qctx, cancel := context.WithCancelCause(ctx)
 			s.mu.Lock()
 			s.cancel = cancel
@@ -180,14 +187,8 @@ loop:
 	return code
 }
 
-// enqueue queues q, announcing the session first.
-func (s *SDK) enqueue(q query) {
-	if !s.initSent {
-		s.out.init()
-		s.initSent = true
-	}
-	s.queries <- q
-}
+// enqueue queues q.
+func (s *SDK) enqueue(q query) { s.queries <- q }
 
 // withResumed is the query for a user message: after a resumed session's
 // interrupted batch, the lost calls' answers go first, in the same message.
@@ -288,50 +289,56 @@ func (s *SDK) failPending(reason string) {
 	}
 }
 
-// Approve asks the SDK whether c may run (can_use_tool). It implements
-// scheduler.Approver.
-func (s *SDK) Approve(ctx context.Context, c *scheduler.Call) (scheduler.Decision, error) {
+// ask sends a control request of ours and waits for the SDK's answer.
+func (s *SDK) ask(ctx context.Context, req map[string]any) (json.RawMessage, error) {
 	id := "ply-" + strconv.FormatInt(s.nextID.Add(1), 10)
 	ch := make(chan controlAnswer, 1)
 	s.mu.Lock()
 	s.pending[id] = ch
 	s.mu.Unlock()
-	s.out.emit(map[string]any{
-		"type": "control_request", "request_id": id,
-		"request": map[string]any{
-			"subtype": "can_use_tool", "tool_name": c.Name, "input": toolInput(string(c.Params)),
-			"tool_use_id": c.CallID, "permission_suggestions": nil,
-		},
-	})
+	s.out.emit(map[string]any{"type": "control_request", "request_id": id, "request": req})
 	select {
 	case <-ctx.Done():
 		s.mu.Lock()
 		delete(s.pending, id)
 		s.mu.Unlock()
-		return scheduler.Decision{}, ctx.Err()
+		return nil, ctx.Err()
 	case a := <-ch:
 		if a.err != "" {
-			return scheduler.Decision{}, errors.New(a.err)
+			return nil, errors.New(a.err)
 		}
-		var r struct {
-			Behavior  string `json:"behavior"`
-			Message   string `json:"message"`
-			Interrupt bool   `json:"interrupt"`
-		}
-		if err := json.Unmarshal(a.resp, &r); err != nil {
-			return scheduler.Decision{}, fmt.Errorf("malformed can_use_tool answer: %w", err)
-		}
-		switch r.Behavior {
-		case "allow":
-			return scheduler.Decision{Outcome: scheduler.OutcomeAllowOnce}, nil
-		case "deny":
-			if r.Interrupt {
-				s.stopForDenial(c, r.Message)
-			}
-			return scheduler.Decision{Outcome: scheduler.OutcomeDeny, Reason: r.Message}, nil
-		}
-		return scheduler.Decision{}, fmt.Errorf("can_use_tool answer has behavior %q, want allow or deny", r.Behavior)
+		return a.resp, nil
 	}
+}
+
+// Approve asks the SDK whether c may run (can_use_tool). It implements
+// scheduler.Approver.
+func (s *SDK) Approve(ctx context.Context, c *scheduler.Call) (scheduler.Decision, error) {
+	resp, err := s.ask(ctx, map[string]any{
+		"subtype": "can_use_tool", "tool_name": c.Name, "input": toolInput(string(c.Params)),
+		"tool_use_id": c.CallID, "permission_suggestions": nil,
+	})
+	if err != nil {
+		return scheduler.Decision{}, err
+	}
+	var r struct {
+		Behavior  string `json:"behavior"`
+		Message   string `json:"message"`
+		Interrupt bool   `json:"interrupt"`
+	}
+	if err := json.Unmarshal(resp, &r); err != nil {
+		return scheduler.Decision{}, fmt.Errorf("malformed can_use_tool answer: %w", err)
+	}
+	switch r.Behavior {
+	case "allow":
+		return scheduler.Decision{Outcome: scheduler.OutcomeAllowOnce}, nil
+	case "deny":
+		if r.Interrupt {
+			s.stopForDenial(c, r.Message)
+		}
+		return scheduler.Decision{Outcome: scheduler.OutcomeDeny, Reason: r.Message}, nil
+	}
+	return scheduler.Decision{}, fmt.Errorf("can_use_tool answer has behavior %q, want allow or deny", r.Behavior)
 }
 
 // deniedStop is the cause of a query stopped by a denial with interrupt.

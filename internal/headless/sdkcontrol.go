@@ -2,6 +2,7 @@ package headless
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -21,7 +22,9 @@ type Controls struct {
 	// AddMCPServers starts the servers of initialize's "mcpServers"
 	// (raw, as in the settings) and registers their tools; it returns
 	// the servers' states and the session's tools after.
-	AddMCPServers func(raw map[string]json.RawMessage) ([]MCPServer, []string, error)
+	// embedded names servers that live in the SDK's process; their
+	// messages go through send (mcp_message).
+	AddMCPServers func(raw map[string]json.RawMessage, embedded []string, send MCPSender) ([]MCPServer, []string, error)
 }
 
 // ContextUsage is the estimated size of the next request, by part.
@@ -58,12 +61,35 @@ type controlRequest struct {
 	Range   string `json:"range"`
 	// MCPServers are external servers for ply to start (initialize).
 	MCPServers map[string]json.RawMessage `json:"mcpServers"`
+	// SDKMCPServers are servers in the SDK's own process (initialize).
+	SDKMCPServers map[string]struct {
+		Name string `json:"name"`
+	} `json:"sdkMcpServers"`
 }
+
+// MCPSender carries one JSON-RPC message to the SDK-embedded server
+// named and returns its answer.
+type MCPSender func(ctx context.Context, server string, msg json.RawMessage) (json.RawMessage, error)
 
 func (s *SDK) handleControl(m inMessage, ctl Controls) {
 	var req controlRequest
 	if err := json.Unmarshal(m.Request, &req); err != nil {
 		s.respond(m.RequestID, nil, "malformed control request: "+err.Error())
+		return
+	}
+	if req.Subtype == "initialize" {
+		// Starting MCP servers takes round trips through this loop
+		// (mcp_message): run it aside; queries wait for it.
+		s.initializing.Add(1)
+		go func() {
+			defer s.initializing.Done()
+			resp, err := s.answer(req, ctl)
+			if err != nil {
+				s.respond(m.RequestID, nil, err.Error())
+				return
+			}
+			s.respond(m.RequestID, resp, "")
+		}()
 		return
 	}
 	resp, err := s.answer(req, ctl)
@@ -80,8 +106,12 @@ func (s *SDK) answer(req controlRequest, ctl Controls) (map[string]any, error) {
 	case "initialize":
 		resp := map[string]any{"subtype": "initialize", "session_id": s.cfg.SessionID, "commands": []string{},
 			"output_style": "default", "ply_version": s.cfg.Version, "capabilities": capabilities(ctl)}
-		if len(req.MCPServers) > 0 {
-			if err := s.addMCPServers(req.MCPServers, ctl); err != nil {
+		var embedded []string
+		for key, v := range req.SDKMCPServers {
+			embedded = append(embedded, cmp.Or(strings.TrimSpace(v.Name), key))
+		}
+		if len(req.MCPServers) > 0 || len(embedded) > 0 {
+			if err := s.addMCPServers(req.MCPServers, embedded, ctl); err != nil {
 				return nil, err
 			}
 		}
@@ -211,14 +241,11 @@ func (s *SDK) continueLastTurn() map[string]any {
 
 // addMCPServers starts initialize's servers before the session is
 // announced, so that the init message lists them and their tools.
-func (s *SDK) addMCPServers(raw map[string]json.RawMessage, ctl Controls) error {
+func (s *SDK) addMCPServers(raw map[string]json.RawMessage, embedded []string, ctl Controls) error {
 	if ctl.AddMCPServers == nil {
 		return fmt.Errorf("MCP servers in initialize are not supported")
 	}
-	if s.initSent {
-		return fmt.Errorf("MCP servers must come before the first query")
-	}
-	states, tools, err := ctl.AddMCPServers(raw)
+	states, tools, err := ctl.AddMCPServers(raw, embedded, s.mcpMessage)
 	if err != nil {
 		return fmt.Errorf("starting the MCP servers of initialize: %w", err)
 	}
@@ -235,4 +262,20 @@ func (p *printer) setSession(servers []MCPServer, tools []string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.cfg.MCPServers, p.cfg.Tools = servers, tools
+}
+
+// mcpMessage sends msg to the SDK-embedded server and waits for the SDK's
+// answer (mcp_message).
+func (s *SDK) mcpMessage(ctx context.Context, server string, msg json.RawMessage) (json.RawMessage, error) {
+	a, err := s.ask(ctx, map[string]any{"subtype": "mcp_message", "server_name": server, "message": msg})
+	if err != nil {
+		return nil, err
+	}
+	var body struct {
+		Response json.RawMessage `json:"mcp_response"`
+	}
+	if err := json.Unmarshal(a, &body); err != nil || len(body.Response) == 0 {
+		return nil, fmt.Errorf("the SDK's answer to mcp_message has no mcp_response")
+	}
+	return body.Response, nil
 }
