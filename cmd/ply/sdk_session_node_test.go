@@ -109,6 +109,36 @@ func TestQwenSDKSession(t *testing.T) {
 		}
 	})
 
+	t.Run("embedded MCP server", func(t *testing.T) {
+		srv := fp.New(t,
+			fp.Turn{fp.ToolCall("c1", "mcp__calc__echo", `{"text":"ping"}`)},
+			fp.Turn{fp.Text("echoed")},
+		)
+		out := runSessionScript(t, node, modules, bin, srv, "mcp")
+		var res map[string]any
+		called := false
+		for _, m := range out {
+			if m["test"] == "echo_called" && m["text"] == "ping" {
+				called = true
+			}
+			if msg, ok := m["msg"].(map[string]any); ok && msg["type"] == "result" {
+				res = msg
+			}
+		}
+		if !called || res == nil || res["subtype"] != "success" || res["result"] != "echoed" {
+			t.Fatalf("tool called %v, result %v: want the embedded tool run and a success", called, res)
+		}
+		var got string
+		for _, m := range srv.Requests()[1].Messages {
+			if m.ToolCallID == "c1" {
+				got = m.Text()
+			}
+		}
+		if got != "echo: ping" {
+			t.Errorf("the model heard %q, want the embedded tool's answer", got)
+		}
+	})
+
 	t.Run("deny with interrupt", func(t *testing.T) {
 		srv := fp.New(t,
 			fp.Turn{fp.ToolCall("s1", "run_shell_command", `{"command":"echo hi > hi.txt"}`)},

@@ -2,12 +2,13 @@
 // of TestQwenSDKSession, as a TypeScript caller would.
 //
 // argv[2] is a JSON object: {"ply", "cwd", "env" as for query.mjs, and
-// "scenario": "resume" | "controls" | "deny"}.
+// "scenario": "resume" | "controls" | "deny" | "mcp"}.
 //
 // stdout gets one JSON line per SDK message, each wrapped as
 // {"query": n, "msg": ...}, and one {"test": name, ...} line per answer
 // of a control method, so the Go side sees exactly what the SDK saw.
-import { query } from '@qwen-code/sdk';
+import { query, createSdkMcpServer, tool } from '@qwen-code/sdk';
+import { z } from 'zod';
 
 const cfg = JSON.parse(process.argv[2]);
 const emit = (v) => process.stdout.write(JSON.stringify(v) + '\n');
@@ -113,8 +114,24 @@ async function deny() {
   await q.close();
 }
 
+// mcp: a tool of a server embedded in this process, called by the model.
+async function mcp() {
+  const calc = createSdkMcpServer({
+    name: 'calc',
+    tools: [
+      tool('echo', 'Echoes its text', { text: z.string() }, async ({ text }) => {
+        emit({ test: 'echo_called', text });
+        return { content: [{ type: 'text', text: `echo: ${text}` }] };
+      }),
+    ],
+  });
+  const q = query({ prompt: 'echo ping', options: { ...base, permissionMode: 'yolo', mcpServers: { calc } } });
+  await drain(q, 1);
+  await q.close();
+}
+
 try {
-  await { resume, controls, deny }[cfg.scenario]();
+  await { resume, controls, deny, mcp }[cfg.scenario]();
 } catch (err) {
   process.stderr.write(`scenario failed: ${err && err.stack ? err.stack : err}\n`);
   process.exitCode = 1;
