@@ -313,3 +313,33 @@ func TestSDKEmbeddedMCPServer(t *testing.T) {
 	}
 	p.exitOf(code)
 }
+
+// The SDK's agents option (initialize's "agents") defines subagents the
+// model can start with the agent tool.
+func TestSDKInitializeDefinesAgents(t *testing.T) {
+	srv := fp.New(t,
+		fp.Turn{fp.ToolCall("a1", "agent", `{"subagent_type":"reviewer","description":"review","prompt":"review the code"}`)},
+		fp.Turn{fp.Text("no issues")},
+		fp.Turn{fp.Text("the reviewer found no issues")},
+	)
+	p, code := startSDK(t, t.TempDir(), srv, "--approval-mode", "yolo")
+	r := p.control("init", map[string]any{"subtype": "initialize", "agents": []any{map[string]any{
+		"name": "reviewer", "description": "Reviews code for bugs", "systemPrompt": "You are a careful reviewer.",
+		"tools": []string{"read_file"}, "level": "session"}}})
+	if r["subtype"] != "success" {
+		t.Fatalf("initialize answered %v", r)
+	}
+	p.send(userMsg("get a review"))
+	init := p.next("system", nil)
+	if !strings.Contains(mustJSON(init["agents"]), "reviewer") {
+		t.Fatalf("init agents %v: want reviewer", init["agents"])
+	}
+	if res := p.next("result", nil); res["subtype"] != "success" {
+		t.Fatalf("result %v", res)
+	}
+	sub := string(srv.Requests()[1].Raw)
+	if !strings.Contains(sub, "You are a careful reviewer.") {
+		t.Fatalf("the subagent's request lacks its system prompt:\n%.2000s", sub)
+	}
+	p.exitOf(code)
+}

@@ -24,6 +24,9 @@ type Controls struct {
 	// the servers' states and the session's tools after.
 	// embedded names servers that live in the SDK's process; their
 	// messages go through send (mcp_message).
+	// AddAgents defines the subagents of initialize's "agents" and
+	// returns the names of all the session's subagents.
+	AddAgents     func(agents []SDKAgent) ([]string, error)
 	AddMCPServers func(raw map[string]json.RawMessage, embedded []string, send MCPSender) ([]MCPServer, []string, error)
 }
 
@@ -61,10 +64,23 @@ type controlRequest struct {
 	Range   string `json:"range"`
 	// MCPServers are external servers for ply to start (initialize).
 	MCPServers map[string]json.RawMessage `json:"mcpServers"`
+	Agents     []SDKAgent                 `json:"agents"`
 	// SDKMCPServers are servers in the SDK's own process (initialize).
 	SDKMCPServers map[string]struct {
 		Name string `json:"name"`
 	} `json:"sdkMcpServers"`
+}
+
+// SDKAgent is a subagent the SDK defines (its agents option).
+type SDKAgent struct {
+	Name         string   `json:"name"`
+	Description  string   `json:"description"`
+	SystemPrompt string   `json:"systemPrompt"`
+	Tools        []string `json:"tools"`
+	Model        string   `json:"model"`
+	RunConfig    struct {
+		MaxTurns int `json:"max_turns"`
+	} `json:"runConfig"`
 }
 
 // MCPSender carries one JSON-RPC message to the SDK-embedded server
@@ -114,6 +130,19 @@ func (s *SDK) answer(req controlRequest, ctl Controls) (map[string]any, error) {
 			if err := s.addMCPServers(req.MCPServers, embedded, ctl); err != nil {
 				return nil, err
 			}
+		}
+		if len(req.Agents) > 0 {
+			if ctl.AddAgents == nil {
+				return nil, fmt.Errorf("subagents in initialize are not supported")
+			}
+			names, err := ctl.AddAgents(req.Agents)
+			if err != nil {
+				return nil, fmt.Errorf("defining the subagents of initialize: %w", err)
+			}
+			s.mu.Lock()
+			s.cfg.Agents = names
+			s.mu.Unlock()
+			s.out.setAgents(names)
 		}
 		if req.Effort != "" {
 			st, err := s.setEffort(req.Effort)
@@ -278,4 +307,10 @@ func (s *SDK) mcpMessage(ctx context.Context, server string, msg json.RawMessage
 		return nil, fmt.Errorf("the SDK's answer to mcp_message has no mcp_response")
 	}
 	return body.Response, nil
+}
+
+func (p *printer) setAgents(names []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cfg.Agents = names
 }
