@@ -97,6 +97,8 @@ type Chat struct {
 	// calib is the last ratio of reported to estimated prompt tokens (0:
 	// none yet); see calibrate.
 	calib float64
+	// lastPrompt is the prompt size the provider last reported.
+	lastPrompt int
 
 	// partial is the index of a model entry pushed by the attempt in
 	// flight, or -1.
@@ -169,6 +171,14 @@ func (c *Chat) SetModel(m string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.cfg.Model = m
+}
+
+// SetTools replaces the tool declarations of later requests (MCP servers
+// added during a session).
+func (c *Chat) SetTools(t []llm.ToolDecl) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cfg.Tools = t
 }
 
 // PopLastUser removes the last entry if it is a user entry, returning it.

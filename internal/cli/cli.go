@@ -236,7 +236,16 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 			prompt += s
 		}
 	}
-	if c.streamInput || o.ACP {
+	if o.PromptInteractive != "" {
+		if prompt != "" || c.streamInput {
+			return nil, headless.ExitInput, errors.New("-i/--prompt-interactive opens the interactive UI: it cannot be used with -p, prompt arguments, piped input or --input-format stream-json")
+		}
+		if !sio.StdinIsTTY || !sio.StdoutIsTTY {
+			return nil, headless.ExitInput, errors.New("-i/--prompt-interactive needs a terminal; use -p \"...\" to run headless")
+		}
+		c.interactive = true
+		prompt = o.PromptInteractive
+	} else if c.streamInput || o.ACP {
 		// The prompt comes as messages on stdin; read nothing here.
 	} else if strings.TrimSpace(prompt) == "" && !o.Continue && o.Resume == "" {
 		if !sio.StdinIsTTY || !sio.StdoutIsTTY {

@@ -12,6 +12,7 @@ type Options struct {
 	Prompt             string
 	Positional         []string
 	Model              string
+	PromptInteractive  string
 	OpenAIKey          string
 	OpenAIBaseURL      string
 	AuthType           string
@@ -70,6 +71,7 @@ type flagSpec struct {
 func (o *Options) specs() []flagSpec {
 	return []flagSpec{
 		{long: "prompt", short: "p", str: &o.Prompt, help: "run headless with this prompt (stdin, if piped, is appended)"},
+		{long: "prompt-interactive", short: "i", str: &o.PromptInteractive, help: "open the interactive UI with this prompt already sent"},
 		{long: "model", short: "m", str: &o.Model, help: "model name (env OPENAI_MODEL)"},
 		{long: "openai-api-key", str: &o.OpenAIKey, help: "API key (env OPENAI_API_KEY)"},
 		{long: "openai-base-url", str: &o.OpenAIBaseURL, help: "base URL of an OpenAI-compatible API (env OPENAI_BASE_URL)"},

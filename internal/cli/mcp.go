@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -168,4 +169,29 @@ func locate(sio IO) (home, workspace string, err error) {
 		}
 	}
 	return home, workspace, nil
+}
+
+// addSDKServers starts the MCP servers an SDK named in its initialize
+// request and offers their tools from the next request on. The SDK's
+// caller chose them, as a user chooses those of --mcp-config.
+// Embedded servers (in the SDK's process) are reached through send.
+func (c *core) addSDKServers(ctx context.Context, cfg *config, raw map[string]json.RawMessage, embedded []string, send headless.MCPSender, log *slog.Logger, notices io.Writer) ([]headless.MCPServer, []string, error) {
+	servers, err := mcp.ParseServers(raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, name := range embedded {
+		servers[name] = mcp.EmbeddedServer(name, func(ctx context.Context, msg json.RawMessage) (json.RawMessage, error) {
+			return send(ctx, name, msg)
+		})
+	}
+	m := mcp.Start(ctx, servers, mcp.Options{Logger: log.With("component", "mcp"), ClientVersion: Version, Env: cfg.childEnv})
+	c.closers = append(c.closers, func() {
+		if err := m.Close(); err != nil {
+			log.Warn("closing MCP servers", "err", err)
+		}
+	})
+	states := addMCPTools(ctx, m, c.reg, c.policy.Offered, notices)
+	c.chat.SetTools(c.reg.Decls())
+	return states, c.reg.Names(), nil
 }

@@ -23,16 +23,23 @@ type sdkPeer struct {
 
 func startSDK(t *testing.T, dir string, srv *fp.Server, args ...string) (*sdkPeer, <-chan int) {
 	t.Helper()
+	return startSDKHome(t, dir, t.TempDir(), srv, args...)
+}
+
+// startSDKHome is startSDK with ply's home given, for runs that share it.
+func startSDKHome(t *testing.T, dir, home string, srv *fp.Server, args ...string) (*sdkPeer, <-chan int) {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	env := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_MODEL": "m", "OPENAI_BASE_URL": srv.URL,
-		"PLY_HOME": t.TempDir(), "PLY_RETRY_DELAY_SCALE": "0.001"}
+		"PLY_HOME": home, "PLY_RETRY_DELAY_SCALE": "0.001"}
 	var stderr strings.Builder
 	code := make(chan int, 1)
 	go func() {
 		c := Main(context.Background(), append([]string{"--input-format", "stream-json", "--output-format", "stream-json", "--channel=SDK"}, args...),
 			IO{Stdin: inR, Stdout: outW, Stderr: &stderr, Getenv: func(k string) string { return env[k] }, Cwd: dir})
 		outW.Close()
+		inR.Close() // writes after ply exited fail instead of blocking
 		code <- c
 	}()
 	p := &sdkPeer{t: t, in: inW, lines: make(chan map[string]any, 64)}
@@ -74,7 +81,7 @@ func (p *sdkPeer) next(typ string, seen *[]map[string]any) map[string]any {
 			if seen != nil {
 				*seen = append(*seen, m)
 			}
-			if m["type"] == typ {
+			if typ == "" || m["type"] == typ {
 				return m
 			}
 		case <-timeout:

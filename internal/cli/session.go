@@ -120,7 +120,13 @@ func openSession(cfg *config, root string, log *slog.Logger, stderr io.Writer) (
 		}
 		op.first, op.firstType = prompt, client.UserQuery
 	default:
-		if len(prompt) == 0 && !cfg.promptLater {
+		if len(prompt) == 0 && (cfg.streamInput || cfg.promptLater) {
+			// The SDK's resume and forkSession send the prompt as a
+			// user message on stdin, and an ACP session's comes later:
+			// wait for it.
+			return op, 0, nil
+		}
+		if len(prompt) == 0 {
 			if o.ForkSession {
 				// Nothing would be added to the copy: do not keep it.
 				session.Discard(w)

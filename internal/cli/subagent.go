@@ -3,6 +3,8 @@ package cli
 import (
 	"cmp"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"slices"
@@ -139,4 +141,26 @@ func lastModelText(h []llm.Message) string {
 		}
 	}
 	return ""
+}
+
+// addSDKAgents adds the SDK's subagent definitions to the agent tool (one
+// of the same name replaces it) and returns the names of all.
+func (c *core) addSDKAgents(list []headless.SDKAgent) ([]string, error) {
+	t, ok := c.reg.Lookup(agent.Name)
+	if !ok {
+		return nil, errors.New("subagents are not available in this session")
+	}
+	defs := slices.Clone(t.(*agent.Tool).Definitions())
+	for _, a := range list {
+		if strings.TrimSpace(a.Name) == "" || strings.TrimSpace(a.Description) == "" {
+			return nil, fmt.Errorf("a subagent needs a name and a description (got %q)", a.Name)
+		}
+		d := agent.Definition{Name: a.Name, Description: a.Description, Tools: a.Tools, Model: a.Model,
+			MaxTurns: a.RunConfig.MaxTurns, Prompt: a.SystemPrompt}
+		defs = slices.DeleteFunc(defs, func(o agent.Definition) bool { return o.Name == a.Name })
+		defs = append(defs, d)
+	}
+	c.reg.Register(agent.NewTool(defs, c.agents))
+	c.chat.SetTools(c.reg.Decls())
+	return c.agentNames(), nil
 }

@@ -365,6 +365,7 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 	log.Info("headless run", "session", sess.id, "model", cfg.model, "mode", cfg.mode, "stream_input", cfg.streamInput)
 	if cfg.streamInput {
 		sdk := headless.NewSDK(hcfg)
+		sdk.Resume(sess.first, sess.firstType)
 		c.agents.approver = sdk
 		sched := scheduler.New(c.reg, append(opts, scheduler.WithApprover(sdk))...)
 		return sdk.Serve(ctx, c.client, &runner{sched: sched, chat: ch, cp: c.cp}, sio.Stdin, headless.Controls{
@@ -381,6 +382,16 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 				}
 				ch.SetModel(m)
 				return nil
+			},
+			ContextUsage: func() headless.ContextUsage {
+				e := ch.Estimate()
+				return headless.ContextUsage{Model: ch.Config().Model, ContextWindow: ch.Config().ContextWindow,
+					System: e.System, Tools: e.Tools, History: e.History, LastPromptTokens: e.LastPrompt}
+			},
+			Models:    func() []headless.Model { return availableModels(cfg, ch.Config().Model) },
+			AddAgents: c.addSDKAgents,
+			AddMCPServers: func(raw map[string]json.RawMessage, embedded []string, send headless.MCPSender) ([]headless.MCPServer, []string, error) {
+				return c.addSDKServers(ctx, cfg, raw, embedded, send, log, sio.Stderr)
 			},
 		})
 	}

@@ -105,6 +105,9 @@ type Config struct {
 	MaxWallTime     time.Duration
 
 	Stdout, Stderr io.Writer
+
+	// sdkSubtypes maps result subtypes onto the SDK's union (see NewSDK).
+	sdkSubtypes bool
 }
 
 // Run drives the loop for prompt and returns the process exit code. The
@@ -358,6 +361,14 @@ func (r *run) ctxDone(ctx context.Context) (int, bool) {
 	if ctx.Err() == nil {
 		return 0, false
 	}
+	var denied *deniedStop
+	if errors.As(context.Cause(ctx), &denied) {
+		if r.cfg.OnCancel != nil {
+			r.cfg.OnCancel(denied.Error())
+		}
+		r.denials = append(r.denials, denied.denial)
+		return r.fail(SubtypeError, ExitCancelled, denied.Error()), true
+	}
 	if errors.Is(context.Cause(ctx), errWallTime) {
 		return r.fail(SubtypeMaxWallTime, ExitBudget,
 			fmt.Sprintf("reached the wall-time limit (--max-wall-time %s)", r.cfg.MaxWallTime)), true
@@ -414,6 +425,9 @@ func (r *run) resultMsg(subtype string, isErr bool, msg string) Result {
 	}
 	if res.PermissionDenials == nil {
 		res.PermissionDenials = []Denial{}
+	}
+	if r.cfg.sdkSubtypes && sdkSubtype(subtype) != subtype {
+		res.Subtype, res.PlySubtype = sdkSubtype(subtype), subtype
 	}
 	if r.structuredOut != nil && !isErr {
 		res.Result = string(r.structuredOut)

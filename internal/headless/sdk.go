@@ -2,6 +2,7 @@ package headless
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/scheduler"
 )
@@ -27,14 +29,39 @@ type SDK struct {
 
 	mu      sync.Mutex
 	pending map[string]chan controlAnswer // can_use_tool requests awaiting the SDK
-	cancel  context.CancelFunc            // the query in flight, for interrupt
+	cancel  context.CancelCauseFunc       // the query in flight, for interrupt
 	nextID  atomic.Int64
+
+	// resumed is what a resumed session still owes the model (the
+	// answers to calls its last turn left open, a prompt to resend),
+	// until the first query or continue_last_turn takes it.
+	resumed  *query
+	queries  chan query
+	initSent bool // owned by the query goroutine
+	// initializing counts initialize requests still being handled.
+	initializing sync.WaitGroup
+
+	// effort is the reasoning tier the SDK asked for (recorded, not
+	// applied); usage and ran count this process's queries.
+	effort string
+	usage  llm.Usage
+	ran    int
 }
 
-// Controls are what the SDK may change during a session.
-type Controls struct {
-	SetPermissionMode func(mode string) error
-	SetModel          func(model string) error
+// query is one run of the loop: its first round's content and type.
+type query struct {
+	parts []llm.Part
+	typ   client.SendType
+}
+
+// Resume hands the SDK what a resumed session left unfinished: first is
+// sent with the first query (answers to open calls go before its text) or,
+// on continue_last_turn, alone with type typ. Call it before Serve.
+func (s *SDK) Resume(first []llm.Part, typ client.SendType) {
+	if len(first) == 0 && typ != client.Retry {
+		return // the session ended cleanly: nothing is owed
+	}
+	s.resumed = &query{parts: first, typ: typ}
 }
 
 type controlAnswer struct {
@@ -45,6 +72,7 @@ type controlAnswer struct {
 // NewSDK returns the protocol endpoint for cfg (its Format must be
 // stream-json).
 func NewSDK(cfg Config) *SDK {
+	cfg.sdkSubtypes = true
 	return &SDK{cfg: cfg, out: newPrinter(cfg), pending: map[string]chan controlAnswer{}}
 }
 
@@ -88,22 +116,28 @@ func (s *SDK) Serve(ctx context.Context, rounds Rounds, tools ToolRunner, in io.
 		}
 	}()
 
-	queries := make(chan []llm.Part, 16)
+	s.queries = make(chan query, 16)
 	done := make(chan struct{})
-	initSent := false
 	go func() {
 		// One query at a time, in arrival order; later messages queue.
 		defer close(done)
-		for parts := range queries {
-			qctx, cancel := context.WithCancel(ctx)
+		for q := range s.queries {
+			s.initializing.Wait()
+			if !s.initSent {
+				s.out.init()
+				s.initSent = true
+			}
+			qctx, cancel := context.WithCancelCause(ctx)
 			s.mu.Lock()
 			s.cancel = cancel
 			s.mu.Unlock()
-			r := &run{cfg: s.cfg, out: s.out, start: time.Now()}
-			r.loopWithCaps(qctx, rounds, tools, parts)
-			cancel()
+			r := &run{cfg: s.cfg, out: s.out, start: time.Now(), firstType: q.typ}
+			r.loopWithCaps(qctx, rounds, tools, q.parts)
+			cancel(nil)
 			s.mu.Lock()
 			s.cancel = nil
+			s.usage.Add(r.totalUsage())
+			s.ran++
 			s.mu.Unlock()
 		}
 	}()
@@ -130,11 +164,7 @@ loop:
 					s.warn("ignoring a user message: %v", err)
 					continue
 				}
-				if !initSent {
-					s.out.init()
-					initSent = true
-				}
-				queries <- parts
+				s.enqueue(s.withResumed(parts))
 			case "control_request":
 				s.handleControl(m, ctl)
 			case "control_response":
@@ -144,7 +174,7 @@ loop:
 			}
 		}
 	}
-	close(queries)
+	close(s.queries)
 	// Answer any approval still waiting, so the query can end.
 	s.failPending("the SDK closed its input")
 	<-done
@@ -155,6 +185,20 @@ loop:
 	default:
 	}
 	return code
+}
+
+// enqueue queues q.
+func (s *SDK) enqueue(q query) { s.queries <- q }
+
+// withResumed is the query for a user message: after a resumed session's
+// interrupted batch, the lost calls' answers go first, in the same message.
+func (s *SDK) withResumed(parts []llm.Part) query {
+	r := s.resumed
+	s.resumed = nil
+	if r != nil && r.typ == client.ToolResult {
+		return query{parts: append(append([]llm.Part(nil), r.parts...), parts...), typ: client.UserQuery}
+	}
+	return query{parts: parts, typ: client.UserQuery}
 }
 
 func (s *SDK) warn(format string, args ...any) {
@@ -189,54 +233,6 @@ func userParts(raw json.RawMessage) ([]llm.Part, error) {
 		return nil, errors.New("no text blocks in content")
 	}
 	return parts, nil
-}
-
-type controlRequest struct {
-	Subtype string `json:"subtype"`
-	Mode    string `json:"mode"`
-	Model   string `json:"model"`
-}
-
-func (s *SDK) handleControl(m inMessage, ctl Controls) {
-	var req controlRequest
-	if err := json.Unmarshal(m.Request, &req); err != nil {
-		s.respond(m.RequestID, nil, "malformed control request: "+err.Error())
-		return
-	}
-	switch req.Subtype {
-	case "initialize":
-		s.respond(m.RequestID, map[string]any{"commands": []string{}, "output_style": "default", "ply_version": s.cfg.Version}, "")
-	case "interrupt":
-		s.mu.Lock()
-		cancel := s.cancel
-		s.mu.Unlock()
-		if cancel != nil {
-			cancel()
-		}
-		s.respond(m.RequestID, map[string]any{}, "")
-	case "set_permission_mode":
-		if ctl.SetPermissionMode == nil {
-			s.respond(m.RequestID, nil, "changing the permission mode is not supported")
-			return
-		}
-		if err := ctl.SetPermissionMode(req.Mode); err != nil {
-			s.respond(m.RequestID, nil, err.Error())
-			return
-		}
-		s.respond(m.RequestID, map[string]any{"mode": req.Mode}, "")
-	case "set_model":
-		if ctl.SetModel == nil {
-			s.respond(m.RequestID, nil, "changing the model is not supported")
-			return
-		}
-		if err := ctl.SetModel(req.Model); err != nil {
-			s.respond(m.RequestID, nil, err.Error())
-			return
-		}
-		s.respond(m.RequestID, map[string]any{"model": req.Model}, "")
-	default:
-		s.respond(m.RequestID, nil, fmt.Sprintf("unsupported control request %q", req.Subtype))
-	}
 }
 
 type controlResponseBody struct {
@@ -293,44 +289,86 @@ func (s *SDK) failPending(reason string) {
 	}
 }
 
-// Approve asks the SDK whether c may run (can_use_tool). It implements
-// scheduler.Approver.
-func (s *SDK) Approve(ctx context.Context, c *scheduler.Call) (scheduler.Decision, error) {
+// ask sends a control request of ours and waits for the SDK's answer.
+func (s *SDK) ask(ctx context.Context, req map[string]any) (json.RawMessage, error) {
 	id := "ply-" + strconv.FormatInt(s.nextID.Add(1), 10)
 	ch := make(chan controlAnswer, 1)
 	s.mu.Lock()
 	s.pending[id] = ch
 	s.mu.Unlock()
-	s.out.emit(map[string]any{
-		"type": "control_request", "request_id": id,
-		"request": map[string]any{
-			"subtype": "can_use_tool", "tool_name": c.Name, "input": toolInput(string(c.Params)),
-			"tool_use_id": c.CallID, "permission_suggestions": nil,
-		},
-	})
+	s.out.emit(map[string]any{"type": "control_request", "request_id": id, "request": req})
 	select {
 	case <-ctx.Done():
 		s.mu.Lock()
 		delete(s.pending, id)
 		s.mu.Unlock()
-		return scheduler.Decision{}, ctx.Err()
+		return nil, ctx.Err()
 	case a := <-ch:
 		if a.err != "" {
-			return scheduler.Decision{}, errors.New(a.err)
+			return nil, errors.New(a.err)
 		}
-		var r struct {
-			Behavior string `json:"behavior"`
-			Message  string `json:"message"`
-		}
-		if err := json.Unmarshal(a.resp, &r); err != nil {
-			return scheduler.Decision{}, fmt.Errorf("malformed can_use_tool answer: %w", err)
-		}
-		switch r.Behavior {
-		case "allow":
-			return scheduler.Decision{Outcome: scheduler.OutcomeAllowOnce}, nil
-		case "deny":
-			return scheduler.Decision{Outcome: scheduler.OutcomeDeny, Reason: r.Message}, nil
-		}
-		return scheduler.Decision{}, fmt.Errorf("can_use_tool answer has behavior %q, want allow or deny", r.Behavior)
+		return a.resp, nil
 	}
+}
+
+// Approve asks the SDK whether c may run (can_use_tool). It implements
+// scheduler.Approver.
+func (s *SDK) Approve(ctx context.Context, c *scheduler.Call) (scheduler.Decision, error) {
+	resp, err := s.ask(ctx, map[string]any{
+		"subtype": "can_use_tool", "tool_name": c.Name, "input": toolInput(string(c.Params)),
+		"tool_use_id": c.CallID, "permission_suggestions": nil,
+	})
+	if err != nil {
+		return scheduler.Decision{}, err
+	}
+	var r struct {
+		Behavior  string `json:"behavior"`
+		Message   string `json:"message"`
+		Interrupt bool   `json:"interrupt"`
+	}
+	if err := json.Unmarshal(resp, &r); err != nil {
+		return scheduler.Decision{}, fmt.Errorf("malformed can_use_tool answer: %w", err)
+	}
+	switch r.Behavior {
+	case "allow":
+		return scheduler.Decision{Outcome: scheduler.OutcomeAllowOnce}, nil
+	case "deny":
+		if r.Interrupt {
+			s.stopForDenial(c, r.Message)
+		}
+		return scheduler.Decision{Outcome: scheduler.OutcomeDeny, Reason: r.Message}, nil
+	}
+	return scheduler.Decision{}, fmt.Errorf("can_use_tool answer has behavior %q, want allow or deny", r.Behavior)
+}
+
+// deniedStop is the cause of a query stopped by a denial with interrupt.
+type deniedStop struct {
+	denial  Denial
+	message string
+}
+
+func (d *deniedStop) Error() string { return "the SDK denied " + d.denial.ToolName + ": " + d.message }
+
+// stopForDenial ends the query in flight: the SDK denied c and asked for
+// the run to stop there.
+func (s *SDK) stopForDenial(c *scheduler.Call, message string) {
+	s.mu.Lock()
+	cancel := s.cancel
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel(&deniedStop{
+			denial:  Denial{ToolName: c.Name, ToolUseID: c.CallID, ToolInput: toolInput(string(c.Params))},
+			message: cmp.Or(message, "no reason given"),
+		})
+	}
+}
+
+// sdkSubtype maps a result subtype onto the SDK's result union (success,
+// error_max_turns, error_during_execution); ply's own stays in ply_subtype.
+func sdkSubtype(sub string) string {
+	switch sub {
+	case SubtypeSuccess, SubtypeMaxTurns, SubtypeError:
+		return sub
+	}
+	return SubtypeError
 }

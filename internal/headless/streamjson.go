@@ -116,8 +116,11 @@ type Denial struct {
 
 // Result is the last message of a run.
 type Result struct {
-	Type          string `json:"type"`
-	Subtype       string `json:"subtype"`
+	Type    string `json:"type"`
+	Subtype string `json:"subtype"`
+	// PlySubtype is ply's own subtype when Subtype had to be mapped onto
+	// the SDK's union (an interrupt, a budget).
+	PlySubtype    string `json:"ply_subtype,omitempty"`
 	UUID          string `json:"uuid"`
 	SessionID     string `json:"session_id"`
 	IsError       bool   `json:"is_error"`

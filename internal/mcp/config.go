@@ -52,6 +52,9 @@ type ServerConfig struct {
 	EnvVars []string
 	Cwd     string
 
+	// Embedded: RoundTrip carries each message (see EmbeddedServer).
+	RoundTrip RoundTrip
+
 	// HTTP: URL, sent with Headers.
 	URL     string
 	Headers map[string]string

@@ -201,6 +201,14 @@ func (s *server) connect(ctx, life context.Context) error {
 		Logger:       s.opts.Logger.With("server", s.cfg.Name),
 		Capabilities: &sdk.ClientCapabilities{},
 	})
+	if s.cfg.RoundTrip != nil {
+		cs, err := client.Connect(ctx, roundTripTransport{s.cfg.RoundTrip}, nil)
+		if err != nil {
+			return fmt.Errorf("handshake: %w", err)
+		}
+		s.session = cs
+		return nil
+	}
 	if s.cfg.URL != "" {
 		hc, tr := newHTTPClient(s.cfg)
 		s.transport = tr

@@ -131,6 +131,8 @@ func (m *model) Init() tea.Cmd {
 	if len(m.cfg.First) > 0 || m.cfg.FirstType == client.Retry {
 		cmds = append(cmds, m.commit(m.st.dim.Render("↻ going on with the interrupted turn")),
 			m.start(m.cfg.First, m.cfg.FirstType))
+	} else if m.cfg.FirstPrompt != "" {
+		cmds = append(cmds, m.submit(m.cfg.FirstPrompt))
 	}
 	return tea.Sequence(cmds...)
 }

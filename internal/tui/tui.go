@@ -58,6 +58,8 @@ type Config struct {
 	// a resumed session's interrupted turn goes on without a new prompt.
 	First     []llm.Part
 	FirstType client.SendType
+	// FirstPrompt, when set (-i), is submitted at start as if typed.
+	FirstPrompt string
 	// Clear, when set, starts a fresh conversation for /clear.
 	Clear func()
 	// Checkpoint, when set, is called at each round boundary so the

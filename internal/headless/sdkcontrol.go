@@ -1,0 +1,316 @@
+package headless
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/plyhq/ply/internal/client"
+)
+
+// Controls are what the SDK may change or ask about during a session;
+// a nil field answers its request with an error.
+type Controls struct {
+	SetPermissionMode func(mode string) error
+	SetModel          func(model string) error
+	// ContextUsage estimates the tokens the next request would carry.
+	ContextUsage func() ContextUsage
+	// Models lists the models of the configured providers.
+	Models func() []Model
+	// AddMCPServers starts the servers of initialize's "mcpServers"
+	// (raw, as in the settings) and registers their tools; it returns
+	// the servers' states and the session's tools after.
+	// embedded names servers that live in the SDK's process; their
+	// messages go through send (mcp_message).
+	// AddAgents defines the subagents of initialize's "agents" and
+	// returns the names of all the session's subagents.
+	AddAgents     func(agents []SDKAgent) ([]string, error)
+	AddMCPServers func(raw map[string]json.RawMessage, embedded []string, send MCPSender) ([]MCPServer, []string, error)
+}
+
+// ContextUsage is the estimated size of the next request, by part.
+type ContextUsage struct {
+	Model         string
+	ContextWindow int // 0: unknown
+	System        int
+	Tools         int
+	History       int
+	// LastPromptTokens is the prompt size the provider last reported.
+	LastPromptTokens int
+}
+
+// Model is one model the session could switch to (set_model).
+type Model struct {
+	ID            string `json:"id"`
+	Label         string `json:"label"`
+	Provider      string `json:"provider,omitempty"`
+	ContextWindow int    `json:"contextWindowSize,omitempty"`
+	Current       bool   `json:"current"`
+}
+
+// efforts are the reasoning tiers the SDK may ask for.
+var efforts = map[string]bool{"low": true, "medium": true, "high": true, "xhigh": true, "max": true}
+
+// effortNotApplied says why a stored effort changes nothing yet.
+const effortNotApplied = "ply records the effort but does not map it to the provider's reasoning settings yet"
+
+type controlRequest struct {
+	Subtype string `json:"subtype"`
+	Mode    string `json:"mode"`
+	Model   string `json:"model"`
+	Effort  string `json:"effort"`
+	Range   string `json:"range"`
+	// MCPServers are external servers for ply to start (initialize).
+	MCPServers map[string]json.RawMessage `json:"mcpServers"`
+	Agents     []SDKAgent                 `json:"agents"`
+	// SDKMCPServers are servers in the SDK's own process (initialize).
+	SDKMCPServers map[string]struct {
+		Name string `json:"name"`
+	} `json:"sdkMcpServers"`
+}
+
+// SDKAgent is a subagent the SDK defines (its agents option).
+type SDKAgent struct {
+	Name         string   `json:"name"`
+	Description  string   `json:"description"`
+	SystemPrompt string   `json:"systemPrompt"`
+	Tools        []string `json:"tools"`
+	Model        string   `json:"model"`
+	RunConfig    struct {
+		MaxTurns int `json:"max_turns"`
+	} `json:"runConfig"`
+}
+
+// MCPSender carries one JSON-RPC message to the SDK-embedded server
+// named and returns its answer.
+type MCPSender func(ctx context.Context, server string, msg json.RawMessage) (json.RawMessage, error)
+
+func (s *SDK) handleControl(m inMessage, ctl Controls) {
+	var req controlRequest
+	if err := json.Unmarshal(m.Request, &req); err != nil {
+		s.respond(m.RequestID, nil, "malformed control request: "+err.Error())
+		return
+	}
+	if req.Subtype == "initialize" {
+		// Starting MCP servers takes round trips through this loop
+		// (mcp_message): run it aside; queries wait for it.
+		s.initializing.Add(1)
+		go func() {
+			defer s.initializing.Done()
+			resp, err := s.answer(req, ctl)
+			if err != nil {
+				s.respond(m.RequestID, nil, err.Error())
+				return
+			}
+			s.respond(m.RequestID, resp, "")
+		}()
+		return
+	}
+	resp, err := s.answer(req, ctl)
+	if err != nil {
+		s.respond(m.RequestID, nil, err.Error())
+		return
+	}
+	s.respond(m.RequestID, resp, "")
+}
+
+// answer carries out one control request and returns its response body.
+func (s *SDK) answer(req controlRequest, ctl Controls) (map[string]any, error) {
+	switch req.Subtype {
+	case "initialize":
+		resp := map[string]any{"subtype": "initialize", "session_id": s.cfg.SessionID, "commands": []string{},
+			"output_style": "default", "ply_version": s.cfg.Version, "capabilities": capabilities(ctl)}
+		var embedded []string
+		for key, v := range req.SDKMCPServers {
+			embedded = append(embedded, cmp.Or(strings.TrimSpace(v.Name), key))
+		}
+		if len(req.MCPServers) > 0 || len(embedded) > 0 {
+			if err := s.addMCPServers(req.MCPServers, embedded, ctl); err != nil {
+				return nil, err
+			}
+		}
+		if len(req.Agents) > 0 {
+			if ctl.AddAgents == nil {
+				return nil, fmt.Errorf("subagents in initialize are not supported")
+			}
+			names, err := ctl.AddAgents(req.Agents)
+			if err != nil {
+				return nil, fmt.Errorf("defining the subagents of initialize: %w", err)
+			}
+			s.mu.Lock()
+			s.cfg.Agents = names
+			s.mu.Unlock()
+			s.out.setAgents(names)
+		}
+		if req.Effort != "" {
+			st, err := s.setEffort(req.Effort)
+			if err != nil {
+				return nil, err
+			}
+			resp["effort_status"] = st
+		}
+		return resp, nil
+	case "interrupt":
+		s.mu.Lock()
+		cancel := s.cancel
+		s.mu.Unlock()
+		if cancel != nil {
+			cancel(nil)
+		}
+		return map[string]any{"subtype": "interrupt"}, nil
+	case "set_permission_mode":
+		if ctl.SetPermissionMode == nil {
+			return nil, fmt.Errorf("changing the permission mode is not supported")
+		}
+		if err := ctl.SetPermissionMode(req.Mode); err != nil {
+			return nil, err
+		}
+		return map[string]any{"subtype": "set_permission_mode", "mode": req.Mode}, nil
+	case "set_model":
+		if ctl.SetModel == nil {
+			return nil, fmt.Errorf("changing the model is not supported")
+		}
+		if err := ctl.SetModel(req.Model); err != nil {
+			return nil, err
+		}
+		return map[string]any{"subtype": "set_model", "model": req.Model}, nil
+	case "set_effort":
+		return s.setEffort(req.Effort)
+	case "supported_commands":
+		// ply's slash commands belong to its terminal UI; a headless
+		// session runs none.
+		return map[string]any{"subtype": "supported_commands", "commands": []string{}}, nil
+	case "mcp_server_status":
+		s.mu.Lock()
+		servers := nonNil(s.cfg.MCPServers)
+		s.mu.Unlock()
+		return map[string]any{"subtype": "mcp_server_status", "mcpServers": servers}, nil
+	case "get_context_usage":
+		if ctl.ContextUsage == nil {
+			return nil, fmt.Errorf("context usage is not available")
+		}
+		return contextUsageBody(ctl.ContextUsage()), nil
+	case "get_available_models":
+		if ctl.Models == nil {
+			return nil, fmt.Errorf("the model list is not available")
+		}
+		return map[string]any{"subtype": "get_available_models", "models": nonNil(ctl.Models())}, nil
+	case "get_usage_info":
+		return s.usageInfo(req.Range), nil
+	case "continue_last_turn":
+		return s.continueLastTurn(), nil
+	}
+	return nil, fmt.Errorf("unsupported control request %q", req.Subtype)
+}
+
+// capabilities tells the SDK which control requests get real answers.
+func capabilities(ctl Controls) map[string]any {
+	return map[string]any{
+		"can_handle_can_use_tool": true, "can_handle_hook_callback": false,
+		"can_set_permission_mode": ctl.SetPermissionMode != nil, "can_set_model": ctl.SetModel != nil,
+		"can_set_effort": true, "can_get_context_usage": ctl.ContextUsage != nil,
+		"can_get_available_models": ctl.Models != nil, "can_get_usage_info": true,
+		"can_handle_mcp_message": false,
+	}
+}
+
+// setEffort records the tier. UNFINISHED: it is not passed to providers
+// (OpenAI reasoning_effort, Anthropic and Gemini thinking budgets); the
+// answer says so with applied false.
+func (s *SDK) setEffort(effort string) (map[string]any, error) {
+	e := strings.ToLower(strings.TrimSpace(effort))
+	if !efforts[e] {
+		return nil, fmt.Errorf("unknown effort %q: use low, medium, high, xhigh or max", effort)
+	}
+	s.mu.Lock()
+	s.effort = e
+	s.mu.Unlock()
+	return map[string]any{"subtype": "set_effort", "effort": e, "applied": false, "override": nil, "reason": effortNotApplied}, nil
+}
+
+func contextUsageBody(u ContextUsage) map[string]any {
+	total := u.System + u.Tools + u.History
+	body := map[string]any{
+		"subtype": "get_context_usage", "model": u.Model, "total_tokens": total,
+		"categories":         map[string]any{"system_prompt": u.System, "tools": u.Tools, "history": u.History},
+		"last_prompt_tokens": u.LastPromptTokens, "estimated": true,
+	}
+	if u.ContextWindow > 0 {
+		body["context_window"] = u.ContextWindow
+		body["percentage"] = float64(total) * 100 / float64(u.ContextWindow)
+	}
+	return body
+}
+
+// usageInfo reports the tokens of this process's queries. ply keeps no
+// usage history across sessions, so every range reports the same totals.
+func (s *SDK) usageInfo(rng string) map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return map[string]any{
+		"subtype": "get_usage_info", "range": cmp.Or(rng, "session"), "scope": "session",
+		"queries": s.ran, "usage": usageOf(&s.usage),
+	}
+}
+
+// continueLastTurn runs what a resumed session's interrupted turn still
+// owes, as --continue would; accepted is false when nothing is owed.
+func (s *SDK) continueLastTurn() map[string]any {
+	r := s.resumed
+	if r == nil {
+		return map[string]any{"subtype": "continue_last_turn", "accepted": false, "interruption": nil}
+	}
+	s.resumed = nil
+	kind := map[client.SendType]string{client.ToolResult: "tool_calls", client.Retry: "prompt", client.UserQuery: "reply"}[r.typ]
+	s.enqueue(*r)
+	return map[string]any{"subtype": "continue_last_turn", "accepted": true, "interruption": kind}
+}
+
+// addMCPServers starts initialize's servers before the session is
+// announced, so that the init message lists them and their tools.
+func (s *SDK) addMCPServers(raw map[string]json.RawMessage, embedded []string, ctl Controls) error {
+	if ctl.AddMCPServers == nil {
+		return fmt.Errorf("MCP servers in initialize are not supported")
+	}
+	states, tools, err := ctl.AddMCPServers(raw, embedded, s.mcpMessage)
+	if err != nil {
+		return fmt.Errorf("starting the MCP servers of initialize: %w", err)
+	}
+	s.mu.Lock()
+	s.cfg.MCPServers = append(s.cfg.MCPServers, states...)
+	s.cfg.Tools = tools
+	s.mu.Unlock()
+	s.out.setSession(s.cfg.MCPServers, tools)
+	return nil
+}
+
+// setSession updates what the init message announces.
+func (p *printer) setSession(servers []MCPServer, tools []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cfg.MCPServers, p.cfg.Tools = servers, tools
+}
+
+// mcpMessage sends msg to the SDK-embedded server and waits for the SDK's
+// answer (mcp_message).
+func (s *SDK) mcpMessage(ctx context.Context, server string, msg json.RawMessage) (json.RawMessage, error) {
+	a, err := s.ask(ctx, map[string]any{"subtype": "mcp_message", "server_name": server, "message": msg})
+	if err != nil {
+		return nil, err
+	}
+	var body struct {
+		Response json.RawMessage `json:"mcp_response"`
+	}
+	if err := json.Unmarshal(a, &body); err != nil || len(body.Response) == 0 {
+		return nil, fmt.Errorf("the SDK's answer to mcp_message has no mcp_response")
+	}
+	return body.Response, nil
+}
+
+func (p *printer) setAgents(names []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cfg.Agents = names
+}
