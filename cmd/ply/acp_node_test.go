@@ -23,18 +23,7 @@ const acpSDKVersion = "2.4.0"
 // session/load of that session in a second process. It skips where node
 // or npm is missing or the package cannot be installed.
 func TestACPNodeClient(t *testing.T) {
-	if testing.Short() {
-		t.Skip("installs @agentclientprotocol/sdk from npm and runs node")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not on PATH; install Node.js to run ply against @agentclientprotocol/sdk")
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		t.Skip("npm is not on PATH; install it with Node.js to run ply against @agentclientprotocol/sdk")
-	}
-	modules := installNodePackage(t, npm, "@agentclientprotocol/sdk", acpSDKVersion)
+	node, modules := nodeWith(t, "@agentclientprotocol/sdk", acpSDKVersion)
 	bin := buildPly(t)
 
 	dir := t.TempDir()
@@ -121,56 +110,4 @@ func joinRaw(rs []json.RawMessage) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
-}
-
-// installNodePackage installs pkg@version once into the user's cache and
-// returns its node_modules; it skips the test when npm cannot.
-func installNodePackage(t *testing.T, npm, pkg, version string) string {
-	t.Helper()
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	root := filepath.Join(cache, "ply-test", "node-"+strings.NewReplacer("@", "", "/", "-").Replace(pkg)+"-"+version)
-	modules := filepath.Join(root, "node_modules")
-	has := func(modules string) bool {
-		b, err := os.ReadFile(filepath.Join(modules, filepath.FromSlash(pkg), "package.json"))
-		var p struct{ Version string }
-		return err == nil && json.Unmarshal(b, &p) == nil && p.Version == version
-	}
-	if has(modules) {
-		return modules
-	}
-	if err := os.MkdirAll(filepath.Dir(root), 0o755); err != nil {
-		t.Skipf("cannot create the package cache: %v", err)
-	}
-	// A fresh directory renamed into place: an interrupted install never
-	// looks like a good one.
-	tmp, err := os.MkdirTemp(filepath.Dir(root), "install-")
-	if err != nil {
-		t.Skipf("cannot create the package cache: %v", err)
-	}
-	defer os.RemoveAll(tmp)
-	if err := os.WriteFile(filepath.Join(tmp, "package.json"), []byte(`{"name":"ply-node-test","private":true,"type":"module"}`+"\n"), 0o644); err != nil {
-		t.Skipf("cannot write the package cache: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--silent",
-		"--fetch-retries=2", "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=5000", pkg+"@"+version)
-	cmd.Dir = tmp
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Skipf("npm install %s@%s failed (registry unreachable?): %v\n%s", pkg, version, err, out)
-	}
-	if !has(filepath.Join(tmp, "node_modules")) {
-		t.Skipf("npm install %s@%s left no package behind", pkg, version)
-	}
-	if has(modules) {
-		return modules
-	}
-	_ = os.RemoveAll(root)
-	if err := os.Rename(tmp, root); err != nil && !has(modules) {
-		t.Skipf("cannot move the package into its cache: %v", err)
-	}
-	return modules
 }

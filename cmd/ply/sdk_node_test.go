@@ -27,18 +27,7 @@ const qwenSDKVersion = "0.1.14"
 // pathToQwenExecutable. It skips, never fails, when node or npm is missing
 // or the package cannot be installed, since those say nothing about ply.
 func TestQwenSDK(t *testing.T) {
-	if testing.Short() {
-		t.Skip("installs @qwen-code/sdk from npm and runs node")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not on PATH; install Node.js to run ply against the real @qwen-code/sdk")
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		t.Skip("npm is not on PATH; install it with Node.js to run ply against the real @qwen-code/sdk")
-	}
-	modules := installQwenSDK(t, npm)
+	node, modules := nodeWith(t, "@qwen-code/sdk", qwenSDKVersion)
 	bin := buildPly(t)
 
 	dir := t.TempDir()
@@ -180,76 +169,6 @@ func TestQwenSDK(t *testing.T) {
 	if err := srv.CheckPairing(); err != nil {
 		t.Error(err)
 	}
-}
-
-// installQwenSDK returns a node_modules directory holding @qwen-code/sdk at
-// qwenSDKVersion, installing it on first use into the user's cache, outside
-// the repository, so a machine pays for the download once. It skips the
-// test when npm cannot install it (no network, registry down).
-func installQwenSDK(t *testing.T, npm string) string {
-	t.Helper()
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	root := filepath.Join(cache, "ply-test", "sdk-node-"+qwenSDKVersion)
-	modules := filepath.Join(root, "node_modules")
-	if installed(modules) {
-		return modules
-	}
-	// Install into a fresh directory and rename it into place, so that a
-	// run interrupted mid-install, or two runs at once, never leave a
-	// half-installed tree that later runs would take for a good one.
-	if err := os.MkdirAll(filepath.Dir(root), 0o755); err != nil {
-		t.Skipf("cannot create the SDK cache: %v", err)
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(root), "install-")
-	if err != nil {
-		t.Skipf("cannot create the SDK cache: %v", err)
-	}
-	defer os.RemoveAll(tmp)
-	// A package.json of our own keeps npm from walking up to some
-	// unrelated project and makes the directory an ES module package.
-	pkg := `{"name":"ply-sdk-node-test","private":true,"type":"module"}` + "\n"
-	if err := os.WriteFile(filepath.Join(tmp, "package.json"), []byte(pkg), 0o644); err != nil {
-		t.Skipf("cannot write the SDK cache: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	// npm's default retry backoff (up to a minute per retry) makes a
-	// machine without a registry wait over a minute just to skip; keep the
-	// retries, which help on a flaky network, but make them quick.
-	cmd := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--silent",
-		"--fetch-retries=2", "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=5000",
-		"@qwen-code/sdk@"+qwenSDKVersion)
-	cmd.Dir = tmp
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Skipf("npm install @qwen-code/sdk@%s failed (registry unreachable?): %v\n%s", qwenSDKVersion, err, out)
-	}
-	if !installed(filepath.Join(tmp, "node_modules")) {
-		t.Skipf("npm install @qwen-code/sdk@%s left no package behind", qwenSDKVersion)
-	}
-	if installed(modules) {
-		return modules // another run finished first
-	}
-	// What is there is stale or broken (an older layout, a crash before
-	// the rename existed): replace it.
-	_ = os.RemoveAll(root)
-	if err := os.Rename(tmp, root); err != nil && !installed(modules) {
-		// Losing the race to another run is fine; anything else is not.
-		t.Skipf("cannot move the SDK into its cache: %v", err)
-	}
-	return modules
-}
-
-// installed reports whether modules holds the pinned SDK.
-func installed(modules string) bool {
-	b, err := os.ReadFile(filepath.Join(modules, "@qwen-code", "sdk", "package.json"))
-	if err != nil {
-		return false
-	}
-	var p struct{ Version string }
-	return json.Unmarshal(b, &p) == nil && p.Version == qwenSDKVersion
 }
 
 // jsonText is v as JSON text, for tool-call arguments and the script's

@@ -21,18 +21,7 @@ import (
 // interrupt. Like TestQwenSDK it skips where node, npm or the package is
 // missing.
 func TestQwenSDKSession(t *testing.T) {
-	if testing.Short() {
-		t.Skip("installs @qwen-code/sdk from npm and runs node")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not on PATH; install Node.js to run ply against the real @qwen-code/sdk")
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		t.Skip("npm is not on PATH; install it with Node.js to run ply against the real @qwen-code/sdk")
-	}
-	modules := installQwenSDK(t, npm)
+	node, modules := nodeWith(t, "@qwen-code/sdk", qwenSDKVersion)
 	bin := buildPly(t)
 
 	t.Run("resume and fork", func(t *testing.T) {
