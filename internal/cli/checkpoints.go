@@ -27,6 +27,7 @@ type checkpointer struct {
 	reg   *tools.Registry
 	log   *slog.Logger
 	off   bool // the workspace proved too large: stop trying
+	msgs  messageCheckpoints
 }
 
 // checkpointStore opens the checkpoint store of the workspace root.
@@ -102,9 +103,11 @@ func (c *checkpointer) onUserQuery(ctx context.Context, parts []llm.Part) []llm.
 	if c == nil {
 		return parts
 	}
-	if id := c.take(ctx, "prompt"); id != "" {
+	id := c.take(ctx, "prompt")
+	if id != "" {
 		c.sess.w.AppendCheckpoint(id)
 	}
+	c.noteQuery(id)
 	return parts
 }
 

@@ -388,8 +388,10 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 				return headless.ContextUsage{Model: ch.Config().Model, ContextWindow: ch.Config().ContextWindow,
 					System: e.System, Tools: e.Tools, History: e.History, LastPromptTokens: e.LastPrompt}
 			},
-			Models:    func() []headless.Model { return availableModels(cfg, ch.Config().Model) },
-			AddAgents: c.addSDKAgents,
+			Models:          func() []headless.Model { return availableModels(cfg, ch.Config().Model) },
+			MarkUserMessage: c.cp.markUserMessage,
+			RewindFiles:     c.rewindFiles(),
+			AddAgents:       c.addSDKAgents,
 			AddMCPServers: func(raw map[string]json.RawMessage, embedded []string, send headless.MCPSender) ([]headless.MCPServer, []string, error) {
 				return c.addSDKServers(ctx, cfg, raw, embedded, send, log, sio.Stderr)
 			},

@@ -52,6 +52,8 @@ type SDK struct {
 type query struct {
 	parts []llm.Part
 	typ   client.SendType
+	// uuid is the SDK's id of the user message, for rewind_files.
+	uuid string
 }
 
 // Resume hands the SDK what a resumed session left unfinished: first is
@@ -79,6 +81,7 @@ func NewSDK(cfg Config) *SDK {
 // inMessage is any line the SDK sends.
 type inMessage struct {
 	Type      string          `json:"type"`
+	UUID      string          `json:"uuid"`
 	RequestID string          `json:"request_id"`
 	Request   json.RawMessage `json:"request"`
 	Response  json.RawMessage `json:"response"`
@@ -131,6 +134,9 @@ func (s *SDK) Serve(ctx context.Context, rounds Rounds, tools ToolRunner, in io.
 			s.mu.Lock()
 			s.cancel = cancel
 			s.mu.Unlock()
+			if q.uuid != "" && ctl.MarkUserMessage != nil {
+				ctl.MarkUserMessage(q.uuid)
+			}
 			r := &run{cfg: s.cfg, out: s.out, start: time.Now(), firstType: q.typ}
 			r.loopWithCaps(qctx, rounds, tools, q.parts)
 			cancel(nil)
@@ -164,7 +170,9 @@ loop:
 					s.warn("ignoring a user message: %v", err)
 					continue
 				}
-				s.enqueue(s.withResumed(parts))
+				q := s.withResumed(parts)
+				q.uuid = m.UUID
+				s.enqueue(q)
 			case "control_request":
 				s.handleControl(m, ctl)
 			case "control_response":

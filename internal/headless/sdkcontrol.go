@@ -26,8 +26,13 @@ type Controls struct {
 	// messages go through send (mcp_message).
 	// AddAgents defines the subagents of initialize's "agents" and
 	// returns the names of all the session's subagents.
-	AddAgents     func(agents []SDKAgent) ([]string, error)
-	AddMCPServers func(raw map[string]json.RawMessage, embedded []string, send MCPSender) ([]MCPServer, []string, error)
+	AddAgents func(agents []SDKAgent) ([]string, error)
+	// MarkUserMessage tells the checkpoints that the next query is the
+	// SDK's user message uuid; RewindFiles puts the files back as they
+	// were before that message (only lists them with dryRun).
+	MarkUserMessage func(uuid string)
+	RewindFiles     func(ctx context.Context, uuid string, dryRun bool) (changed []string, err error)
+	AddMCPServers   func(raw map[string]json.RawMessage, embedded []string, send MCPSender) ([]MCPServer, []string, error)
 }
 
 // ContextUsage is the estimated size of the next request, by part.
@@ -62,6 +67,10 @@ type controlRequest struct {
 	Model   string `json:"model"`
 	Effort  string `json:"effort"`
 	Range   string `json:"range"`
+	// UserMessageID and DryRun are rewind_files' (the Claude Agent SDK's
+	// rewindFiles).
+	UserMessageID string `json:"user_message_id"`
+	DryRun        bool   `json:"dry_run"`
 	// MCPServers are external servers for ply to start (initialize).
 	MCPServers map[string]json.RawMessage `json:"mcpServers"`
 	Agents     []SDKAgent                 `json:"agents"`
@@ -199,6 +208,18 @@ func (s *SDK) answer(req controlRequest, ctl Controls) (map[string]any, error) {
 		return map[string]any{"subtype": "get_available_models", "models": nonNil(ctl.Models())}, nil
 	case "get_usage_info":
 		return s.usageInfo(req.Range), nil
+	case "rewind_files":
+		if ctl.RewindFiles == nil {
+			return nil, fmt.Errorf("rewind_files: checkpoints are off in this session")
+		}
+		changed, err := ctl.RewindFiles(context.Background(), req.UserMessageID, req.DryRun)
+		if err != nil {
+			return nil, fmt.Errorf("rewind_files: %w", err)
+		}
+		if changed == nil {
+			changed = []string{}
+		}
+		return map[string]any{"subtype": "rewind_files", "canRewind": true, "filesChanged": changed, "dryRun": req.DryRun}, nil
 	case "continue_last_turn":
 		return s.continueLastTurn(), nil
 	}
