@@ -20,7 +20,7 @@ var commands = []struct{ name, help string }{
 	{"/compress", "summarise the older conversation now, to free context"},
 	{"/stats", "token usage, rounds, tool calls and time of this session"},
 	{"/model", "[name]  show the model, or switch to name"},
-	{"/approval-mode", "[mode]  show the approval mode, or set it (Shift+Tab cycles)"},
+	{"/approval-mode", "[mode]  show the approval mode, or set it (Shift+Tab cycles plan, default and auto-edit; yolo only here)"},
 	{"/resume", "pick a saved session of this workspace to go on with"},
 	{"/rewind", "put the files and/or the conversation back to before a prompt"},
 	{"/tools", "list the tools the model may call"},
@@ -208,13 +208,21 @@ func (m *model) setMode(name string) tea.Cmd {
 	return nil
 }
 
-// cycleMode moves to the next approval mode (Shift+Tab).
+// cycleMode moves to the next approval mode (Shift+Tab), never to yolo:
+// approving everything takes a flag, a setting or /approval-mode, not a
+// key pressed once too often. From yolo it goes on to the next safe mode.
 func (m *model) cycleMode() tea.Cmd {
 	if len(m.cfg.Modes) == 0 || m.cfg.SetMode == nil {
 		return nil
 	}
 	i := slices.Index(m.cfg.Modes, m.mode())
-	return m.setMode(m.cfg.Modes[(i+1)%len(m.cfg.Modes)])
+	for range m.cfg.Modes {
+		i = (i + 1) % len(m.cfg.Modes)
+		if next := m.cfg.Modes[i]; next != "yolo" {
+			return m.setMode(next)
+		}
+	}
+	return nil
 }
 
 func (m *model) statsText() string {
