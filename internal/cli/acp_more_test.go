@@ -138,13 +138,7 @@ func TestACPStdoutIsProtocol(t *testing.T) {
 	r := startACP(t, srv, filepath.Join(t.TempDir(), "home"))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := r.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
-		t.Fatal(err)
-	}
-	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ns := r.newSession(t, ctx, dir)
 	if _, err := r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("hello")}}); err != nil {
 		t.Fatal(err)
 	}
@@ -165,13 +159,7 @@ func TestACPExitPlanModeTellsTheClient(t *testing.T) {
 	r := startACP(t, srv, filepath.Join(t.TempDir(), "home"), "--approval-mode", "plan")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := r.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
-		t.Fatal(err)
-	}
-	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ns := r.newSession(t, ctx, dir)
 	if ns.Modes.CurrentModeId != "plan" {
 		t.Errorf("current mode %q, want plan", ns.Modes.CurrentModeId)
 	}
@@ -270,13 +258,7 @@ func TestACPStopReasons(t *testing.T) {
 	r := startACP(t, srv, home)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := r.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
-		t.Fatal(err)
-	}
-	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ns := r.newSession(t, ctx, dir)
 	// max_tokens is tested in internal/acp: ply's client continues a cut
 	// reply by itself, so it reaches the loop only when that gives up.
 	for _, want := range []sdk.StopReason{sdk.StopReasonRefusal, sdk.StopReasonMaxTurnRequests} {
@@ -299,13 +281,7 @@ func TestACPLiveShellOutput(t *testing.T) {
 	r := startACP(t, srv, filepath.Join(t.TempDir(), "home"), "--yolo")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := r.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
-		t.Fatal(err)
-	}
-	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ns := r.newSession(t, ctx, dir)
 	if _, err := r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("run it")}}); err != nil {
 		t.Fatal(err)
 	}
@@ -327,14 +303,8 @@ func TestACPImageAndResourcePrompt(t *testing.T) {
 	r := startACP(t, srv, filepath.Join(t.TempDir(), "home"))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := r.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
-		t.Fatal(err)
-	}
-	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: []sdk.ContentBlock{
+	ns := r.newSession(t, ctx, dir)
+	_, err := r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: []sdk.ContentBlock{
 		sdk.TextBlock("what is this?"),
 		sdk.ImageBlock("aGk=", "image/png"),
 		sdk.ResourceBlock(sdk.EmbeddedResourceResource{TextResourceContents: &sdk.TextResourceContents{Uri: "file:///buf.go", Text: "package unsaved"}}),

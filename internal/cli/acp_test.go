@@ -109,6 +109,39 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// newSession initializes the connection and opens a session in dir.
+func (r *acpRun) newSession(t *testing.T, ctx context.Context, dir string) sdk.NewSessionResponse {
+	t.Helper()
+	if _, err := r.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ns
+}
+
+// cancelWhen sends session/cancel once an update satisfies seen.
+func (r *acpRun) cancelWhen(ctx context.Context, id sdk.SessionId, seen func(sdk.SessionUpdate) bool) {
+	ready := make(chan struct{})
+	var once sync.Once
+	r.client.mu.Lock()
+	r.client.onUpdate = func(u sdk.SessionUpdate) {
+		if seen(u) {
+			once.Do(func() { close(ready) })
+		}
+	}
+	r.client.mu.Unlock()
+	go func() {
+		select {
+		case <-ready:
+			_ = r.conn.Cancel(ctx, sdk.CancelNotification{SessionId: id})
+		case <-ctx.Done():
+		}
+	}()
+}
+
 func startACP(t *testing.T, srv *fp.Server, home string, args ...string) *acpRun {
 	t.Helper()
 	env := map[string]string{
@@ -238,13 +271,7 @@ func TestACPRejectedEdit(t *testing.T) {
 	r.client.grant = "reject_once"
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := r.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
-		t.Fatal(err)
-	}
-	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ns := r.newSession(t, ctx, dir)
 	resp, err := r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("overwrite it")}})
 	if err != nil || resp.StopReason != sdk.StopReasonEndTurn {
 		t.Fatalf("prompt: %+v, %v", resp, err)
@@ -266,29 +293,8 @@ func TestACPCancel(t *testing.T) {
 	r := startACP(t, srv, filepath.Join(t.TempDir(), "home"))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := r.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
-		t.Fatal(err)
-	}
-	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	streaming := make(chan struct{})
-	var once sync.Once
-	r.client.mu.Lock()
-	r.client.onUpdate = func(u sdk.SessionUpdate) {
-		if u.AgentMessageChunk != nil {
-			once.Do(func() { close(streaming) })
-		}
-	}
-	r.client.mu.Unlock()
-	go func() {
-		select {
-		case <-streaming:
-			_ = r.conn.Cancel(ctx, sdk.CancelNotification{SessionId: ns.SessionId})
-		case <-ctx.Done():
-		}
-	}()
+	ns := r.newSession(t, ctx, dir)
+	r.cancelWhen(ctx, ns.SessionId, func(u sdk.SessionUpdate) bool { return u.AgentMessageChunk != nil })
 	start := time.Now()
 	resp, err := r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("take your time")}})
 	if err != nil {
@@ -344,13 +350,7 @@ func TestACPSetModeAndPlan(t *testing.T) {
 	r.client.grant = "reject_once" // yolo must not ask at all
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := r.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
-		t.Fatal(err)
-	}
-	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ns := r.newSession(t, ctx, dir)
 	if _, err := r.conn.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: ns.SessionId, ModeId: "nonsense"}); err == nil {
 		t.Error("an unknown mode was taken")
 	}
@@ -381,29 +381,10 @@ func TestACPCancelRunningTool(t *testing.T) {
 	r := startACP(t, srv, filepath.Join(t.TempDir(), "home"))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := r.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
-		t.Fatal(err)
-	}
-	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	running := make(chan struct{})
-	var once sync.Once
-	r.client.mu.Lock()
-	r.client.onUpdate = func(u sdk.SessionUpdate) {
-		if u.ToolCallUpdate != nil && u.ToolCallUpdate.Status != nil && *u.ToolCallUpdate.Status == sdk.ToolCallStatusInProgress {
-			once.Do(func() { close(running) })
-		}
-	}
-	r.client.mu.Unlock()
-	go func() {
-		select {
-		case <-running:
-			_ = r.conn.Cancel(ctx, sdk.CancelNotification{SessionId: ns.SessionId})
-		case <-ctx.Done():
-		}
-	}()
+	ns := r.newSession(t, ctx, dir)
+	r.cancelWhen(ctx, ns.SessionId, func(u sdk.SessionUpdate) bool {
+		return u.ToolCallUpdate != nil && u.ToolCallUpdate.Status != nil && *u.ToolCallUpdate.Status == sdk.ToolCallStatusInProgress
+	})
 	start := time.Now()
 	resp, err := r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("wait")}})
 	if err != nil {
