@@ -115,7 +115,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 	c.ws = ws
 	// git runs for the snapshot only in a trusted folder: a repository's
 	// own config can name programs for git to run.
-	repo := startSnapshot(ctx, ws.Root(), cfg.trust.trusted)
+	repo := startSnapshot(ctx, ws.Root(), cfg.trust.trusted, cfg.childEnv)
 	// MCP servers start now, in parallel with the rest of start-up, and
 	// are waited for only just before the tool list is needed; ctx
 	// (Ctrl+C) ends a slow start.

@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/plyhq/ply/internal/envpolicy"
 )
 
 const (
@@ -42,7 +45,9 @@ type Repo struct {
 // folder is trusted) and git answers before ctx ends. Status and log run
 // at once, with optional locks off, so that they never write the index,
 // and with the config that could run programs (fsmonitor) switched off.
-func Snapshot(ctx context.Context, dir string, runGit bool) *Repo {
+// git gets env, or with nil ply's environment less the variables
+// envpolicy withholds.
+func Snapshot(ctx context.Context, dir string, runGit bool, env []string) *Repo {
 	r := &Repo{}
 	var wg sync.WaitGroup
 	var status, log []byte
@@ -52,11 +57,11 @@ func Snapshot(ctx context.Context, dir string, runGit bool) *Repo {
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
-			status, statusErr = gitOutput(ctx, dir, "status", "--short", "--untracked-files=normal", "--no-renames")
+			status, statusErr = gitOutput(ctx, dir, env, "status", "--short", "--untracked-files=normal", "--no-renames")
 		}()
 		go func() {
 			defer wg.Done()
-			log, logErr = gitOutput(ctx, dir, "log", "--oneline", "--no-decorate", fmt.Sprintf("-%d", repoCommits))
+			log, logErr = gitOutput(ctx, dir, env, "log", "--oneline", "--no-decorate", fmt.Sprintf("-%d", repoCommits))
 		}()
 	} else if !runGit && gitBranch(dir) != "" {
 		r.Notes = append(r.Notes, "git status was not read: this folder is not trusted")
@@ -100,10 +105,14 @@ func firstLine(err error) string {
 	return msg
 }
 
-func gitOutput(ctx context.Context, dir string, args ...string) ([]byte, error) {
+func gitOutput(ctx context.Context, dir string, env []string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false", "--no-pager"}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	// The environment of every process ply starts, without its secrets.
+	if env == nil {
+		env = envpolicy.Environ()
+	}
+	cmd.Env = append(slices.Clip(env), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
 	return cmd.Output()
 }
 

@@ -47,7 +47,7 @@ func TestSnapshot(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	out := Snapshot(ctx, dir, true).render()
+	out := Snapshot(ctx, dir, true, nil).render()
 	for _, want := range []string{" M main.go", "?? new.txt", "first commit", "Top level: main.go new.txt sub/"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("snapshot lacks %q:\n%s", want, out)
@@ -60,7 +60,7 @@ func TestSnapshot(t *testing.T) {
 		t.Error("the snapshot rewrote the index")
 	}
 
-	untrusted := Snapshot(ctx, dir, false).render()
+	untrusted := Snapshot(ctx, dir, false, nil).render()
 	if strings.Contains(untrusted, "main.go\n") || !strings.Contains(untrusted, "not trusted") || !strings.Contains(untrusted, "Top level:") {
 		t.Errorf("untrusted snapshot:\n%s", untrusted)
 	}
@@ -70,7 +70,7 @@ func TestSnapshotPastBudget(t *testing.T) {
 	dir := gitRepo(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	out := Snapshot(ctx, dir, true).render()
+	out := Snapshot(ctx, dir, true, nil).render()
 	if !strings.Contains(out, "time budget") || strings.Contains(out, "first commit") {
 		t.Errorf("a snapshot past its budget:\n%s", out)
 	}
@@ -82,7 +82,7 @@ func BenchmarkSnapshot(b *testing.B) {
 	}
 	dir, _ := os.Getwd()
 	for b.Loop() {
-		Snapshot(context.Background(), dir, true)
+		Snapshot(context.Background(), dir, true, nil)
 	}
 }
 
@@ -99,7 +99,7 @@ func TestSnapshotCleanAndEmpty(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if out := Snapshot(ctx, dir, true).render(); !strings.Contains(out, "git status: clean") || !strings.Contains(out, "second") {
+	if out := Snapshot(ctx, dir, true, nil).render(); !strings.Contains(out, "git status: clean") || !strings.Contains(out, "second") {
 		t.Errorf("clean repository:\n%s", out)
 	}
 	empty := t.TempDir()
@@ -109,7 +109,30 @@ func TestSnapshotCleanAndEmpty(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(empty, "a.txt"), []byte("x"), 0o644)
-	if out := Snapshot(ctx, empty, true).render(); !strings.Contains(out, "?? a.txt") {
+	if out := Snapshot(ctx, empty, true, nil).render(); !strings.Contains(out, "?? a.txt") {
 		t.Errorf("repository without commits:\n%s", out)
+	}
+}
+
+// git runs for the snapshot without ply's secrets in its environment, as
+// every other process ply starts.
+func TestSnapshotGitGetsNoSecrets(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, ".git"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	bin := t.TempDir()
+	dump := filepath.Join(t.TempDir(), "env")
+	os.WriteFile(filepath.Join(bin, "git"), []byte("#!/bin/sh\nenv >> "+dump+"\n"), 0o755)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("SNAPSHOT_TEST_API_KEY", "sk-should-not-leak")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	Snapshot(ctx, dir, true, nil)
+	env, err := os.ReadFile(dump)
+	if err != nil || !strings.Contains(string(env), "PATH=") {
+		t.Fatalf("the fake git did not run: %v", err)
+	}
+	if strings.Contains(string(env), "sk-should-not-leak") {
+		t.Error("git got a secret from ply's environment")
 	}
 }
