@@ -32,6 +32,7 @@ import (
 type guard struct {
 	w     *os.File // the write end: never closed, it ends with ply
 	token string
+	pid   int
 }
 
 var guardian struct {
@@ -63,7 +64,9 @@ func startGuardian() (*guard, error) {
 	}
 	defer r.Close()
 	cmd := exec.Command(self, guardianArg, token)
-	cmd.Env = append(os.Environ(), helperEnv)
+	// Nothing but the helper's switch: the guardian needs no variable,
+	// and any command of the user can read its environment in /proc.
+	cmd.Env = []string{helperEnv}
 	cmd.ExtraFiles = []*os.File{r} // fd 3; stdin, stdout and stderr are /dev/null
 	// Its own group: Ctrl+C at the terminal and the group kills of a
 	// timed-out command do not reach it.
@@ -72,9 +75,10 @@ func startGuardian() (*guard, error) {
 		w.Close()
 		return nil, fmt.Errorf("start the guardian: %w", err)
 	}
+	pid := cmd.Process.Pid
 	// Never waited for: it lives as long as ply, then init reaps it.
 	_ = cmd.Process.Release()
-	return &guard{w: w, token: token}, nil
+	return &guard{w: w, token: token, pid: pid}, nil
 }
 
 // register tells the guardian about the group pgid. One short write is
