@@ -37,17 +37,7 @@ func TestACPNodeClient(t *testing.T) {
 		fp.Turn{fp.Text("Fixed.")},
 		fp.Turn{fp.Text("working"), fp.Stall(time.Minute), fp.Text(" never")},
 	)
-	run := t.TempDir()
-	script, err := os.ReadFile(filepath.Join("testdata", "acp", "client.mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(run, "client.mjs"), script, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(modules, filepath.Join(run, "node_modules")); err != nil {
-		t.Fatal(err)
-	}
+	run := scriptDir(t, modules, "acp", "client.mjs")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "client.mjs", bin, dir)

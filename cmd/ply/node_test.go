@@ -82,3 +82,22 @@ func installNodePackage(t *testing.T, npm, pkg, version string) string {
 	}
 	return modules
 }
+
+// scriptDir returns a fresh directory holding testdata/dir/name beside a
+// link to modules, so that the script's bare imports resolve without
+// copying the install.
+func scriptDir(t *testing.T, modules, dir, name string) string {
+	t.Helper()
+	run := t.TempDir()
+	script, err := os.ReadFile(filepath.Join("testdata", dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(run, name), script, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(modules, filepath.Join(run, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	return run
+}

@@ -45,17 +45,7 @@ func TestQwenSDK(t *testing.T) {
 	// The script must sit beside a node_modules holding the SDK for its
 	// bare import to resolve; a link to the shared install does that
 	// without copying it.
-	run := t.TempDir()
-	script, err := os.ReadFile(filepath.Join("testdata", "sdk", "query.mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(run, "query.mjs"), script, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(modules, filepath.Join(run, "node_modules")); err != nil {
-		t.Fatal(err)
-	}
+	run := scriptDir(t, modules, "sdk", "query.mjs")
 	cfg := jsonText(t, map[string]any{
 		"ply": bin, "cwd": dir, "prompt": "write a file, then run a command",
 		// The SDK merges these into its own environment for ply.

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -153,17 +152,7 @@ func TestQwenSDKSession(t *testing.T) {
 // its output lines.
 func runSessionScript(t *testing.T, node, modules, bin string, srv *fp.Server, scenario string) []map[string]any {
 	t.Helper()
-	run := t.TempDir()
-	script, err := os.ReadFile(filepath.Join("testdata", "sdk", "session.mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(run, "session.mjs"), script, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(modules, filepath.Join(run, "node_modules")); err != nil {
-		t.Fatal(err)
-	}
+	run := scriptDir(t, modules, "sdk", "session.mjs")
 	cfg := jsonText(t, map[string]any{
 		"ply": bin, "cwd": t.TempDir(), "scenario": scenario,
 		"env": map[string]string{
