@@ -13,19 +13,54 @@ import (
 	"github.com/plyhq/ply/internal/llm"
 )
 
-// commands lists the slash commands with their help line, in help order.
-var commands = []struct{ name, help string }{
-	{"/help", "this help"},
-	{"/clear", "start a new conversation"},
-	{"/compress", "summarise the older conversation now, to free context"},
-	{"/stats", "token usage, rounds, tool calls and time of this session"},
-	{"/model", "[name]  show the model, or switch to name"},
-	{"/approval-mode", "[mode]  show the approval mode, or set it (Shift+Tab cycles plan, default and auto-edit; yolo only here)"},
-	{"/resume", "pick a saved session of this workspace to go on with"},
-	{"/rewind", "put the files and/or the conversation back to before a prompt"},
-	{"/tools", "list the tools the model may call"},
-	{"/memory", "list the instruction files loaded into the system prompt"},
-	{"/quit", "leave ply"},
+// slashCommand is one command typed at the prompt: its name with the
+// slash, the help line, and what it does. run gets the argument text
+// after the name, trimmed.
+type slashCommand struct {
+	name, help string
+	// idle: the command changes the conversation, so it waits for an
+	// idle agent.
+	idle bool
+	run  func(m *model, arg string) tea.Cmd
+}
+
+// commands lists the slash commands in help order. Commands that live in
+// other files add themselves with registerCommand from an init function.
+var commands = []slashCommand{
+	{name: "/help", help: "this help"}, // run set in init: helpText reads this table
+	{name: "/clear", help: "start a new conversation", idle: true, run: (*model).clearCommand},
+	{name: "/compress", help: "summarise the older conversation now, to free context", idle: true, run: (*model).compressCommand},
+	{name: "/stats", help: "token usage, rounds, tool calls and time of this session", run: func(m *model, _ string) tea.Cmd { return m.commit(m.statsText()) }},
+	{name: "/model", help: "[name]  show the model, or switch to name", run: (*model).modelCommand},
+	{name: "/approval-mode", help: "[mode]  show the approval mode, or set it (Shift+Tab cycles plan, default and auto-edit; yolo only here)", run: (*model).approvalCommand},
+	{name: "/resume", help: "pick a saved session of this workspace to go on with", idle: true, run: (*model).resumeCommand},
+	{name: "/rewind", help: "put the files and/or the conversation back to before a prompt", idle: true, run: func(m *model, _ string) tea.Cmd { return m.openRewind() }},
+	{name: "/tools", help: "list the tools the model may call", run: (*model).toolsCommand},
+	{name: "/memory", help: "list the instruction files loaded into the system prompt", run: (*model).memoryCommand},
+	{name: "/quit", help: "leave ply", run: func(*model, string) tea.Cmd { return tea.Quit }},
+}
+
+func init() {
+	commands[0].run = func(m *model, _ string) tea.Cmd { return m.commit(helpText()) }
+}
+
+// registerCommand adds a command kept in another file. Help lists it
+// before /quit.
+func registerCommand(c slashCommand) {
+	last := len(commands) - 1
+	commands = append(commands[:last], c, commands[last])
+}
+
+func lookupCommand(name string) *slashCommand {
+	if name == "/exit" {
+		name = "/quit"
+	}
+	for i := range commands {
+		if commands[i].name == name {
+			return &commands[i]
+		}
+	}
+	return nil
 }
 
 func commandsWithPrefix(p string) []string {
@@ -53,103 +88,11 @@ type compressedMsg struct {
 func (m *model) command(text string) tea.Cmd {
 	name, arg, _ := strings.Cut(text, " ")
 	arg = strings.TrimSpace(arg)
-	idle := func() bool { return !m.busy && !m.compacting }
-	switch name {
-	case "/quit", "/exit":
-		return tea.Quit
-	case "/help":
-		return m.commit(helpText())
-	case "/clear":
-		if !idle() {
+	if c := lookupCommand(name); c != nil {
+		if c.idle && (m.busy || m.compacting) {
 			return m.notIdle(name)
 		}
-		if m.cfg.Clear != nil {
-			m.cfg.Clear()
-		}
-		m.stats.usage, m.todos, m.lastThought, m.retryable = llm.Usage{}, nil, "", false
-		m.refreshContext()
-		return tea.Sequence(tea.ClearScreen, m.commit(m.st.dim.Render("(new conversation)")))
-	case "/compress":
-		if !idle() {
-			return m.notIdle(name)
-		}
-		if m.cfg.Compress == nil {
-			return m.unavailable(name)
-		}
-		m.compacting = true
-		compress := m.cfg.Compress
-		ctx, cancel := context.WithCancel(m.base)
-		m.stopCompress = cancel
-		return tea.Batch(m.commit(m.st.dim.Render("compressing the conversation… (esc to stop)")), m.tick(), func() tea.Msg {
-			defer cancel()
-			b, a, ok := compress(ctx)
-			return compressedMsg{before: b, after: a, ok: ok, cancelled: ctx.Err() != nil}
-		})
-	case "/stats":
-		return m.commit(m.statsText())
-	case "/model":
-		if arg == "" {
-			return m.commit("model: " + m.cfg.Model)
-		}
-		if m.cfg.SetModel == nil {
-			return m.unavailable(name)
-		}
-		if err := m.cfg.SetModel(arg); err != nil {
-			return m.commit(m.st.err.Render("✗ " + err.Error()))
-		}
-		m.cfg.Model = arg
-		return m.commit(m.st.dim.Render("model set to " + arg + " (from the next request on)"))
-	case "/approval-mode":
-		if arg == "" {
-			return m.commit(fmt.Sprintf("approval mode: %s (modes: %s)", m.mode(), strings.Join(m.cfg.Modes, ", ")))
-		}
-		return m.setMode(arg)
-	case "/resume":
-		if !idle() {
-			return m.notIdle(name)
-		}
-		if m.cfg.Sessions == nil || m.cfg.Resume == nil {
-			return m.unavailable(name)
-		}
-		list, err := m.cfg.Sessions()
-		if err != nil {
-			return m.commit(m.st.err.Render("✗ listing sessions: " + err.Error()))
-		}
-		if len(list) == 0 {
-			return m.commit(m.st.dim.Render("no saved sessions for this workspace"))
-		}
-		m.picker = &picker{items: list}
-		return nil
-	case "/rewind":
-		if !idle() {
-			return m.notIdle(name)
-		}
-		return m.openRewind()
-	case "/tools":
-		if m.cfg.Tools == nil {
-			return m.unavailable(name)
-		}
-		var b strings.Builder
-		b.WriteString("Tools:")
-		for _, t := range m.cfg.Tools() {
-			first, _, _ := strings.Cut(strings.TrimSpace(t.Description), "\n")
-			fmt.Fprintf(&b, "\n  %s  %s", m.st.bold.Render(t.Name), m.st.dim.Render(abbreviate(first, max(m.width-len(t.Name)-6, 10))))
-		}
-		return m.commit(b.String())
-	case "/memory":
-		if m.cfg.Memory == nil {
-			return m.unavailable(name)
-		}
-		files := m.cfg.Memory()
-		if len(files) == 0 {
-			return m.commit(m.st.dim.Render("no instruction files (PLY.md, AGENTS.md, …) are loaded"))
-		}
-		var b strings.Builder
-		b.WriteString("Instruction files, in the order they are loaded:")
-		for _, f := range files {
-			fmt.Fprintf(&b, "\n  %s %s", f.Path, m.st.dim.Render(fmt.Sprintf("(%d bytes)", f.Bytes)))
-		}
-		return m.commit(b.String())
+		return c.run(m, arg)
 	}
 	msg := "unknown command " + name
 	if c := commandsWithPrefix(name); len(c) > 0 {
@@ -158,6 +101,95 @@ func (m *model) command(text string) tea.Cmd {
 		msg += " (try /help)"
 	}
 	return m.commit(m.st.err.Render(msg))
+}
+
+func (m *model) clearCommand(string) tea.Cmd {
+	if m.cfg.Clear != nil {
+		m.cfg.Clear()
+	}
+	m.stats.usage, m.todos, m.lastThought, m.retryable = llm.Usage{}, nil, "", false
+	m.refreshContext()
+	return tea.Sequence(tea.ClearScreen, m.commit(m.st.dim.Render("(new conversation)")))
+}
+
+func (m *model) compressCommand(string) tea.Cmd {
+	if m.cfg.Compress == nil {
+		return m.unavailable("/compress")
+	}
+	m.compacting = true
+	compress := m.cfg.Compress
+	ctx, cancel := context.WithCancel(m.base)
+	m.stopCompress = cancel
+	return tea.Batch(m.commit(m.st.dim.Render("compressing the conversation… (esc to stop)")), m.tick(), func() tea.Msg {
+		defer cancel()
+		b, a, ok := compress(ctx)
+		return compressedMsg{before: b, after: a, ok: ok, cancelled: ctx.Err() != nil}
+	})
+}
+
+func (m *model) modelCommand(arg string) tea.Cmd {
+	if arg == "" {
+		return m.commit("model: " + m.cfg.Model)
+	}
+	if m.cfg.SetModel == nil {
+		return m.unavailable("/model")
+	}
+	if err := m.cfg.SetModel(arg); err != nil {
+		return m.commit(m.st.err.Render("✗ " + err.Error()))
+	}
+	m.cfg.Model = arg
+	return m.commit(m.st.dim.Render("model set to " + arg + " (from the next request on)"))
+}
+
+func (m *model) approvalCommand(arg string) tea.Cmd {
+	if arg == "" {
+		return m.commit(fmt.Sprintf("approval mode: %s (modes: %s)", m.mode(), strings.Join(m.cfg.Modes, ", ")))
+	}
+	return m.setMode(arg)
+}
+
+func (m *model) resumeCommand(string) tea.Cmd {
+	if m.cfg.Sessions == nil || m.cfg.Resume == nil {
+		return m.unavailable("/resume")
+	}
+	list, err := m.cfg.Sessions()
+	if err != nil {
+		return m.commit(m.st.err.Render("✗ listing sessions: " + err.Error()))
+	}
+	if len(list) == 0 {
+		return m.commit(m.st.dim.Render("no saved sessions for this workspace"))
+	}
+	m.picker = &picker{items: list}
+	return nil
+}
+
+func (m *model) toolsCommand(string) tea.Cmd {
+	if m.cfg.Tools == nil {
+		return m.unavailable("/tools")
+	}
+	var b strings.Builder
+	b.WriteString("Tools:")
+	for _, t := range m.cfg.Tools() {
+		first, _, _ := strings.Cut(strings.TrimSpace(t.Description), "\n")
+		fmt.Fprintf(&b, "\n  %s  %s", m.st.bold.Render(t.Name), m.st.dim.Render(abbreviate(first, max(m.width-len(t.Name)-6, 10))))
+	}
+	return m.commit(b.String())
+}
+
+func (m *model) memoryCommand(string) tea.Cmd {
+	if m.cfg.Memory == nil {
+		return m.unavailable("/memory")
+	}
+	files := m.cfg.Memory()
+	if len(files) == 0 {
+		return m.commit(m.st.dim.Render("no instruction files (PLY.md, AGENTS.md, …) are loaded"))
+	}
+	var b strings.Builder
+	b.WriteString("Instruction files, in the order they are loaded:")
+	for _, f := range files {
+		fmt.Fprintf(&b, "\n  %s %s", f.Path, m.st.dim.Render(fmt.Sprintf("(%d bytes)", f.Bytes)))
+	}
+	return m.commit(b.String())
 }
 
 func (m *model) notIdle(name string) tea.Cmd {
