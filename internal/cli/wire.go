@@ -55,6 +55,9 @@ type core struct {
 	schedOps []scheduler.Option
 	cp       *checkpointer // nil when checkpointing is off
 	closers  []func()
+	// Background tasks (bgjobs): every kind of background work the
+	// session runs, for task_stop and the TUI's /tasks.
+	tasks *tools.TaskList
 }
 
 // agentNames lists the subagents the agent tool offers, if it is offered.
@@ -161,6 +164,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		tools.NewTodoWrite(c.todos),
 		tools.NewWebFetch(tools.WebFetchOptions{Asker: asker, AllowPrivate: cfg.user.WebFetch.AllowPrivate}),
 	)
+	c.tasks = registerTaskTools(reg, shell)
 	if cfg.home != "" {
 		reg.Register(tools.NewSaveMemory(filepath.Join(cfg.home, sysprompt.InstructionNames[0])))
 	}

@@ -106,7 +106,7 @@ func (t *Shell) Description() string {
 		}
 		d += "; a write elsewhere fails with \"Permission denied\"."
 		if t.sandbox.ScopeSignals {
-			d += " A command can signal only processes it started itself: a background job cannot be stopped with kill from a later command, so start one only when it may run until the session ends."
+			d += " A command can signal only processes it started itself: stop a background job with " + TaskStopName + ", not with kill from a later command."
 		}
 	}
 	return d
@@ -118,7 +118,7 @@ The command runs in the workspace root unless directory is given. Standard outpu
 
 A non-zero exit code is not a failure of the tool: read it. The command is killed, with every process it started, when it runs longer than timeout (default 120000 ms, at most 600000 ms).
 
-Use is_background: true for long-running processes that do not finish on their own (development servers, watchers, daemons such as "npm run dev" or "python -m http.server"); the call returns at once with the process ID and a job ID. Use the foreground (the default) for commands that finish (builds, tests, git, installs).
+Use is_background: true for long-running processes that do not finish on their own (development servers, watchers, daemons such as "npm run dev" or "python -m http.server"); the call returns at once with the process ID, a job ID and the file that keeps its output. Read its new output and exit status with ` + TaskOutputName + `, stop it with ` + TaskStopName + `; background jobs are stopped when the session ends. Use the foreground (the default) for commands that finish (builds, tests, git, installs).
 
 Prefer the dedicated tools for reading (read_file), searching file contents (grep_search), finding files (glob) and editing files over cat, grep, find and sed.`
 
@@ -367,21 +367,22 @@ func (t *Shell) startBackground(command, dir string, confined bool) (Result, err
 	cmd, start, cleanup, err := t.command(command, dir, w, confined)
 	var job *shellJob
 	if err == nil {
-		job, err = t.jobs.start(cmd, start, r, command, dir, cleanup)
+		job, err = t.jobs.start(cmd, start, r, command, dir, t.outputDir, cleanup)
 	}
 	w.Close()
 	if err != nil {
 		r.Close()
 		return Errorf("SHELL_EXECUTE_ERROR", "Command: %s\nError: cannot start in the background: %v", command, err), nil
 	}
-	stop := fmt.Sprintf("to stop it, run: kill -- -%d", job.pid)
-	if t.sandbox != nil && t.sandbox.ScopeSignals {
-		stop = "the sandbox keeps later commands from signalling it; it ends when the session ends"
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "Command: %s\nDirectory: %s\nStarted in the background as job %s, PID %d (process group %d).\n", command, dir, job.id, job.pid, job.pid)
+	if note := job.out.fileNote(); note != "" {
+		sb.WriteString(note + " (the whole output, as it comes; read_file reads it)\n")
 	}
+	fmt.Fprintf(&sb, "Read its new output, status and exit code with %s (task_id %q; block: true waits for it to end); stop it and every process it started with %s. It is stopped when the session ends.",
+		TaskOutputName, job.id, TaskStopName)
 	return Result{
-		Output: fmt.Sprintf("Command: %s\nDirectory: %s\nStarted in the background as job %s, PID %d (process group %d).\n"+
-			"Its output is kept by ply, not shown here; %s",
-			command, dir, job.id, job.pid, job.pid, stop),
+		Output:  sb.String(),
 		Display: fmt.Sprintf("Background job %s (PID %d)", job.id, job.pid),
 	}, nil
 }

@@ -3,6 +3,7 @@ package tools
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"slices"
@@ -45,38 +46,57 @@ type shellJob struct {
 	id, command, dir string
 	pid              int
 	started          time.Time
-	out              *shellCapture
+	out              *jobOutput
 	r                *os.File
 	exited           chan struct{} // closed when the leader is reaped
 	done             chan struct{} // closed when the output is drained too
-	state            *os.ProcessState
+	// Guarded by shellJobs.mu:
+	state   *os.ProcessState
+	stopped bool  // task_stop or the user stopped it
+	read    int64 // offset of the output the model has read up to
 }
 
 // start starts cmd with start as a job; cleanup runs once the job is
 // done, or at once if it does not start.
-func (m *shellJobs) start(cmd *exec.Cmd, start func() error, r *os.File, command, dir string, cleanup func()) (*shellJob, error) {
+// outputDir, when not "", receives a file that keeps the job's whole
+// output.
+func (m *shellJobs) start(cmd *exec.Cmd, start func() error, r *os.File, command, dir, outputDir string, cleanup func()) (*shellJob, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
 		cleanup()
 		return nil, errors.New("the shell tool is closed")
 	}
+	id := fmt.Sprintf("bg-%d", m.next+1)
+	var file *os.File
+	if outputDir != "" {
+		f, err := shellOutputFile(outputDir, id)()
+		if err != nil {
+			cleanup()
+			return nil, fmt.Errorf("create the file for its output: %w", err)
+		}
+		file = f
+	}
 	if err := start(); err != nil {
 		cleanup()
+		if file != nil {
+			file.Close()
+			os.Remove(file.Name())
+		}
 		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
 	}
 	sandbox.Track(cmd.Process.Pid)
 	m.next++
 	j := &shellJob{
-		id: fmt.Sprintf("bg-%d", m.next), command: command, dir: dir,
+		id: id, command: command, dir: dir,
 		pid: cmd.Process.Pid, started: time.Now(),
-		out: newShellCapture(shellMaxOutput), r: r,
+		out: newJobOutput(shellJobRing, file), r: r,
 		exited: make(chan struct{}), done: make(chan struct{}),
 	}
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
-		shellCopy(r, j.out, nil)
+		_, _ = io.Copy(j.out, r) // ends when r fails: EOF, or closed by kill
 	}()
 	go func() {
 		_ = cmd.Wait() // the status is read from ProcessState
@@ -89,6 +109,7 @@ func (m *shellJobs) start(cmd *exec.Cmd, start func() error, r *os.File, command
 		// the pipe when they escaped the group.
 		<-readDone
 		r.Close()
+		j.out.close()
 		cleanup()
 		close(j.done)
 	}()
@@ -130,26 +151,65 @@ func (m *shellJobs) list() []ShellJob {
 		}
 		out = append(out, ShellJob{
 			ID: j.id, PID: j.pid, Command: j.command, Dir: j.dir, Started: j.started,
-			Running: j.state == nil, ExitCode: code, Signal: sig, Output: j.out.String(),
+			Running: j.state == nil, ExitCode: code, Signal: sig, Output: jobText(j.out.tail(shellMaxOutput)),
 		})
 	}
 	return out
 }
 
-func (m *shellJobs) kill(id string) error {
+func (m *shellJobs) find(id string) *shellJob {
 	m.mu.Lock()
-	var job *shellJob
+	defer m.mu.Unlock()
 	for _, j := range m.jobs {
 		if j.id == id {
-			job = j
+			return j
 		}
 	}
-	m.mu.Unlock()
+	return nil
+}
+
+func (m *shellJobs) kill(id string) error {
+	job := m.find(id)
 	if job == nil {
 		return fmt.Errorf("no background job %q", id)
 	}
-	job.kill()
+	m.stop(job)
 	return nil
+}
+
+// stop ends j as asked by the model or the user. A job is running until
+// its output ends: processes its command left behind are still the job.
+func (m *shellJobs) stop(j *shellJob) error {
+	if j.finished() {
+		return ErrTaskNotRunning
+	}
+	m.mu.Lock()
+	j.stopped = true
+	m.mu.Unlock()
+	j.kill()
+	return nil
+}
+
+// status says how j goes or how it ended.
+func (m *shellJobs) status(j *shellJob) (running bool, status string) {
+	done := j.finished()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if j.state == nil {
+		return true, "running"
+	}
+	code, sig := shellExitStatus(j.state)
+	status = fmt.Sprintf("exit code %d", code)
+	if sig != "" {
+		status = "killed by " + sig
+	}
+	if j.stopped {
+		status = "stopped (" + status + ")"
+	}
+	if !done {
+		return true, "running (the command ended with " + status + "; processes it started still hold its output)"
+	}
+	return false, status
 }
 
 // kill ends the job's process group and waits until the job is done.

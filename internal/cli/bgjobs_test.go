@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"errors"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	fp "github.com/plyhq/ply/internal/fakeprovider"
+)
+
+// The model starts `sleep 1; echo done` in the background and reads it,
+// waiting, until it exits: the read brings the output, the exit code and
+// the file in the session's directory that keeps the output. Reading and
+// stopping need no approval: only the shell command is allowed here.
+func TestBackgroundJobReadUntilExit(t *testing.T) {
+	dir := t.TempDir()
+	srv := fp.New(t,
+		fp.Turn{fp.ToolCall("s", "run_shell_command", `{"command":"sleep 1; echo done","is_background":true}`)},
+		fp.Turn{fp.ToolCall("o", "task_output", `{"task_id":"bg-1","block":true,"timeout":20000}`)},
+		fp.Turn{fp.ToolCall("again", "task_output", `{"task_id":"bg-1"}`)},
+		fp.Turn{fp.Text("it printed done")},
+	)
+	start := time.Now()
+	r := runPly(t, dir, srv, "", "--allowed-tools", "run_shell_command", "-p", "run it in the background")
+	if r.code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	started := toolTextIn(t, srv, 1, "s")
+	m := regexp.MustCompile(`Output file: (\S+)`).FindStringSubmatch(started)
+	if m == nil || !strings.Contains(started, "bg-1") || !strings.Contains(started, "task_output") {
+		t.Fatalf("the start names no job, file or reading tool:\n%s", started)
+	}
+	got := toolTextIn(t, srv, 2, "o")
+	if !strings.Contains(got, "New output:\ndone") || !strings.Contains(got, "Status: exit code 0") {
+		t.Fatalf("the waiting read did not bring the end:\n%s", got)
+	}
+	if time.Since(start) < time.Second {
+		t.Errorf("the read returned before the job could have ended (%v)", time.Since(start))
+	}
+	if again := toolTextIn(t, srv, 3, "again"); strings.Contains(again, "output:\ndone") || !strings.Contains(again, "no new output") {
+		t.Errorf("a second read repeated the output, or did not say there was none:\n%s", again)
+	}
+	if !strings.Contains(m[1], "shell-output") {
+		t.Errorf("the output file is outside the session's directory: %s", m[1])
+	}
+	if data, err := os.ReadFile(m[1]); err != nil || string(data) != "done\n" {
+		t.Errorf("output file: %q, %v", data, err)
+	}
+}
+
+// task_stop ends the job's whole process group: the child it started is
+// gone too. A job left running ends with the session.
+func TestBackgroundJobStoppedWithItsChildren(t *testing.T) {
+	dir := t.TempDir()
+	srv := fp.New(t,
+		fp.Turn{
+			fp.ToolCall("s1", "run_shell_command", `{"command":"sleep 60 & echo $!; wait","is_background":true}`),
+			fp.ToolCall("s2", "run_shell_command", `{"command":"sleep 60 & echo $!; wait","is_background":true}`),
+		},
+		fp.Turn{
+			fp.ToolCall("o1", "task_output", `{"task_id":"bg-1","wait_for_output":true,"timeout":20000}`),
+			fp.ToolCall("o2", "task_output", `{"task_id":"bg-2","wait_for_output":true,"timeout":20000}`),
+		},
+		fp.Turn{fp.ToolCall("k", "task_stop", `{"task_id":"bg-1"}`)},
+		fp.Turn{fp.ToolCall("k2", "task_stop", `{"task_id":"bg-1"}`), fp.ToolCall("k3", "task_stop", `{"task_id":"bg-9"}`)},
+		fp.Turn{fp.Text("stopped")},
+	)
+	r := runPly(t, dir, srv, "", "--allowed-tools", "run_shell_command", "-p", "start and stop")
+	if r.code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	child := func(id string) int {
+		out := toolTextIn(t, srv, 2, id)
+		m := regexp.MustCompile(`(?m)^(\d+)$`).FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("no child PID in %s:\n%s", id, out)
+		}
+		pid, _ := strconv.Atoi(m[1])
+		return pid
+	}
+	stopped, left := child("o1"), child("o2")
+	if got := toolTextIn(t, srv, 3, "k"); !strings.Contains(got, "Stopped") || !strings.Contains(got, "bg-1") {
+		t.Errorf("task_stop said:\n%s", got)
+	}
+	if got := toolTextIn(t, srv, 4, "k2"); !strings.Contains(got, "not running") {
+		t.Errorf("stopping a stopped job said:\n%s", got)
+	}
+	if got := toolTextIn(t, srv, 4, "k3"); !strings.Contains(got, "No background task") || !strings.Contains(got, "bg-2") {
+		t.Errorf("stopping an unknown job said:\n%s", got)
+	}
+	for _, pid := range []int{stopped, left} {
+		deadline := time.Now().Add(3 * time.Second)
+		for !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) && !zombie(pid) {
+			if time.Now().After(deadline) {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+				t.Fatalf("child %d of a background job is still running", pid)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+// zombie reports whether pid has exited and waits to be reaped.
+func zombie(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndexByte(string(data), ')')
+	return i >= 0 && i+2 < len(data) && (data[i+2] == 'Z' || data[i+2] == 'X')
+}
