@@ -1,8 +1,13 @@
 package cli
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -11,6 +16,7 @@ import (
 	"time"
 
 	fp "github.com/plyhq/ply/internal/fakeprovider"
+	"github.com/plyhq/ply/internal/sandbox/sandboxtest"
 )
 
 // The model starts `sleep 1; echo done` in the background and reads it,
@@ -113,4 +119,88 @@ func zombie(pid int) bool {
 	}
 	i := strings.LastIndexByte(string(data), ')')
 	return i >= 0 && i+2 < len(data) && (data[i+2] == 'Z' || data[i+2] == 'X')
+}
+
+// Ctrl+C or SIGTERM (the cancelled context) ends a run that waits on a
+// background job, and the job ends with it, children and all.
+func TestBackgroundJobEndsWhenTheRunIsCancelled(t *testing.T) {
+	dir := t.TempDir()
+	srv := fp.New(t,
+		fp.Turn{fp.ToolCall("s", "run_shell_command", `{"command":"sleep 60 & echo $! > child.pid; wait","is_background":true}`)},
+		fp.Turn{fp.ToolCall("o", "task_output", `{"task_id":"bg-1","block":true,"timeout":600000}`)},
+		fp.Turn{fp.Text("never")},
+	)
+	env := map[string]string{
+		"OPENAI_API_KEY": "test-key", "OPENAI_MODEL": "test-model", "OPENAI_BASE_URL": srv.URL,
+		"PLY_HOME": filepath.Join(t.TempDir(), "home"),
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(ctx, []string{"-y", "-p", "wait for it"}, IO{
+			Stdin: strings.NewReader(""), StdinIsTTY: true, Stdout: &out, Stderr: &errb,
+			Getenv: func(k string) string { return env[k] }, Cwd: dir,
+		})
+	}()
+	child := sandboxtest.WaitPID(filepath.Join(dir, "child.pid"), 20*time.Second)
+	if child == 0 {
+		cancel()
+		<-done
+		t.Fatalf("the job did not start; stderr:\n%s", errb.String())
+	}
+	time.Sleep(200 * time.Millisecond) // let task_output start waiting
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the run did not end when cancelled")
+	}
+	if !errors.Is(syscall.Kill(child, 0), syscall.ESRCH) && !zombie(child) {
+		_ = syscall.Kill(child, syscall.SIGKILL)
+		t.Fatalf("child %d of the background job outlived the run", child)
+	}
+}
+
+// A background job dies with ply even when ply is killed with SIGKILL
+// and cannot stop it itself: the guardian ends its process group.
+func TestBackgroundJobDiesWithPly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes 5 s")
+	}
+	dir := t.TempDir()
+	srv := fp.New(t,
+		fp.Turn{fp.ToolCall("s", "run_shell_command", `{"command":"(sleep 3; touch marker) & echo $$ > pid; wait","is_background":true}`)},
+		fp.Turn{fp.ToolCall("o", "task_output", `{"task_id":"bg-1","block":true,"timeout":600000}`)},
+		fp.Turn{fp.Text("never")},
+	)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	args, _ := json.Marshal([]string{"-y", "-p", "go"})
+	ply := exec.Command(self, "-test.run=^$")
+	ply.Dir = dir
+	ply.Env = append(os.Environ(), playPlyEnv+"="+string(args),
+		"OPENAI_API_KEY=test-key", "OPENAI_MODEL=test-model", "OPENAI_BASE_URL="+srv.URL,
+		"PLY_HOME="+filepath.Join(t.TempDir(), "home"))
+	if err := ply.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := sandboxtest.WaitPID(filepath.Join(dir, "pid"), 20*time.Second)
+	if pid == 0 {
+		_ = ply.Process.Kill()
+		_ = ply.Wait()
+		t.Fatal("the job did not start")
+	}
+	_ = ply.Process.Signal(syscall.SIGKILL)
+	_ = ply.Wait()
+	time.Sleep(5 * time.Second)
+	if _, err := os.Stat(filepath.Join(dir, "marker")); !os.IsNotExist(err) {
+		t.Errorf("the background job went on after ply died (stat: %v)", err)
+	}
+	if err := syscall.Kill(-pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("process group %d is still there (kill: %v)", pid, err)
+	}
 }

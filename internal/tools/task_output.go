@@ -36,33 +36,16 @@ func (*TaskOutput) Name() string { return TaskOutputName }
 func (*TaskOutput) Kind() Kind { return KindRead }
 
 func (*TaskOutput) Description() string {
-	return `Reads a background shell job (started with run_shell_command and is_background: true): the output it printed since the last task_output call for it, its status (running, or its exit code or signal) and the file that keeps its whole output.
-
-By default it returns at once. block: true waits until the job ends; wait_for_output: true waits until the job prints something new or ends. Either waits at most timeout milliseconds (default 30000, at most 600000) and then returns what there is.
-
-Use it to check on a server or watcher you started, or to wait for a long build started in the background. The output shown is at most the last 16000 characters of what is new; the output file has all of it (read it with read_file).`
+	return `Reads a background shell job: its output since the last read, its status (running, exit code or signal) and the file that keeps all its output. Returns at once unless block (wait until it ends) or wait_for_output (until it prints or ends) is true, for at most timeout ms (default 30000). Shows at most the last 16000 characters; the file has the rest.`
 }
 
 var taskOutputSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
-    "task_id": {
-      "type": "string",
-      "description": "The ID of the background job (from the run_shell_command response)."
-    },
-    "block": {
-      "type": "boolean",
-      "description": "Wait until the job ends, at most timeout milliseconds. Defaults to false."
-    },
-    "wait_for_output": {
-      "type": "boolean",
-      "description": "Wait until the job prints new output or ends, at most timeout milliseconds. Defaults to false."
-    },
-    "timeout": {
-      "type": "number",
-      "exclusiveMinimum": 0,
-      "description": "The longest wait in milliseconds when block or wait_for_output is true (default 30000). Values above 600000 are clamped to 600000."
-    }
+    "task_id": {"type": "string", "description": "The job's ID, from run_shell_command."},
+    "block": {"type": "boolean", "description": "Wait until the job ends. Default false."},
+    "wait_for_output": {"type": "boolean", "description": "Wait until the job prints or ends. Default false."},
+    "timeout": {"type": "number", "exclusiveMinimum": 0, "description": "Longest wait in ms (default 30000, at most 600000)."}
   },
   "required": ["task_id"],
   "additionalProperties": false

@@ -114,16 +114,13 @@ func (*TaskStop) Name() string { return TaskStopName }
 func (*TaskStop) Kind() Kind { return KindThink }
 
 func (*TaskStop) Description() string {
-	return `Stops a background task of this session by its ID: a shell command started with run_shell_command and is_background: true is ended with every process it started (its process group gets SIGTERM, then SIGKILL a second later). Returns the task's final status and the file that keeps its output.`
+	return `Stops a background task of this session by its ID: a shell job ends with every process it started. Returns its final status.`
 }
 
 var taskStopSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
-    "task_id": {
-      "type": "string",
-      "description": "The ID of the background task to stop (from the launch response)."
-    }
+    "task_id": {"type": "string", "description": "The ID of the background task to stop."}
   },
   "required": ["task_id"],
   "additionalProperties": false
