@@ -22,6 +22,7 @@ import (
 	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/scheduler"
+	"github.com/plyhq/ply/internal/tools"
 	"github.com/plyhq/ply/internal/turn"
 )
 
@@ -129,6 +130,9 @@ type Config struct {
 	// Memory lists the instruction files loaded into the system prompt
 	// (/memory).
 	Memory func() []MemoryFile
+	// Background tasks (bgjobs): Tasks lists the session's background
+	// work (shell jobs and any other kind) for /tasks, which can stop one.
+	Tasks func() []tools.Task
 
 	// In and Out are the terminal; nil means the process's own.
 	In  io.Reader
