@@ -97,3 +97,71 @@ func TestJobOutputSinceKeepsUTF8(t *testing.T) {
 		t.Fatalf("since(0) = %q (%q), lost %d", b, s, lost)
 	}
 }
+
+// FuzzJobOutput writes pieces of data into a small ring and checks every
+// read against the whole stream: what since returns is the stream's end
+// from the asked offset, lost counts exactly what the ring no longer
+// holds, and the file keeps everything.
+func FuzzJobOutput(f *testing.F) {
+	f.Add([]byte("hello\nworld\n"), uint8(3), uint8(4))
+	f.Add([]byte("0123456789abcdefghij"), uint8(1), uint8(7))
+	f.Add([]byte("é€\U0001F600"), uint8(16), uint8(2))
+	f.Fuzz(func(t *testing.T, data []byte, size, chunk uint8) {
+		path := filepath.Join(t.TempDir(), "out")
+		file, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := newJobOutput(int(size%32)+1, file)
+		ring := int64(size%32) + 1
+		step := int(chunk%9) + 1
+		var off int64
+		for i := 0; i < len(data); i += step {
+			o.Write(data[i:min(i+step, len(data))])
+			total := int64(min(i+step, len(data)))
+			for _, from := range []int64{0, off, total / 2, total} {
+				b, lost, end := o.since(from)
+				held := min(total, ring)
+				if end != total {
+					t.Fatalf("end %d, want %d", end, total)
+				}
+				wantLost := max(total-held-from, 0)
+				if lost != wantLost {
+					t.Fatalf("since(%d) lost %d, want %d", from, lost, wantLost)
+				}
+				if want := data[max(from, total-held):total]; !bytes.Equal(b, want) {
+					t.Fatalf("since(%d) = %q, want %q", from, b, want)
+				}
+			}
+			off = total
+		}
+		o.close()
+		got, err := os.ReadFile(path)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("file %q, %v; want %q", got, err, data)
+		}
+		_ = jobText(o.tail(len(data)))
+	})
+}
+
+// BenchmarkJobOutputWrite measures keeping a job's output: the ring and
+// the file, in the 32 KiB pieces a pipe read gives.
+func BenchmarkJobOutputWrite(b *testing.B) {
+	file, err := os.Create(filepath.Join(b.TempDir(), "out"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	o := newJobOutput(shellJobRing, file)
+	defer o.close()
+	p := bytes.Repeat([]byte("a line of build output\n"), 32<<10/23)
+	b.SetBytes(int64(len(p)))
+	for b.Loop() {
+		if o.saved > shellSavedMax/2 {
+			o.mu.Lock()
+			o.saved, o.full = 0, false
+			_, _ = o.file.Seek(0, 0)
+			o.mu.Unlock()
+		}
+		o.Write(p)
+	}
+}
