@@ -111,13 +111,6 @@ func (o *jobOutput) tail(n int) []byte {
 	return o.held(o.n - min(n, o.n))
 }
 
-// size returns the bytes written since the start.
-func (o *jobOutput) size() int64 {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.total
-}
-
 // changedAfter returns a channel that is closed once the stream goes past
 // offset off: at once when it already has.
 func (o *jobOutput) changedAfter(off int64) <-chan struct{} {

@@ -25,8 +25,8 @@ type ShellJob struct {
 	// ExitCode is -1 while running or when killed by a signal.
 	ExitCode int
 	Signal   string
-	// Output is the job's combined output so far, capped like a
-	// foreground command's.
+	// Output is the end of the job's combined output so far, at most
+	// 16000 bytes.
 	Output string
 }
 

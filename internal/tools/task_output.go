@@ -20,6 +20,9 @@ const TaskOutputName = "task_output"
 const (
 	taskOutputDefaultWait = 30_000  // ms
 	taskOutputMaxWait     = 600_000 // ms
+	// taskOutputSettle is how long wait_for_output goes on reading once
+	// new output has come.
+	taskOutputSettle = 50 * time.Millisecond
 )
 
 // TaskOutput is the task_output tool: it reads what a background shell
@@ -91,6 +94,13 @@ func (t *TaskOutput) Execute(ctx context.Context, args json.RawMessage, _ Output
 		select {
 		case <-j.done:
 		case <-more:
+			// Output comes in bursts: take the rest of this one too
+			// rather than a piece of a line.
+			select {
+			case <-j.done:
+			case <-time.After(taskOutputSettle):
+			case <-ctx.Done():
+			}
 		case <-timer.C:
 			timedOut = true
 		case <-ctx.Done():
