@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/plyhq/ply/internal/sandbox"
 )
 
 func taskTestStart(t *testing.T, sh *Shell, command string) string {
@@ -175,4 +177,27 @@ func TestLastLines(t *testing.T) {
 			t.Errorf("lastLines(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
 		}
 	}
+}
+
+// A sandbox that keeps commands from signalling what they did not start
+// does not keep ply from stopping a job: task_stop still ends its group.
+func TestTaskStopInTheSandbox(t *testing.T) {
+	if _, err := sandbox.Available(); err != nil {
+		t.Skipf("no Landlock here: %v", err)
+	}
+	sh, ws := shellTestTool(t)
+	sh.SetSandbox(&sandbox.Policy{WritableDirs: ws.Roots(), ScopeSignals: true})
+	tasks := &TaskList{}
+	tasks.Add(sh.Tasks)
+	id := taskTestStart(t, sh, "sleep 60 & echo $!; wait")
+	res := searchTestRun(t, NewTaskOutput(sh), map[string]any{"task_id": id, "wait_for_output": true, "timeout": 20000})
+	m := regexp.MustCompile(`(?m)^(\d+)$`).FindStringSubmatch(res.Output)
+	if m == nil {
+		t.Fatalf("no child PID: %s", res.Output)
+	}
+	child, _ := strconv.Atoi(m[1])
+	if res := searchTestRun(t, NewTaskStop(tasks), map[string]any{"task_id": id}); res.IsError {
+		t.Fatalf("stop: %+v", res)
+	}
+	shellTestWaitGone(t, child)
 }
