@@ -395,6 +395,16 @@ func (t *Shell) Jobs() []ShellJob { return t.jobs.list() }
 // it.
 func (t *Shell) KillJob(id string) error { return t.jobs.kill(id) }
 
+// SetOnJobEnd makes f hear of each background job's end, once, with its
+// status and last lines (for a notification to the model). f runs on the
+// job's own goroutine and must return soon. Call it before the first
+// Execute.
+func (t *Shell) SetOnJobEnd(f func(TaskInfo)) {
+	t.jobs.mu.Lock()
+	defer t.jobs.mu.Unlock()
+	t.jobs.onEnd = f
+}
+
 // Close kills every background job still running and waits for them.
 // Background commands are refused afterwards.
 func (t *Shell) Close() error { return t.jobs.close() }

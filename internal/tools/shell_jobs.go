@@ -30,6 +30,10 @@ type ShellJob struct {
 	Output string
 }
 
+// shellEndLines is how many last lines of output SetOnJobEnd's callback
+// gets.
+const shellEndLines = 5
+
 // shellMaxFinishedJobs bounds how many finished jobs stay listed, so that
 // a long session does not keep every old output.
 const shellMaxFinishedJobs = 20
@@ -40,6 +44,10 @@ type shellJobs struct {
 	next   int
 	jobs   []*shellJob // in start order
 	closed bool
+	onEnd  func(TaskInfo) // see Shell.SetOnJobEnd
+	// watchers counts the jobs' watching goroutines, so that close
+	// returns only once every onEnd call has.
+	watchers sync.WaitGroup
 }
 
 type shellJob struct {
@@ -98,7 +106,9 @@ func (m *shellJobs) start(cmd *exec.Cmd, start func() error, r *os.File, command
 		defer close(readDone)
 		_, _ = io.Copy(j.out, r) // ends when r fails: EOF, or closed by kill
 	}()
+	m.watchers.Add(1)
 	go func() {
+		defer m.watchers.Done()
 		_ = cmd.Wait() // the status is read from ProcessState
 		m.mu.Lock()
 		j.state = cmd.ProcessState
@@ -112,6 +122,12 @@ func (m *shellJobs) start(cmd *exec.Cmd, start func() error, r *os.File, command
 		j.out.close()
 		cleanup()
 		close(j.done)
+		m.mu.Lock()
+		onEnd := m.onEnd
+		m.mu.Unlock()
+		if onEnd != nil {
+			onEnd(shellTask{m, j}.Info(shellEndLines))
+		}
 	}()
 	m.jobs = append(m.jobs, j)
 	m.prune()
@@ -246,5 +262,6 @@ func (m *shellJobs) close() error {
 		wg.Go(j.kill)
 	}
 	wg.Wait()
+	m.watchers.Wait()
 	return nil
 }

@@ -201,3 +201,37 @@ func TestTaskStopInTheSandbox(t *testing.T) {
 	}
 	shellTestWaitGone(t, child)
 }
+
+// OnJobEnd hears of each job's end once, with how it ended: what a
+// notification to the model can be made of.
+func TestShellOnJobEnd(t *testing.T) {
+	sh, _ := shellTestTool(t)
+	ended := make(chan TaskInfo, 4)
+	sh.SetOnJobEnd(func(info TaskInfo) { ended <- info })
+	id := taskTestStart(t, sh, "echo bye; exit 3")
+	select {
+	case info := <-ended:
+		if info.ID != id || info.Running || info.Status != "exit code 3" || len(info.Last) != 1 || info.Last[0] != "bye" {
+			t.Fatalf("ended: %+v", info)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no word of the job's end")
+	}
+	stopped := taskTestStart(t, sh, "sleep 60")
+	if err := sh.KillJob(stopped); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case info := <-ended:
+		if info.ID != stopped || !strings.HasPrefix(info.Status, "stopped") {
+			t.Fatalf("ended: %+v", info)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no word of the stopped job's end")
+	}
+	select {
+	case info := <-ended:
+		t.Fatalf("a second word: %+v", info)
+	case <-time.After(100 * time.Millisecond):
+	}
+}
