@@ -90,6 +90,9 @@ func TestBackgroundJobStoppedWithItsChildren(t *testing.T) {
 		return pid
 	}
 	stopped, left := child("o1"), child("o2")
+	if !strings.Contains(r.stderr, "stopped background job bg-2") || strings.Contains(r.stderr, "stopped background job bg-1") {
+		t.Errorf("the end of the run did not say which running job it stopped:\n%s", r.stderr)
+	}
 	if got := toolTextIn(t, srv, 3, "k"); !strings.Contains(got, "Stopped") || !strings.Contains(got, "bg-1") {
 		t.Errorf("task_stop said:\n%s", got)
 	}

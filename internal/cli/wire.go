@@ -143,7 +143,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 	}
 	// Closers run last first: the jobs end before their temporary
 	// directory goes.
-	c.closers = append(c.closers, sandboxCleanup, func() { shell.Close() })
+	c.closers = append(c.closers, sandboxCleanup, func() { stopJobs(shell, sio.Stderr) })
 	c.todos = tools.NewTodoList(nil, func(ts []tools.Todo) {
 		if c.sess != nil {
 			c.sess.w.AppendTodos(ts)
