@@ -1,6 +1,7 @@
 // Package tools implements the tools ply offers the model (read_file,
-// write_file, edit, run_shell_command, glob, grep_search, list_directory)
-// and the registry that names them.
+// write_file, edit, run_shell_command, glob, grep_search, list_directory,
+// task_output, task_stop) and the registry that names them, and keeps the
+// session's background shell jobs.
 //
 // A tool validates nothing about permissions and never asks the user: the
 // scheduler owns states, approval and batching. Tools must not import the
