@@ -257,6 +257,11 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		Instructions: instructions, Mode: cfg.mode, Interactive: cfg.interactive || cfg.streamInput,
 		Sandbox: sandboxSummary(cfg.opts), Repo: repo(),
 	})
+	hookRunner, err := newHooks(cfg, ws.Root(), sess, notices)
+	if err != nil {
+		return nil, headless.ExitConfig, err
+	}
+	c.hooks = hookRunner
 	retry := chat.DefaultRetryPolicy
 	if s := sio.Getenv("PLY_RETRY_DELAY_SCALE"); s != "" {
 		// For tests and impatient users: scales every retry delay.
@@ -286,15 +291,14 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		Logger: log,
 		Spill:  dirSpiller{filepath.Join(artifacts, "tool-results")},
 	}
+	// hooks (skills area): PreCompact and PostCompact.
+	if hookRunner.Has(hooks.PreCompact) || hookRunner.Has(hooks.PostCompact) {
+		chatCfg.Compact = hookRunner
+	}
 	ch := chat.New(provider, chatCfg, sess.history)
 	ch.OnAppend(sess.w.Append)
 	c.chat = ch
 
-	hookRunner, err := newHooks(cfg, ws.Root(), sess, notices)
-	if err != nil {
-		return nil, headless.ExitConfig, err
-	}
-	c.hooks = hookRunner
 	c.closers = append(c.closers, func() {
 		// SessionEnd runs even after Ctrl+C, with its own deadline.
 		ectx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -323,6 +327,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 	a.env = sysprompt.Env{Workspace: ws.Root(), Instructions: instructions, Subagent: true,
 		Mode: cfg.mode, Interactive: cfg.interactive || cfg.streamInput, Sandbox: sandboxSummary(cfg.opts)}
 	a.loops = cfg.settings.Model
+	a.hooks = hookRunner
 	return c, 0, nil
 }
 
@@ -367,7 +372,7 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 		sdk := headless.NewSDK(hcfg)
 		sdk.Resume(sess.first, sess.firstType)
 		c.agents.approver = sdk
-		sched := scheduler.New(c.reg, append(opts, scheduler.WithApprover(sdk))...)
+		sched := scheduler.New(c.reg, append(opts, scheduler.WithApprover(hooks.Approver(c.hooks, sdk)))...)
 		return sdk.Serve(ctx, c.client, &runner{sched: sched, chat: ch, cp: c.cp}, sio.Stdin, headless.Controls{
 			SetPermissionMode: func(m string) error {
 				pm, err := permission.ParseMode(m)
