@@ -130,6 +130,12 @@ type Config struct {
 	// (/memory).
 	Memory func() []MemoryFile
 
+	// Skills (cmd_skills.go): Skills lists the skills (/skills);
+	// InvokeSkill activates one for the user's /name args and returns
+	// the prompt to send.
+	Skills      func() []SkillInfo
+	InvokeSkill func(name, args string) (string, error)
+
 	// In and Out are the terminal; nil means the process's own.
 	In  io.Reader
 	Out io.Writer
