@@ -27,6 +27,7 @@ import (
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/session"
 	"github.com/plyhq/ply/internal/settings"
+	"github.com/plyhq/ply/internal/skills"
 	"github.com/plyhq/ply/internal/sysprompt"
 	"github.com/plyhq/ply/internal/tools"
 	"github.com/plyhq/ply/internal/turn"
@@ -55,6 +56,8 @@ type core struct {
 	schedOps []scheduler.Option
 	cp       *checkpointer // nil when checkpointing is off
 	closers  []func()
+	// skills are the session's skills (skills.go).
+	skills *skills.Set
 }
 
 // agentNames lists the subagents the agent tool offers, if it is offered.
@@ -200,6 +203,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		return nil, headless.ExitInput, errors.New("bad permission rule: " + strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
 	c.policy = policy
+	c.skills = loadSkills(cfg, ws, policy, reg, notices)
 	if mode == permission.ModePlan {
 		// Offered only in plan mode: approving the plan is what ends it.
 		reg.Register(tools.NewExitPlanMode(func() error {
@@ -314,7 +318,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		// The system prompt gives the date at start; a later query on
 		// another day is told the new one.
 		Clock: time.Now, DateShown: started,
-		OnUserQuery: c.cp.onUserQuery,
+		OnUserQuery: c.onUserQuery,
 	})
 	c.schedOps = []scheduler.Option{
 		scheduler.WithPolicy(policy),
@@ -352,6 +356,7 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 	hcfg := headless.Config{
 		Format: cfg.format, SessionID: sess.id, Model: cfg.model, CWD: c.ws.Root(),
 		Tools: c.reg.Names(), Agents: c.agentNames(), MCPServers: c.mcp, PermissionMode: cfg.mode, Version: Version,
+		Skills:          c.skillNames(),
 		MaxSessionTurns: cfg.opts.MaxSessionTurns, MaxToolCalls: cfg.opts.MaxToolCalls,
 		MaxWallTime: cfg.opts.MaxWallTime, Stdout: sio.Stdout, Stderr: sio.Stderr,
 		StructuredOutput: structuredName(cfg),
