@@ -416,3 +416,66 @@ func FuzzExpandHeader(f *testing.F) {
 		}
 	})
 }
+
+// The first seven events' decisions, given by http hooks: the same
+// semantics as the command hooks' tests above.
+func TestHTTPHookDecisions(t *testing.T) {
+	hook := func(t *testing.T, event, body string) (*env, *Runner) {
+		e := newEnv(t)
+		return e, e.runner(Config{event: {{Hooks: []Command{e.answering(TypeHTTP, "h", body)}}}})
+	}
+	t.Run("SessionStart", func(t *testing.T) {
+		_, r := hook(t, SessionStart, `{"hookSpecificOutput":{"additionalContext":"branch main"}}`)
+		if got := r.SessionStart(ctx, "startup"); got != "branch main" {
+			t.Errorf("context %q", got)
+		}
+	})
+	t.Run("UserPromptSubmit", func(t *testing.T) {
+		_, r := hook(t, UserPromptSubmit, `{"decision":"block","reason":"no secrets"}`)
+		if block, reason, _ := r.UserPromptSubmit(ctx, "x"); !block || reason != "no secrets" {
+			t.Errorf("block %v %q", block, reason)
+		}
+		_, r = hook(t, UserPromptSubmit, `{"hookSpecificOutput":{"additionalContext":"ticket 42"}}`)
+		if block, _, c := r.UserPromptSubmit(ctx, "x"); block || c != "ticket 42" {
+			t.Errorf("context %v %q", block, c)
+		}
+	})
+	t.Run("PreToolUse", func(t *testing.T) {
+		for body, want := range map[string]Verdict{
+			`{"hookSpecificOutput":{"permissionDecision":"allow"}}`:                                VerdictAllow,
+			`{"hookSpecificOutput":{"permissionDecision":"deny","permissionDecisionReason":"no"}}`: VerdictDeny,
+			`{"hookSpecificOutput":{"permissionDecision":"ask"}}`:                                  VerdictAsk,
+			`{"decision":"block","reason":"blocked"}`:                                              VerdictDeny,
+		} {
+			_, r := hook(t, PreToolUse, body)
+			if p, err := r.PreToolUse(ctx, "edit", "1", json.RawMessage(`{}`)); err != nil || p.Verdict != want {
+				t.Errorf("%s: %v %v", body, p.Verdict, err)
+			}
+		}
+	})
+	t.Run("PostToolUse", func(t *testing.T) {
+		_, r := hook(t, PostToolUse, `{"hookSpecificOutput":{"additionalContext":"formatted"}}`)
+		if got := r.PostToolUse(ctx, "edit", "1", nil, nil); got != "formatted" {
+			t.Errorf("context %q", got)
+		}
+	})
+	t.Run("PostToolBatch", func(t *testing.T) {
+		_, r := hook(t, PostToolBatch, `{"decision":"block","reason":"coverage dropped"}`)
+		if stop, reason := r.PostToolBatch(ctx, []BatchCall{{ToolName: "edit"}}); !stop || reason != "coverage dropped" {
+			t.Errorf("stop %v %q", stop, reason)
+		}
+	})
+	t.Run("Stop", func(t *testing.T) {
+		_, r := hook(t, Stop, `{"decision":"block","reason":"run the tests"}`)
+		if block, reason := r.Stop(ctx, "done"); !block || reason != "run the tests" {
+			t.Errorf("block %v %q", block, reason)
+		}
+	})
+	t.Run("SessionEnd", func(t *testing.T) {
+		e, r := hook(t, SessionEnd, `{}`)
+		r.SessionEnd(ctx, "other")
+		if in := e.readJSON("h.json"); in["reason"] != "other" {
+			t.Errorf("input %v", in)
+		}
+	})
+}
