@@ -333,12 +333,14 @@ func TestHTTPHookHeadersAndFailures(t *testing.T) {
 		case "/slow":
 			select {
 			case <-r.Context().Done():
-			case <-time.After(5 * time.Second):
+			case <-time.After(time.Second):
 			}
 		case "/text":
 			io.WriteString(w, "not json but context")
 		case "/badjson":
 			io.WriteString(w, `{"decision": "maybe"}`)
+		case "/redirect":
+			http.Redirect(w, r, "/text", http.StatusTemporaryRedirect)
 		}
 	}))
 	defer srv.Close()
@@ -352,7 +354,7 @@ func TestHTTPHookHeadersAndFailures(t *testing.T) {
 		t.Errorf("headers = %q", header)
 	}
 
-	for path, want := range map[string]error{"/500": ErrExitStatus, "/badjson": ErrBadOutput} {
+	for path, want := range map[string]error{"/500": ErrExitStatus, "/badjson": ErrBadOutput, "/redirect": ErrExitStatus} {
 		e := newEnv(t)
 		r := e.runner(Config{Stop: {{Hooks: []Command{h(path)}}}})
 		if d, _ := r.Run(ctx, Stop, Input{}); d.Block {

@@ -86,8 +86,8 @@ type Options struct {
 	// not filtered like Env: naming a variable there is the user's
 	// consent to send it to that URL.
 	LookupEnv func(string) (string, bool)
-	// HTTPClient sends http hooks; nil means a client of its own. Each
-	// hook's timeout bounds its request.
+	// HTTPClient sends http hooks; nil means a client of its own that
+	// follows no redirect. Each hook's timeout bounds its request.
 	HTTPClient *http.Client
 }
 
@@ -131,7 +131,9 @@ func NewRunner(cfg Config, opts Options) (*Runner, error) {
 	r := &Runner{opts: opts, events: make(map[string][]group), sessionID: opts.SessionID, transcriptPath: opts.TranscriptPath,
 		client: opts.HTTPClient, lookupEnv: opts.LookupEnv}
 	if r.client == nil {
-		r.client = &http.Client{}
+		// The event goes to the URL the user wrote, not wherever it
+		// redirects: a 3xx is a failed hook.
+		r.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
 	if r.lookupEnv == nil {
 		r.lookupEnv = os.LookupEnv

@@ -34,7 +34,11 @@ func (m *model) skillsCommand(string) tea.Cmd {
 	for _, s := range list {
 		first, _, _ := strings.Cut(strings.TrimSpace(s.Description), "\n")
 		fmt.Fprintf(&b, "\n  %s  %s", m.st.bold.Render("/"+s.Name), m.st.dim.Render(abbreviate(first, max(m.width-len(s.Name)-8, 10))))
-		fmt.Fprintf(&b, "\n    %s", m.st.dim.Render(s.Source+": "+s.Path))
+		where := s.Source + ": " + s.Path
+		if lookupCommand("/"+s.Name) != nil {
+			where += " (the built-in /" + s.Name + " comes first: the model can still load it)"
+		}
+		fmt.Fprintf(&b, "\n    %s", m.st.dim.Render(where))
 	}
 	return m.commit(b.String())
 }
