@@ -29,6 +29,23 @@ func loadSkills(cfg *config, ws *tools.Workspace, policy *permission.Policy, reg
 	return set
 }
 
+// reopenSkills makes the folders of the skills a resumed history loaded
+// readable again.
+func reopenSkills(set *skills.Set, history []llm.Message) {
+	var calls, texts []string
+	for _, m := range history {
+		for _, p := range m.Parts {
+			switch {
+			case p.Call != nil && p.Call.Name == skills.ToolName:
+				calls = append(calls, p.Call.Args)
+			case m.Role == llm.RoleUser && p.Text != "":
+				texts = append(texts, p.Text)
+			}
+		}
+	}
+	set.Reopen(skills.LoadedIn(calls, texts)...)
+}
+
 // skillNames lists the skills when the model is offered the skill tool.
 func (c *core) skillNames() []string {
 	if _, ok := c.reg.Lookup(skills.ToolName); !ok {

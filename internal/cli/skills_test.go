@@ -145,3 +145,24 @@ func toolDescription(t *testing.T, body map[string]any, name string) string {
 	t.Fatalf("no tool %s in the request", name)
 	return ""
 }
+
+// A skill's folder stays readable for the whole session, across a resume.
+func TestSkillFolderReadableAfterResume(t *testing.T) {
+	dir, home := skillLayout(t)
+	notes := filepath.Join(home, "skills", "stamp", "notes.md")
+	srv := fp.New(t,
+		fp.Turn{fp.ToolCall("load", "skill", `{"skill":"stamp"}`)},
+		fp.Turn{fp.Text("loaded")},
+		fp.Turn{fp.ToolCall("read", "read_file", mustJSON(map[string]any{"file_path": notes}))},
+		fp.Turn{fp.Text("read")},
+	)
+	if r := runPlyHome(t, dir, home, srv, "-p", "load stamp"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if r := runPlyHome(t, dir, home, srv, "--continue", "-p", "read the notes"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if got := toolResults(srv)["read"]; !strings.Contains(got, "release notes kept with the skill") {
+		t.Errorf("after the resume: %q", got)
+	}
+}

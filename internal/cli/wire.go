@@ -238,6 +238,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		return nil, headless.ExitError, err
 	}
 	shell.SetOutputDir(filepath.Join(artifacts, "shell-output"))
+	reopenSkills(c.skills, sess.history)
 	if len(sess.todos) > 0 {
 		var ts []tools.Todo
 		if err := json.Unmarshal(sess.todos, &ts); err != nil {

@@ -180,3 +180,31 @@ func TestInvokeByUser(t *testing.T) {
 	}
 	none.NewTurn()
 }
+
+// A resumed session's skills: their folders readable again, nothing
+// granted.
+func TestReopen(t *testing.T) {
+	home, ws := layout(t)
+	list, _ := Load(Roots(home, ws, true))
+	w, err := tools.NewWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &grants{granted: map[string][]string{}}
+	set := NewSet(list, w, g)
+	prompt, _ := NewSet(list, nil, nil).Invoke("qwenproj", "")
+	names := LoadedIn([]string{`{"skill":"plyproj"}`, `not json`, `{"skill":"gone"}`}, []string{"hello", prompt})
+	if !reflect.DeepEqual(names, []string{"plyproj", "gone", "qwenproj"}) {
+		t.Fatalf("loaded = %v", names)
+	}
+	set.Reopen(names...)
+	for _, s := range list {
+		_, err := w.ResolveRead(s.Path)
+		if want := s.Name == "plyproj" || s.Name == "qwenproj"; (err == nil) != want {
+			t.Errorf("%s readable: %v", s.Name, err)
+		}
+	}
+	if len(g.granted) != 0 {
+		t.Errorf("granted %v", g.granted)
+	}
+}

@@ -1,7 +1,9 @@
 package skills
 
 import (
+	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -171,6 +173,47 @@ func (s *Set) NewTurn() {
 }
 
 func grantSource(name string) string { return "skill " + name }
+
+// Reopen makes the folders of the named skills readable again, for a
+// resumed session whose history loaded them: a folder stays readable for
+// the whole session. Their allowed-tools are not granted again; the turn
+// that loaded them is over. Unknown names are skipped.
+func (s *Set) Reopen(names ...string) {
+	if s == nil || s.reads == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, n := range names {
+		if sk, ok := s.Lookup(n); ok && !s.readable[sk.Dir] && s.reads.AddReadOnly(sk.Dir) == nil {
+			s.readable[sk.Dir] = true
+		}
+	}
+}
+
+// invokedRE finds a skill the user invoked in a prompt Invoke built.
+var invokedRE = regexp.MustCompile(`\n<skill name="([a-z0-9_-]{1,64})">\n`)
+
+// LoadedIn returns the names of the skills a conversation loaded: by the
+// skill tool's calls (their arguments) and by the user's /name prompts
+// (texts, as Invoke builds them).
+func LoadedIn(calls []string, texts []string) []string {
+	var out []string
+	for _, args := range calls {
+		var in struct {
+			Skill string `json:"skill"`
+		}
+		if json.Unmarshal([]byte(args), &in) == nil && in.Skill != "" {
+			out = append(out, strings.TrimSpace(in.Skill))
+		}
+	}
+	for _, t := range texts {
+		for _, m := range invokedRE.FindAllStringSubmatch(t, -1) {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
 
 // render is the text a loaded skill gives the model.
 func render(sk Skill, args string, notes []string) string {
