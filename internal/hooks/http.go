@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strings"
 )
 
 // checkURL accepts an absolute http or https URL.
@@ -31,8 +32,8 @@ func checkURL(raw string) error {
 var envRef = regexp.MustCompile(`\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))`)
 
 // expandHeader fills in the variables of v that allowed lists, from
-// lookup; any other reference becomes "", so that a header can never
-// carry a variable the user did not name for it.
+// lookup; any other reference becomes "", so that a header never carries
+// a variable the hook's settings did not name for it.
 func expandHeader(v string, allowed []string, lookup func(string) (string, bool)) string {
 	return envRef.ReplaceAllStringFunc(v, func(ref string) string {
 		m := envRef.FindStringSubmatch(ref)
@@ -100,4 +101,19 @@ func bodyNote(b []byte) string {
 		return ""
 	}
 	return ": " + s
+}
+
+// lookupEnv reads a variable of the hooks' environment, the one command
+// hooks get: a header can carry only what a hook process could see, so
+// the variables envpolicy withholds (API keys, tokens) never leave ply
+// through a header either, whatever allowedEnvVars lists. The user's
+// shellEnvironment "include" lets one through, for command and http
+// hooks alike.
+func (r *Runner) lookupEnv(name string) (string, bool) {
+	for i := len(r.env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(r.env[i], "="); ok && k == name {
+			return v, true
+		}
+	}
+	return "", false
 }

@@ -320,8 +320,9 @@ func TestHTTPHookEveryEvent(t *testing.T) {
 }
 
 func TestHTTPHookHeadersAndFailures(t *testing.T) {
-	t.Setenv("PLY_HOOK_TOKEN", "tok-123")
+	t.Setenv("PLY_HOOK_TEAM", "team-7")
 	t.Setenv("PLY_HOOK_SECRET", "must-not-leak")
+	t.Setenv("PLY_HOOK_TOKEN", "withheld-like-from-the-shell")
 	e := newEnv(t)
 	var header string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -346,11 +347,13 @@ func TestHTTPHookHeadersAndFailures(t *testing.T) {
 	defer srv.Close()
 	h := func(path string) Command { return Command{Type: TypeHTTP, URL: srv.URL + path} }
 	hdr := h("/headers")
-	hdr.Headers = map[string]string{"Authorization": "Bearer $PLY_HOOK_TOKEN", "X-Other": "${PLY_HOOK_SECRET}!"}
-	hdr.AllowedEnvVars = []string{"PLY_HOOK_TOKEN"}
+	// TEAM is allowed and passes; SECRET is not listed; TOKEN is listed
+	// but, as a secret, not in the hooks' environment.
+	hdr.Headers = map[string]string{"Authorization": "Team $PLY_HOOK_TEAM tok=$PLY_HOOK_TOKEN", "X-Other": "${PLY_HOOK_SECRET}!"}
+	hdr.AllowedEnvVars = []string{"PLY_HOOK_TEAM", "PLY_HOOK_TOKEN"}
 	r := e.runner(Config{Stop: {{Hooks: []Command{hdr}}}})
 	r.Run(ctx, Stop, Input{})
-	if header != "Bearer tok-123|!" {
+	if header != "Team team-7 tok=|!" {
 		t.Errorf("headers = %q", header)
 	}
 

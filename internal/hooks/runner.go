@@ -81,11 +81,6 @@ type Options struct {
 	// OnMessage receives a hook's "systemMessage" for the user; nil logs
 	// it with slog at level Info.
 	OnMessage func(event, text string)
-	// LookupEnv fills the variables an http hook's headers name (and
-	// list in allowedEnvVars); nil means os.LookupEnv. It is deliberately
-	// not filtered like Env: naming a variable there is the user's
-	// consent to send it to that URL.
-	LookupEnv func(string) (string, bool)
 	// HTTPClient sends http hooks; nil means a client of its own that
 	// follows no redirect. Each hook's timeout bounds its request.
 	HTTPClient *http.Client
@@ -95,11 +90,10 @@ type Options struct {
 // *Runner has no hooks, so callers need not check whether any are
 // configured.
 type Runner struct {
-	opts      Options
-	env       []string
-	events    map[string][]group
-	client    *http.Client
-	lookupEnv func(string) (string, bool)
+	opts   Options
+	env    []string
+	events map[string][]group
+	client *http.Client
 
 	mu             sync.Mutex
 	sessionID      string
@@ -129,14 +123,11 @@ func NewRunner(cfg Config, opts Options) (*Runner, error) {
 		opts.Dir = wd
 	}
 	r := &Runner{opts: opts, events: make(map[string][]group), sessionID: opts.SessionID, transcriptPath: opts.TranscriptPath,
-		client: opts.HTTPClient, lookupEnv: opts.LookupEnv}
+		client: opts.HTTPClient}
 	if r.client == nil {
 		// The event goes to the URL the user wrote, not wherever it
 		// redirects: a 3xx is a failed hook.
 		r.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	}
-	if r.lookupEnv == nil {
-		r.lookupEnv = os.LookupEnv
 	}
 	env := opts.Env
 	if env == nil {
