@@ -7,12 +7,17 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 )
 
 // Root is a folder holding skill folders, and where it comes from.
 type Root struct {
 	Dir    string
 	Source string // "user" or "project"
+	// Confine, when set, is a folder every skill folder of this root
+	// must lie in once links are followed: a project's skill cannot be a
+	// link that would open, say, the home directory to the read tools.
+	Confine string
 }
 
 // ProjectDirs are the project folders searched for skills, in order:
@@ -32,7 +37,7 @@ func Roots(home, workspace string, trusted bool) []Root {
 	}
 	if trusted && workspace != "" {
 		for _, d := range ProjectDirs {
-			out = append(out, Root{Dir: filepath.Join(workspace, filepath.FromSlash(d)), Source: "project"})
+			out = append(out, Root{Dir: filepath.Join(workspace, filepath.FromSlash(d)), Source: "project", Confine: workspace})
 		}
 	}
 	return out
@@ -61,6 +66,10 @@ func Load(roots []Root) ([]Skill, []error) {
 			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 				continue
 			}
+			if r.Confine != "" && !within(r.Confine, dir) {
+				errs = append(errs, fmt.Errorf("skill folder %s is left out: it leads outside %s", dir, r.Confine))
+				continue
+			}
 			data, err := os.ReadFile(path)
 			if err != nil {
 				if !errors.Is(err, fs.ErrNotExist) {
@@ -82,6 +91,7 @@ func Load(roots []Root) ([]Skill, []error) {
 				errs = append(errs, fmt.Errorf("skill %s: %w", path, err))
 				continue
 			}
+
 			s.Dir, s.Path, s.Source = abs, filepath.Join(abs, FileName), r.Source
 			byName[s.Name] = path
 			out = append(out, s)
@@ -89,4 +99,16 @@ func Load(roots []Root) ([]Skill, []error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, errs
+}
+
+// within reports whether dir, links followed, lies in root (links
+// followed).
+func within(root, dir string) bool {
+	r, err1 := filepath.EvalSymlinks(root)
+	d, err2 := filepath.EvalSymlinks(dir)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	rel, err := filepath.Rel(r, d)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }

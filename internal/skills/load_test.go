@@ -72,9 +72,30 @@ func TestLoadEveryLocation(t *testing.T) {
 		t.Errorf("duplicate: %v", errs[1])
 	}
 
+	// A project skill folder that links outside the project is left
+	// out; a user's linked skill folder is the user's choice.
+	outside := writeSkill(t, t.TempDir(), "escape", skillText("escape", "links out", ""))
+	if err := os.Symlink(t.TempDir(), filepath.Join(ws, ".ply", "skills", "escape")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(home, "skills", "linked")); err != nil {
+		t.Fatal(err)
+	}
+	list, errs = Load(Roots(home, ws, true))
+	names = nil
+	for _, s := range list {
+		names = append(names, s.Name)
+	}
+	if want := []string{"claudeproj", "escape", "mine", "plyproj", "qwenproj"}; !reflect.DeepEqual(names, want) || list[1].Source != "user" {
+		t.Errorf("with links: %v", names)
+	}
+	if len(errs) != 3 || !strings.Contains(errs[0].Error(), "leads outside") {
+		t.Errorf("with links: %v", errs)
+	}
+
 	// An untrusted workspace: only the user's skills.
 	list, errs = Load(Roots(home, ws, false))
-	if len(list) != 1 || list[0].Name != "mine" || len(errs) != 0 {
+	if len(list) != 2 || list[1].Name != "mine" || len(errs) != 0 {
 		t.Errorf("untrusted: %v %v", list, errs)
 	}
 }
