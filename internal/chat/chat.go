@@ -81,6 +81,19 @@ type Config struct {
 	// the context window with the session; see Spiller.
 	Spill  Spiller
 	Logger *slog.Logger
+	// Compact, when set, is told before and after the history is
+	// summarised (the user's PreCompact and PostCompact hooks).
+	Compact CompactHooks
+}
+
+// CompactHooks hear of a summarising compression. trigger is "manual"
+// (Compress, asked for by the user) or "auto" (before a request, or after
+// the provider refused one as too long).
+type CompactHooks interface {
+	// PreCompact may refuse the compression: the history stays as it is.
+	PreCompact(ctx context.Context, trigger, instructions string) (block bool, reason string)
+	// PostCompact gets the summary that replaced the older history.
+	PostCompact(ctx context.Context, trigger, summary string)
 }
 
 // Chat is one conversation with one provider. It is safe for one

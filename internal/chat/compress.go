@@ -50,7 +50,7 @@ func estimateMessage(m *llm.Message) int {
 // Compress summarises the older part of the history now, whatever its
 // size. It reports false when there was nothing to compress.
 func (c *Chat) Compress(ctx context.Context) (StreamEvent, bool) {
-	return c.compress(ctx, true)
+	return c.compress(ctx, true, "manual")
 }
 
 // maybeCompress shrinks the history before a request whose calibrated
@@ -69,7 +69,7 @@ func (c *Chat) maybeCompress(ctx context.Context) (StreamEvent, bool) {
 	}
 	changed := c.cutToolResults(ctx, at-c.calibrated(fixedTokens(req))-1)
 	if c.calibrated(estimateRequest(c.request(0))) >= at {
-		if _, ok := c.compress(ctx, false); ok {
+		if _, ok := c.compress(ctx, false, "auto"); ok {
 			changed = true
 		}
 	}
@@ -80,11 +80,17 @@ func (c *Chat) maybeCompress(ctx context.Context) (StreamEvent, bool) {
 	return StreamEvent{Kind: EventCompressed, TokensBefore: before, TokensAfter: after}, true
 }
 
-func (c *Chat) compress(ctx context.Context, force bool) (StreamEvent, bool) {
+func (c *Chat) compress(ctx context.Context, force bool, trigger string) (StreamEvent, bool) {
 	hist := c.History()
 	split := splitPoint(hist, force)
 	if split <= 0 {
 		return StreamEvent{}, false
+	}
+	if h := c.cfg.Compact; h != nil {
+		if block, reason := h.PreCompact(ctx, trigger, ""); block {
+			c.log.Warn("chat: a PreCompact hook refused the compression", "trigger", trigger, "reason", reason)
+			return StreamEvent{}, false
+		}
 	}
 	before := EstimateTokens(hist)
 	old := append([]llm.Message(nil), hist[:split]...)
@@ -119,6 +125,9 @@ func (c *Chat) compress(ctx context.Context, force bool) (StreamEvent, bool) {
 		c.partial = -1
 	}
 	c.mu.Unlock()
+	if h := c.cfg.Compact; h != nil {
+		h.PostCompact(ctx, trigger, summary)
+	}
 	after := EstimateTokens(next)
 	return StreamEvent{Kind: EventCompressed, TokensBefore: before, TokensAfter: after}, true
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/plyhq/ply/internal/acp"
 	"github.com/plyhq/ply/internal/headless"
+	"github.com/plyhq/ply/internal/hooks"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/loopdetect"
 	"github.com/plyhq/ply/internal/mcp"
@@ -92,7 +93,7 @@ func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, o a
 		return nil, err
 	}
 	sched := scheduler.New(c.reg, append(c.schedOps,
-		scheduler.WithApprover(h.Approver),
+		scheduler.WithApprover(hooks.Approver(c.hooks, h.Approver)),
 		scheduler.WithLiveOutput(h.LiveOutput),
 		scheduler.WithOnUpdate(func(call *scheduler.Call) {
 			c.recordToolState(call)

@@ -14,6 +14,7 @@ import (
 	"github.com/plyhq/ply/internal/chat"
 	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/headless"
+	"github.com/plyhq/ply/internal/hooks"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/settings"
@@ -50,6 +51,9 @@ type subagents struct {
 	log      *slog.Logger
 	// loops configures each subagent's loop guards as the main loop's.
 	loops settings.Model
+	// hooks fires SubagentStart and SubagentStop, and puts
+	// PermissionRequest and Notification in front of the approver.
+	hooks *hooks.Runner
 
 	// Set by the entry layer before the first run.
 	approver  scheduler.Approver
@@ -88,10 +92,15 @@ func (s *subagents) Run(ctx context.Context, t agent.Task) agent.Report {
 	cfg.System = sysprompt.Build(env)
 	cfg.Tools = reg.Decls()
 	ch := chat.New(s.provider, cfg, nil)
-	cl := client.New(ch, client.Options{Loop: guard{newLoopDetector(s.loops)}, NextSpeaker: true})
+	cl := client.New(ch, client.Options{Loop: guard{newLoopDetector(s.loops)}, NextSpeaker: true,
+		Stop: s.hooks.SubagentStopper(t.CallID, t.Def.Name)})
 	opts := slices.Clone(s.schedOps)
 	if s.approver != nil {
-		opts = append(opts, scheduler.WithApprover(s.approver))
+		opts = append(opts, scheduler.WithApprover(hooks.Approver(s.hooks, s.approver)))
+	}
+	first := []llm.Part{{Text: t.Prompt}}
+	if extra := s.hooks.SubagentStart(ctx, t.CallID, t.Def.Name); extra != "" {
+		first = append(first, llm.Part{Text: extra})
 	}
 	sched := scheduler.New(reg, opts...)
 	format, stderr := s.format, s.stderr
@@ -104,7 +113,7 @@ func (s *subagents) Run(ctx context.Context, t agent.Task) agent.Report {
 		Format: format, SessionID: s.sessionID, Model: cfg.Model,
 		MaxSessionTurns: cmp.Or(t.Def.MaxTurns, subagentMaxTurns), MaxToolCalls: subagentMaxToolCalls,
 		Stdout: s.stdout, Stderr: stderr,
-	}, cl, &runner{sched: sched, chat: ch}, []llm.Part{{Text: t.Prompt}}, t.CallID)
+	}, cl, &runner{sched: sched, chat: ch}, first, t.CallID)
 	rep := agent.Report{Text: res.Result, Subtype: res.Subtype, Turns: res.NumTurns, ToolCalls: countCalls(ch.History())}
 	if res.IsError {
 		rep.Err = res.Error

@@ -87,6 +87,7 @@ func ignoredConfig(workspace string) string {
 	if n := countAgents(projectAgentsDir(workspace)); n > 0 {
 		parts = append(parts, plural(n, "agent")+" in .ply/agents")
 	}
+	parts = append(parts, ignoredSkills(workspace)...)
 	return strings.Join(parts, " and ")
 }
 

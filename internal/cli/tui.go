@@ -12,6 +12,7 @@ import (
 
 	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/headless"
+	"github.com/plyhq/ply/internal/hooks"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/loopdetect"
 	"github.com/plyhq/ply/internal/permission"
@@ -80,10 +81,11 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	addRewind(&tcfg, c, log)
 	addAlwaysScope(&tcfg, cfg, c)
 	tcfg.Tasks = c.tasks.Tasks // background tasks (bgjobs): /tasks
+	addSkills(&tcfg, c)
 	ui := tui.New(tcfg)
 	notices.set(ui)
 	sched := scheduler.New(c.reg, append(c.schedOps,
-		scheduler.WithApprover(ui),
+		scheduler.WithApprover(hooks.Approver(c.hooks, ui)),
 		scheduler.WithLiveOutput(ui.LiveOutput),
 		scheduler.WithOnUpdate(func(call *scheduler.Call) {
 			c.recordToolState(call)

@@ -27,6 +27,7 @@ import (
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/session"
 	"github.com/plyhq/ply/internal/settings"
+	"github.com/plyhq/ply/internal/skills"
 	"github.com/plyhq/ply/internal/sysprompt"
 	"github.com/plyhq/ply/internal/tools"
 	"github.com/plyhq/ply/internal/turn"
@@ -58,6 +59,8 @@ type core struct {
 	// Background tasks (bgjobs): every kind of background work the
 	// session runs, for task_stop and the TUI's /tasks.
 	tasks *tools.TaskList
+	// skills are the session's skills (skills.go).
+	skills *skills.Set
 }
 
 // agentNames lists the subagents the agent tool offers, if it is offered.
@@ -204,6 +207,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		return nil, headless.ExitInput, errors.New("bad permission rule: " + strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
 	c.policy = policy
+	c.skills = loadSkills(cfg, ws, policy, reg, notices)
 	if mode == permission.ModePlan {
 		// Offered only in plan mode: approving the plan is what ends it.
 		reg.Register(tools.NewExitPlanMode(func() error {
@@ -238,6 +242,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		return nil, headless.ExitError, err
 	}
 	shell.SetOutputDir(filepath.Join(artifacts, "shell-output"))
+	reopenSkills(c.skills, sess.history)
 	if len(sess.todos) > 0 {
 		var ts []tools.Todo
 		if err := json.Unmarshal(sess.todos, &ts); err != nil {
@@ -261,6 +266,11 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		Instructions: instructions, Mode: cfg.mode, Interactive: cfg.interactive || cfg.streamInput,
 		Sandbox: sandboxSummary(cfg.opts), Repo: repo(),
 	})
+	hookRunner, err := newHooks(cfg, ws.Root(), sess, notices)
+	if err != nil {
+		return nil, headless.ExitConfig, err
+	}
+	c.hooks = hookRunner
 	retry := chat.DefaultRetryPolicy
 	if s := sio.Getenv("PLY_RETRY_DELAY_SCALE"); s != "" {
 		// For tests and impatient users: scales every retry delay.
@@ -290,15 +300,14 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		Logger: log,
 		Spill:  dirSpiller{filepath.Join(artifacts, "tool-results")},
 	}
+	// hooks (skills area): PreCompact and PostCompact.
+	if hookRunner.Has(hooks.PreCompact) || hookRunner.Has(hooks.PostCompact) {
+		chatCfg.Compact = hookRunner
+	}
 	ch := chat.New(provider, chatCfg, sess.history)
 	ch.OnAppend(sess.w.Append)
 	c.chat = ch
 
-	hookRunner, err := newHooks(cfg, ws.Root(), sess, notices)
-	if err != nil {
-		return nil, headless.ExitConfig, err
-	}
-	c.hooks = hookRunner
 	c.closers = append(c.closers, func() {
 		// SessionEnd runs even after Ctrl+C, with its own deadline.
 		ectx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -314,7 +323,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		// The system prompt gives the date at start; a later query on
 		// another day is told the new one.
 		Clock: time.Now, DateShown: started,
-		OnUserQuery: c.cp.onUserQuery,
+		OnUserQuery: c.onUserQuery,
 	})
 	c.schedOps = []scheduler.Option{
 		scheduler.WithPolicy(policy),
@@ -327,6 +336,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 	a.env = sysprompt.Env{Workspace: ws.Root(), Instructions: instructions, Subagent: true,
 		Mode: cfg.mode, Interactive: cfg.interactive || cfg.streamInput, Sandbox: sandboxSummary(cfg.opts)}
 	a.loops = cfg.settings.Model
+	a.hooks = hookRunner
 	return c, 0, nil
 }
 
@@ -351,6 +361,7 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 	hcfg := headless.Config{
 		Format: cfg.format, SessionID: sess.id, Model: cfg.model, CWD: c.ws.Root(),
 		Tools: c.reg.Names(), Agents: c.agentNames(), MCPServers: c.mcp, PermissionMode: cfg.mode, Version: Version,
+		Skills:          c.skillNames(),
 		MaxSessionTurns: cfg.opts.MaxSessionTurns, MaxToolCalls: cfg.opts.MaxToolCalls,
 		MaxWallTime: cfg.opts.MaxWallTime, Stdout: sio.Stdout, Stderr: sio.Stderr,
 		StructuredOutput: structuredName(cfg),
@@ -371,7 +382,7 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 		sdk := headless.NewSDK(hcfg)
 		sdk.Resume(sess.first, sess.firstType)
 		c.agents.approver = sdk
-		sched := scheduler.New(c.reg, append(opts, scheduler.WithApprover(sdk))...)
+		sched := scheduler.New(c.reg, append(opts, scheduler.WithApprover(hooks.Approver(c.hooks, sdk)))...)
 		return sdk.Serve(ctx, c.client, &runner{sched: sched, chat: ch, cp: c.cp}, sio.Stdin, headless.Controls{
 			SetPermissionMode: func(m string) error {
 				pm, err := permission.ParseMode(m)

@@ -77,6 +77,8 @@ type Config struct {
 	MCPServers     []MCPServer
 	PermissionMode string
 	Version        string
+	// Skills names the skills, for the init message (skills area).
+	Skills []string
 
 	// StructuredOutput names the tool whose first successful call ends
 	// the run with its arguments as the result (--json-schema); empty
@@ -541,8 +543,8 @@ func (p *printer) init() {
 	p.emit(SystemInit{
 		Type: "system", Subtype: "init", UUID: p.cfg.SessionID, SessionID: p.cfg.SessionID,
 		CWD: p.cfg.CWD, Tools: tools, MCPServers: nonNil(p.cfg.MCPServers), Model: p.cfg.Model,
-		PermissionMode: p.cfg.PermissionMode, SlashCommands: []string{}, Version: p.cfg.Version,
-		Agents: nonNil(p.cfg.Agents),
+		PermissionMode: p.cfg.PermissionMode, SlashCommands: nonNil(p.cfg.Skills), Version: p.cfg.Version,
+		Agents: nonNil(p.cfg.Agents), Skills: nonNil(p.cfg.Skills),
 	})
 }
 

@@ -46,6 +46,9 @@ type SystemInit struct {
 	SlashCommands  []string    `json:"slash_commands"`
 	Version        string      `json:"ply_version"`
 	Agents         []string    `json:"agents"`
+	// Skills names the skills the model may load and the user may type
+	// as /name (which is why they are slash commands too).
+	Skills []string `json:"skills"`
 }
 
 // MCPServer is one MCP server in the init message.

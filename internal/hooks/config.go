@@ -9,16 +9,23 @@ import (
 	"time"
 )
 
-// Events ply fires. Claude Code's other events (Notification, PreCompact,
-// ...) may appear in the settings; they are kept but never fired.
+// Events ply fires. Claude Code's other events may appear in the
+// settings; they are kept but never fired.
 const (
-	SessionStart     = "SessionStart"
-	UserPromptSubmit = "UserPromptSubmit"
-	PreToolUse       = "PreToolUse"
-	PostToolUse      = "PostToolUse"
-	PostToolBatch    = "PostToolBatch"
-	Stop             = "Stop"
-	SessionEnd       = "SessionEnd"
+	SessionStart       = "SessionStart"
+	UserPromptSubmit   = "UserPromptSubmit"
+	PreToolUse         = "PreToolUse"
+	PostToolUse        = "PostToolUse"
+	PostToolUseFailure = "PostToolUseFailure"
+	PostToolBatch      = "PostToolBatch"
+	PermissionRequest  = "PermissionRequest"
+	Notification       = "Notification"
+	SubagentStart      = "SubagentStart"
+	SubagentStop       = "SubagentStop"
+	PreCompact         = "PreCompact"
+	PostCompact        = "PostCompact"
+	Stop               = "Stop"
+	SessionEnd         = "SessionEnd"
 )
 
 // DefaultTimeout applies to a hook whose timeout is absent or zero.
@@ -32,9 +39,12 @@ type Config map[string][]Group
 // selects.
 type Group struct {
 	// Matcher selects by the event's subject: the tool name for
-	// PreToolUse, PostToolUse and PostToolBatch (any call of the batch),
-	// the source for SessionStart, the reason for SessionEnd. Other
-	// events ignore it. "" and "*" match everything; otherwise it is a
+	// PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest and
+	// PostToolBatch (any call of the batch), the source for SessionStart,
+	// the reason for SessionEnd, the notification type for Notification,
+	// the agent type for SubagentStart and SubagentStop, the trigger
+	// ("manual" or "auto") for PreCompact and PostCompact. Other events
+	// ignore it. "" and "*" match everything; otherwise it is a
 	// regular expression that must match the whole subject, so a plain
 	// name matches exactly that name and "Edit|Write" either one. For
 	// tools, Claude Code's names (Bash, Edit, Write, Read, ...) match the
@@ -45,11 +55,30 @@ type Group struct {
 
 // Command is one hook.
 type Command struct {
-	// Type is "command" (or empty, which means the same). Other types
-	// (Claude Code's "prompt") are reported and skipped by NewRunner.
+	// Type is "command" (or empty, which means the same) or "http".
+	// Other types (Claude Code's "prompt") are reported and skipped by
+	// NewRunner.
 	Type    string
 	Command string        // run with bash -c
 	Timeout time.Duration // DefaultTimeout when zero
+
+	// For "http": the event's JSON is POSTed to URL. Header values may
+	// name environment variables as $NAME or ${NAME}; only the names in
+	// AllowedEnvVars are filled in, any other becomes "".
+	URL            string
+	Headers        map[string]string
+	AllowedEnvVars []string
+}
+
+// TypeHTTP is the Type of a hook that POSTs the event to a URL.
+const TypeHTTP = "http"
+
+// key identifies a hook for running each one once per event.
+func (c Command) key() string {
+	if c.Type == TypeHTTP {
+		return "http " + c.URL
+	}
+	return "command " + c.Command
 }
 
 // Parse decodes the hooks of a settings file, the object holding a
@@ -79,8 +108,13 @@ func (c Config) Validate() error {
 				errs = append(errs, fmt.Errorf("hooks: %s[%d]: %w", event, i, err))
 			}
 			for j, h := range g.Hooks {
-				if h.Command == "" && (h.Type == "" || h.Type == "command") {
+				switch {
+				case h.Command == "" && (h.Type == "" || h.Type == "command"):
 					errs = append(errs, fmt.Errorf("hooks: %s[%d].hooks[%d]: no command", event, i, j))
+				case h.Type == TypeHTTP:
+					if err := checkURL(h.URL); err != nil {
+						errs = append(errs, fmt.Errorf("hooks: %s[%d].hooks[%d]: %w", event, i, j, err))
+					}
 				}
 			}
 		}
@@ -104,11 +138,11 @@ func (g *Group) UnmarshalJSON(b []byte) error {
 	if err := flat.UnmarshalJSON(b); err != nil {
 		return err
 	}
-	if raw.Hooks == nil && flat.Command == "" {
+	if raw.Hooks == nil && flat.Command == "" && flat.URL == "" {
 		return errors.New("hooks: an entry needs a \"command\" or a \"hooks\" list")
 	}
 	hooks := raw.Hooks
-	if flat.Command != "" {
+	if flat.Command != "" || flat.URL != "" {
 		hooks = append(hooks, flat)
 	}
 	*g = Group{Matcher: raw.Matcher, Hooks: hooks}
@@ -118,14 +152,17 @@ func (g *Group) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON reads the timeout in seconds, as the settings write it.
 func (c *Command) UnmarshalJSON(b []byte) error {
 	var raw struct {
-		Type    string   `json:"type"`
-		Command string   `json:"command"`
-		Timeout *float64 `json:"timeout"`
+		Type           string            `json:"type"`
+		Command        string            `json:"command"`
+		Timeout        *float64          `json:"timeout"`
+		URL            string            `json:"url"`
+		Headers        map[string]string `json:"headers"`
+		AllowedEnvVars []string          `json:"allowedEnvVars"`
 	}
 	if err := strictObject(b, &raw); err != nil {
 		return err
 	}
-	*c = Command{Type: raw.Type, Command: raw.Command}
+	*c = Command{Type: raw.Type, Command: raw.Command, URL: raw.URL, Headers: raw.Headers, AllowedEnvVars: raw.AllowedEnvVars}
 	if raw.Timeout != nil {
 		if *raw.Timeout < 0 {
 			return fmt.Errorf("hooks: timeout %v is negative", *raw.Timeout)

@@ -55,6 +55,9 @@ type Decision struct {
 	Context string
 	// UpdatedInput is the last (in configuration order) updatedInput.
 	UpdatedInput json.RawMessage
+	// Permission is the strongest PermissionRequest decision (deny beats
+	// allow); nil when no hook gave one.
+	Permission *PermissionAnswer
 	// Messages are the hooks' systemMessage texts, for the user.
 	Messages []string
 	// Warnings lists the hooks that failed; each counted as no decision.
@@ -78,6 +81,20 @@ func (d *Decision) merge(b Decision) {
 	d.Context = join(d.Context, b.Context)
 	if len(b.UpdatedInput) > 0 {
 		d.UpdatedInput = b.UpdatedInput
+	}
+	if p := b.Permission; p != nil {
+		switch {
+		case d.Permission == nil || (p.Deny && !d.Permission.Deny):
+			d.Permission = p
+		case p.Deny == d.Permission.Deny:
+			merged := *d.Permission
+			merged.Message = join(merged.Message, p.Message)
+			merged.Interrupt = merged.Interrupt || p.Interrupt
+			if len(p.UpdatedInput) > 0 {
+				merged.UpdatedInput = p.UpdatedInput
+			}
+			d.Permission = &merged
+		}
 	}
 	d.Messages = append(d.Messages, b.Messages...)
 	d.Warnings = append(d.Warnings, b.Warnings...)
@@ -106,6 +123,13 @@ type output struct {
 		PermissionDecisionReason string          `json:"permissionDecisionReason"`
 		UpdatedInput             json.RawMessage `json:"updatedInput"`
 		AdditionalContext        string          `json:"additionalContext"`
+		// PermissionRequest's answer.
+		Decision *struct {
+			Behavior     string          `json:"behavior"`
+			UpdatedInput json.RawMessage `json:"updatedInput"`
+			Message      string          `json:"message"`
+			Interrupt    bool            `json:"interrupt"`
+		} `json:"decision"`
 	} `json:"hookSpecificOutput"`
 }
 
@@ -161,13 +185,19 @@ func parseOutput(event string, stdout []byte) (Decision, error) {
 		if v != VerdictNone {
 			d.Verdict, d.Reason = v, s.PermissionDecisionReason
 		}
-		if u := bytes.TrimSpace(s.UpdatedInput); len(u) > 0 && !bytes.Equal(u, []byte("null")) {
-			if u[0] != '{' {
-				return Decision{}, errors.New("\"updatedInput\" must be a JSON object")
-			}
-			d.UpdatedInput = json.RawMessage(u)
+		u, err := inputObject(s.UpdatedInput)
+		if err != nil {
+			return Decision{}, err
 		}
+		d.UpdatedInput = u
 		d.Context = strings.TrimSpace(s.AdditionalContext)
+		if s.Decision != nil && event == PermissionRequest {
+			p, err := parsePermission(s.Decision.Behavior, s.Decision.UpdatedInput, s.Decision.Message, s.Decision.Interrupt)
+			if err != nil {
+				return Decision{}, err
+			}
+			d.Permission = p
+		}
 	}
 	if o.SystemMessage != "" {
 		d.Messages = []string{o.SystemMessage}
@@ -187,4 +217,44 @@ func parseVerdict(s string) (Verdict, error) {
 		return VerdictDeny, nil
 	}
 	return VerdictNone, fmt.Errorf("unknown \"permissionDecision\" %q (want \"allow\", \"deny\" or \"ask\")", s)
+}
+
+// inputObject checks an "updatedInput": absent or null is nil, anything
+// else must be an object.
+func inputObject(raw json.RawMessage) (json.RawMessage, error) {
+	u := bytes.TrimSpace(raw)
+	if len(u) == 0 || bytes.Equal(u, []byte("null")) {
+		return nil, nil
+	}
+	if u[0] != '{' {
+		return nil, errors.New("\"updatedInput\" must be a JSON object")
+	}
+	return json.RawMessage(u), nil
+}
+
+// PermissionAnswer is a PermissionRequest hook's decision, taken instead
+// of asking the user.
+type PermissionAnswer struct {
+	// Deny refuses the call; otherwise it is allowed.
+	Deny bool
+	// Message tells the model why, on a deny.
+	Message string
+	// Interrupt, on a deny, also stops the agent.
+	Interrupt bool
+	// UpdatedInput, on an allow, replaces the call's arguments.
+	UpdatedInput json.RawMessage
+}
+
+func parsePermission(behavior string, updated json.RawMessage, message string, interrupt bool) (*PermissionAnswer, error) {
+	u, err := inputObject(updated)
+	if err != nil {
+		return nil, err
+	}
+	switch behavior {
+	case "allow":
+		return &PermissionAnswer{UpdatedInput: u}, nil
+	case "deny":
+		return &PermissionAnswer{Deny: true, Message: message, Interrupt: interrupt}, nil
+	}
+	return nil, fmt.Errorf("unknown \"decision\".\"behavior\" %q (want \"allow\" or \"deny\")", behavior)
 }

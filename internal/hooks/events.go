@@ -34,6 +34,24 @@ type Input struct {
 	Source string `json:"source,omitempty"`
 	// SessionEnd: "clear", "logout", "prompt_input_exit" or "other".
 	Reason string `json:"reason,omitempty"`
+
+	// PostToolUseFailure: the error the model reads, and whether the
+	// user interrupted the call.
+	Error       string `json:"error,omitempty"`
+	IsInterrupt *bool  `json:"is_interrupt,omitempty"`
+	// Notification.
+	Message          string `json:"message,omitempty"`
+	Title            string `json:"title,omitempty"`
+	NotificationType string `json:"notification_type,omitempty"`
+	// SubagentStart, SubagentStop (which also sets StopHookActive and
+	// LastAssistantMessage). AgentID is the id of the agent tool call.
+	AgentID             string `json:"agent_id,omitempty"`
+	AgentType           string `json:"agent_type,omitempty"`
+	AgentTranscriptPath string `json:"agent_transcript_path,omitempty"`
+	// PreCompact, PostCompact: "manual" (/compress) or "auto".
+	Trigger            string  `json:"trigger,omitempty"`
+	CustomInstructions *string `json:"custom_instructions,omitempty"`
+	CompactSummary     string  `json:"compact_summary,omitempty"`
 }
 
 // BatchCall is one call of a PostToolBatch input.

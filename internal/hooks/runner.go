@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/exec"
 	"slices"
@@ -80,6 +81,9 @@ type Options struct {
 	// OnMessage receives a hook's "systemMessage" for the user; nil logs
 	// it with slog at level Info.
 	OnMessage func(event, text string)
+	// HTTPClient sends http hooks; nil means a client of its own that
+	// follows no redirect. Each hook's timeout bounds its request.
+	HTTPClient *http.Client
 }
 
 // Runner runs the configured hooks. It is safe for concurrent use; a nil
@@ -89,6 +93,7 @@ type Runner struct {
 	opts   Options
 	env    []string
 	events map[string][]group
+	client *http.Client
 
 	mu             sync.Mutex
 	sessionID      string
@@ -117,7 +122,13 @@ func NewRunner(cfg Config, opts Options) (*Runner, error) {
 		}
 		opts.Dir = wd
 	}
-	r := &Runner{opts: opts, events: make(map[string][]group), sessionID: opts.SessionID, transcriptPath: opts.TranscriptPath}
+	r := &Runner{opts: opts, events: make(map[string][]group), sessionID: opts.SessionID, transcriptPath: opts.TranscriptPath,
+		client: opts.HTTPClient}
+	if r.client == nil {
+		// The event goes to the URL the user wrote, not wherever it
+		// redirects: a 3xx is a failed hook.
+		r.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	}
 	env := opts.Env
 	if env == nil {
 		env = envpolicy.Environ()
@@ -129,7 +140,7 @@ func NewRunner(cfg Config, opts Options) (*Runner, error) {
 			m, _ := compileMatcher(g.Matcher) // Validate compiled it
 			var cmds []Command
 			for _, h := range g.Hooks {
-				if h.Type != "" && h.Type != "command" {
+				if h.Type != "" && h.Type != "command" && h.Type != TypeHTTP {
 					r.warn(Warning{Event: event, Command: h.Command, Err: fmt.Errorf("%w: hook type %q is not supported; skipped", ErrNotRun, h.Type)})
 					continue
 				}
@@ -209,8 +220,8 @@ func (r *Runner) matching(event string, in Input) []Command {
 			continue
 		}
 		for _, h := range g.hooks {
-			if !seen[h.Command] {
-				seen[h.Command] = true
+			if k := h.key(); !seen[k] {
+				seen[k] = true
 				out = append(out, h)
 			}
 		}
@@ -221,7 +232,7 @@ func (r *Runner) matching(event string, in Input) []Command {
 // groupMatches applies a matcher to the event's subject.
 func groupMatches(m matcher, event string, in Input) bool {
 	switch event {
-	case PreToolUse, PostToolUse:
+	case PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest:
 		return m.match(in.ToolName)
 	case PostToolBatch:
 		return slices.ContainsFunc(in.ToolCalls, func(c BatchCall) bool { return m.match(c.ToolName) })
@@ -229,6 +240,12 @@ func groupMatches(m matcher, event string, in Input) bool {
 		return m.match(in.Source)
 	case SessionEnd:
 		return m.match(in.Reason)
+	case Notification:
+		return m.match(in.NotificationType)
+	case SubagentStart, SubagentStop:
+		return m.match(in.AgentType)
+	case PreCompact, PostCompact:
+		return m.match(in.Trigger)
 	}
 	return true // Claude Code ignores the matcher of the other events
 }
@@ -265,6 +282,9 @@ var errHookTimeout = errors.New("hook timeout")
 // exec runs one hook and turns its exit status and output into its
 // Decision. It never fails: every problem becomes a Warning.
 func (r *Runner) exec(ctx context.Context, event string, h Command, payload []byte) Decision {
+	if h.Type == TypeHTTP {
+		return r.post(ctx, event, h, payload)
+	}
 	warn := func(err error) Decision {
 		return Decision{Warnings: []Warning{{Event: event, Command: h.Command, Err: err}}}
 	}

@@ -41,16 +41,28 @@ func (h *toolHooks) PreToolUse(ctx context.Context, c *scheduler.Call) (schedule
 	return scheduler.PreDecision{Verdict: toSchedulerVerdict(p.Verdict), Reason: p.Reason, UpdatedInput: p.UpdatedInput}, nil
 }
 
+// PostToolUse runs PostToolUse for a call that succeeded and
+// PostToolUseFailure for one that failed, as Claude Code does.
 func (h *toolHooks) PostToolUse(ctx context.Context, c *scheduler.Call) string {
-	if !h.r.Has(PostToolUse) {
+	event := PostToolUse
+	if c.Response().IsError {
+		event = PostToolUseFailure
+	}
+	if !h.r.Has(event) {
 		return ""
 	}
-	text, stop := h.r.postToolUse(ctx, c.Name, c.CallID, c.Params, toolResponse(c))
+	var text string
+	var stop *string
+	if event == PostToolUse {
+		text, stop = h.r.postToolUse(ctx, c.Name, c.CallID, c.Params, toolResponse(c))
+	} else {
+		text, stop = h.r.postToolUseFailure(ctx, c.Name, c.CallID, c.Params, c.Response().Output, ctx.Err() != nil)
+	}
 	h.noteStop(c, stop)
 	if text == "" {
 		return ""
 	}
-	return "[PostToolUse hook]: " + text
+	return "[" + event + " hook]: " + text
 }
 
 func (h *toolHooks) PostToolBatch(ctx context.Context, calls []*scheduler.Call) (bool, string) {

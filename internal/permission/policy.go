@@ -80,6 +80,7 @@ type Policy struct {
 
 	mu      sync.RWMutex
 	session []sourced
+	granted []sourced // Grant's rules, by source (grant.go)
 }
 
 var (
@@ -235,8 +236,8 @@ func (p *Policy) AllowAlways(c *scheduler.Call) {
 func (p *Policy) allowRules() []sourced {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	if len(p.session) == 0 {
+	if len(p.session) == 0 && len(p.granted) == 0 {
 		return p.allow
 	}
-	return append(slices.Clip(p.allow), p.session...)
+	return append(append(slices.Clip(p.allow), p.session...), p.granted...)
 }

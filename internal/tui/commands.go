@@ -94,6 +94,9 @@ func (m *model) command(text string) tea.Cmd {
 		}
 		return c.run(m, arg)
 	}
+	if c := m.skillCommand(name, arg); c != nil {
+		return c
+	}
 	msg := "unknown command " + name
 	if c := commandsWithPrefix(name); len(c) > 0 {
 		msg += " (did you mean " + strings.Join(c, ", ") + "?)"

@@ -134,6 +134,12 @@ type Config struct {
 	// work (shell jobs and any other kind) for /tasks, which can stop one.
 	Tasks func() []tools.Task
 
+	// Skills (cmd_skills.go): Skills lists the skills (/skills);
+	// InvokeSkill activates one for the user's /name args and returns
+	// the prompt to send.
+	Skills      func() []SkillInfo
+	InvokeSkill func(name, args string) (string, error)
+
 	// In and Out are the terminal; nil means the process's own.
 	In  io.Reader
 	Out io.Writer
