@@ -19,11 +19,11 @@ import (
 // scripted answers each round with the next reply text, after calling
 // during (if set) while the round streams; it records what was sent.
 type scripted struct {
-	mu     sync.Mutex
+	mu      sync.Mutex
 	replies []string
-	during func(n int)
-	types  []client.SendType
-	sent   [][]llm.Part
+	during  func(n int)
+	types   []client.SendType
+	sent    [][]llm.Part
 }
 
 func (s *scripted) SendMessageStream(_ context.Context, parts []llm.Part, typ client.SendType) iter.Seq[turn.Event] {
