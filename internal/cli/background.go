@@ -14,6 +14,7 @@ import (
 	"github.com/plyhq/ply/internal/inbox"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/session"
+	"github.com/plyhq/ply/internal/tui"
 )
 
 // maxBackground bounds the subagents running in the background at once.
@@ -65,7 +66,8 @@ func (b *background) Launch(ctx context.Context, t agent.Task) (string, error) {
 	}
 	b.n++
 	id := fmt.Sprintf("agent-%d", b.n)
-	tctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	// Its approvals show in the same dialog, labelled with who asks.
+	tctx, cancel := context.WithCancel(tui.WithAsker(context.WithoutCancel(ctx), fmt.Sprintf("%s (%s)", t.Def.Name, id)))
 	stop := context.AfterFunc(b.ctx, cancel)
 	task := &bgTask{id: id, name: t.Def.Name, desc: t.Description, started: time.Now(), inbox: inbox.New(), cancel: cancel}
 	b.tasks[id] = task
