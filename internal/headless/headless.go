@@ -160,6 +160,8 @@ type run struct {
 	denials    []Denial
 	lastText   string
 	firstType  client.SendType
+	// inboxDone ends the interaction an inbox round started (inbox.go).
+	inboxDone func()
 	// structuredOut is the accepted structured output, when any.
 	structuredOut json.RawMessage
 }
@@ -180,6 +182,7 @@ func (r *run) structured(outs []Outcome) (json.RawMessage, bool) {
 
 func (r *run) loop(ctx context.Context, rounds Rounds, tools ToolRunner, parts []llm.Part) int {
 	typ := r.firstType
+	defer r.endInboxRound()
 	for {
 		if r.cfg.MaxSessionTurns > 0 && r.turns >= r.cfg.MaxSessionTurns {
 			return r.fail(SubtypeMaxTurns, ExitTurnLimit,
@@ -200,6 +203,7 @@ func (r *run) loop(ctx context.Context, rounds Rounds, tools ToolRunner, parts [
 		}
 		calls := res.calls
 		if len(calls) == 0 {
+			r.endInboxRound()
 			next, ok := r.fromInbox(ctx)
 			if !ok {
 				if code, done := r.ctxDone(ctx); done {

@@ -34,6 +34,7 @@ func (r *run) fromInbox(ctx context.Context) (inbox.Round, bool) {
 	if !ok {
 		return next, false
 	}
+	r.inboxDone = next.Done
 	r.out.systemRound(next)
 	if r.cfg.OnRound != nil {
 		r.cfg.OnRound(next)
@@ -49,4 +50,12 @@ func (p *printer) systemRound(next inbox.Round) {
 		summary = abbreviate(next.Text, 200)
 	}
 	p.progress("← %s (%s): %s", next.Source, next.Type, summary)
+}
+
+// endInboxRound tells the round taken last that its interaction ended.
+func (r *run) endInboxRound() {
+	if done := r.inboxDone; done != nil {
+		r.inboxDone = nil
+		done()
+	}
 }

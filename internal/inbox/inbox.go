@@ -26,6 +26,10 @@ type Round struct {
 	Text string
 	// Summary is one line for the user; empty uses Source.
 	Summary string
+	// Done, when set, is called once the interaction the round started
+	// has ended (the model stopped, or the session ended): a schedule
+	// does not fire again while its last firing still runs.
+	Done func()
 }
 
 // Inbox is one session's queue. The zero value is not usable; use New.

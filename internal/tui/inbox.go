@@ -49,12 +49,21 @@ func (m *model) fromInbox() tea.Cmd {
 	if m.cfg.OnRound != nil {
 		m.cfg.OnRound(r)
 	}
+	m.inboxDone = r.Done
 	summary := r.Summary
 	if summary == "" {
 		summary = abbreviate(r.Text, 200)
 	}
 	line := m.commit(m.st.dim.Render(sanitize("◆ " + r.Source + " (" + r.Type.String() + "): " + summary)))
 	return tea.Batch(line, m.start([]llm.Part{{Text: r.Text}}, r.Type))
+}
+
+// endInboxRound tells the round taken last that its interaction ended.
+func (m *model) endInboxRound() {
+	if done := m.inboxDone; done != nil {
+		m.inboxDone = nil
+		done()
+	}
 }
 
 // askerKey carries who asks for an approval, when not the main loop.

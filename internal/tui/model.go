@@ -53,7 +53,9 @@ type model struct {
 	approval   *approval
 	// waiting are approvals of other askers (background subagents, or
 	// the main loop while one of theirs is open), oldest first.
-	waiting    []approvalMsg
+	waiting []approvalMsg
+	// inboxDone ends the interaction an inbox round started (inbox.go).
+	inboxDone  func()
 	status     string
 	retryable  bool // the last interaction failed in a model request: Ctrl+Y resends
 	compacting bool // /compress runs
@@ -302,6 +304,7 @@ func (m *model) finish(d doneMsg) tea.Cmd {
 		cmds = append(cmds, m.commit(m.st.dim.Render("Ctrl+Y to retry")))
 	}
 	m.cancelMainApprovals()
+	m.endInboxRound()
 	m.cancelRunning()
 	m.busy, m.cancel, m.cancelling, m.status = false, nil, false, ""
 	m.refreshContext()
