@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/inbox"
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/schedule"
 	"github.com/plyhq/ply/internal/session"
 	"github.com/plyhq/ply/internal/tui"
 )
@@ -250,10 +252,15 @@ func (l launcher) Launch(ctx context.Context, t agent.Task) (string, error) {
 	return l.bg.Launch(ctx, t)
 }
 
-// startBackground builds the session's inbox and background runner, and
-// offers send_message where background subagents are offered.
-func (c *core) startBackground(policy interface{ Offered(string) bool }) {
+// startBackground builds the session's inbox, background runner and
+// schedules; it offers send_message where background subagents are
+// offered, and the schedule tools in the interactive UI (a headless run
+// ends when its model stops, and its schedules with it).
+func (c *core) startBackground(cfg *config, policy interface{ Offered(string) bool }, notices io.Writer) {
 	c.inbox = inbox.New()
+	c.sched = schedule.New(c.inbox, schedule.WithOnSkip(func(j schedule.Job) {
+		fmt.Fprintf(notices, "schedule %s: a firing was skipped, the previous one still runs\n", j.ID)
+	}))
 	c.bg = newBackground(c.agents, c.inbox, c.sess.w)
 	c.bg.n = c.sess.tasks
 	c.agents.bg = c.bg
@@ -261,11 +268,19 @@ func (c *core) startBackground(policy interface{ Offered(string) bool }) {
 		c.inbox.Post(inbox.Round{Type: client.Notification, Source: "resume", Text: c.sess.lost})
 	}
 	c.closers = append(c.closers, func() {
+		c.sched.Close()
 		c.inbox.Close()
 		c.bg.close()
 	})
 	if _, ok := c.reg.Lookup(agent.Name); ok && c.bgEntry && policy.Offered(agent.SendMessageName) {
 		c.reg.Register(agent.NewSendMessage(c.bg, ""))
+	}
+	if cfg.interactive {
+		for _, t := range schedule.Tools(c.sched) {
+			if policy.Offered(t.Name()) {
+				c.reg.Register(t)
+			}
+		}
 	}
 }
 
@@ -283,4 +298,35 @@ func tellLost(op *opened, lost string) {
 	default:
 		op.first = append(op.first, llm.Part{Text: lost})
 	}
+}
+
+// addLoop gives the UI's /loop the session's schedules.
+func addLoop(t *tui.Config, c *core) {
+	t.Loop = func(every time.Duration, prompt string) (string, error) {
+		j, err := c.sched.Every(every, prompt, schedule.KindLoop)
+		return j.ID, err
+	}
+	t.LoopList = func() string { return schedule.ListText(c.sched.List()) }
+	t.LoopStop = c.sched.Delete
+}
+
+// backgroundTasks lists the session's running background work for a task
+// list (/tasks): background subagents, then schedules.
+func (c *core) backgroundTasks() []Task {
+	if c.bg == nil {
+		return nil
+	}
+	out := c.bg.Running()
+	for _, j := range c.sched.List() {
+		out = append(out, Task{ID: j.ID, Kind: "schedule", Label: j.Spec + ": " + j.Prompt})
+	}
+	return out
+}
+
+// stopBackgroundTask stops a background subagent or deletes a schedule.
+func (c *core) stopBackgroundTask(id string) bool {
+	if c.bg == nil {
+		return false
+	}
+	return c.bg.Stop(id) || c.sched.Delete(id)
 }

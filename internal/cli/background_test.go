@@ -11,6 +11,9 @@ import (
 	"time"
 
 	fp "github.com/plyhq/ply/internal/fakeprovider"
+	"github.com/plyhq/ply/internal/inbox"
+	"github.com/plyhq/ply/internal/schedule"
+	"github.com/plyhq/ply/internal/session"
 )
 
 // The scripts tell the parent's requests from a subagent's by what only
@@ -210,5 +213,29 @@ func TestKilledWithBackgroundWorkThenContinue(t *testing.T) {
 	reqs = srv.Requests()
 	if r.code != 0 || strings.Contains(lastUserText(reqs[len(reqs)-1]), "interrupted while background") {
 		t.Errorf("exit %d; the second resume said it again: %q", r.code, lastUserText(reqs[len(reqs)-1]))
+	}
+}
+
+// The task list the lead's /tasks reads: schedules (and background
+// subagents) are listed and stoppable by id.
+func TestBackgroundTaskList(t *testing.T) {
+	w, err := session.Create(t.TempDir(), t.TempDir(), "11111111-1111-1111-1111-111111111111", "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	in := inbox.New()
+	c := &core{inbox: in, bg: newBackground(nil, in, w), sched: schedule.New(in)}
+	defer c.bg.close()
+	defer c.sched.Close()
+	if _, err := c.sched.Every(time.Hour, "check the deploy", schedule.KindLoop); err != nil {
+		t.Fatal(err)
+	}
+	l := c.backgroundTasks()
+	if len(l) != 1 || l[0].ID != "loop-1" || l[0].Kind != "schedule" || !strings.Contains(l[0].Label, "check the deploy") {
+		t.Fatalf("tasks %+v", l)
+	}
+	if !c.stopBackgroundTask("loop-1") || c.stopBackgroundTask("loop-1") || len(c.backgroundTasks()) != 0 {
+		t.Fatal("stop")
 	}
 }

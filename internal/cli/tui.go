@@ -78,6 +78,7 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	tcfg.ExtendTurnCap = c.loops.ExtendTurnCap
 	// Background work: notifications, teammates' messages (background.go).
 	tcfg.Inbox, tcfg.OnRound = c.inbox, c.recordRound
+	addLoop(&tcfg, c)
 	addTUIControls(&tcfg, cfg, c, log)
 	addRewind(&tcfg, c, log)
 	addAlwaysScope(&tcfg, cfg, c)

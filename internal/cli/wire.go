@@ -25,6 +25,7 @@ import (
 	"github.com/plyhq/ply/internal/loopdetect"
 	"github.com/plyhq/ply/internal/permission"
 	"github.com/plyhq/ply/internal/repair"
+	"github.com/plyhq/ply/internal/schedule"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/session"
 	"github.com/plyhq/ply/internal/settings"
@@ -63,6 +64,7 @@ type core struct {
 	inbox   *inbox.Inbox
 	bg      *background
 	bgEntry bool
+	sched   *schedule.Schedules
 }
 
 // agentNames lists the subagents the agent tool offers, if it is offered.
@@ -232,7 +234,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		return nil, code, err
 	}
 	c.sess = sess
-	c.startBackground(policy)
+	c.startBackground(cfg, policy, notices)
 	// What the session keeps beside its transcript (spilled outputs) is
 	// readable by the read tools, for this session only, and is removed
 	// with it.

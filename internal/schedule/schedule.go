@@ -153,9 +153,10 @@ func (s *Schedules) fire(j *job) {
 		}
 		return
 	}
-	text := j.Prompt
+	text, spec := j.Prompt, j.Spec
 	if j.skippedSince > 0 {
 		text += fmt.Sprintf("\n\n(Schedule %s: %d earlier firing(s) were skipped because the one before was still running.)", j.ID, j.skippedSince)
+		spec += fmt.Sprintf("; %d skipped while the last one ran", j.skippedSince)
 	}
 	j.skippedSince = 0
 	j.Fired++
@@ -166,7 +167,7 @@ func (s *Schedules) fire(j *job) {
 		delete(s.jobs, j.ID)
 	}
 	r := inbox.Round{Type: client.Cron, Source: "schedule " + j.ID, Text: text,
-		Summary: fmt.Sprintf("%s fired (%s): %s", j.ID, j.Spec, j.Prompt), Done: func() { s.ended(j) }}
+		Summary: fmt.Sprintf("%s fired (%s): %s", j.ID, spec, j.Prompt), Done: func() { s.ended(j) }}
 	s.mu.Unlock()
 	s.in.Post(r)
 }

@@ -136,6 +136,12 @@ type Config struct {
 	// the UI is idle. OnRound, when set, records one before it starts.
 	Inbox   *inbox.Inbox
 	OnRound func(inbox.Round)
+	// Loop starts a schedule sending prompt every interval (/loop,
+	// cmd_loop.go); LoopList describes the schedules, LoopStop deletes
+	// one. Unset, /loop says schedules are unavailable.
+	Loop     func(every time.Duration, prompt string) (id string, err error)
+	LoopList func() string
+	LoopStop func(id string) bool
 
 	// In and Out are the terminal; nil means the process's own.
 	In  io.Reader
