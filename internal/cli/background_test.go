@@ -116,15 +116,14 @@ func TestBackgroundSubagentFinishesWhileParentStreams(t *testing.T) {
 }
 
 // A message to a running background subagent arrives at its next round
-// boundary, as a round of its own; its report then includes it.
+// boundary: with the results of the tool round it was in, after them.
 func TestMessageToARunningSubagent(t *testing.T) {
 	srv := fp.New(t,
 		bgLaunch("check a.go"),
 		fp.Turn{fp.When(afterLaunch), fp.ToolCall("s1", "send_message", `{"task_id":"agent-1","message":"ALSO-CHECK-B"}`)},
 		fp.Turn{fp.When(isSubagent), fp.ToolCall("c1", "run_shell_command", `{"command":"sleep 0.5"}`)},
 		fp.Turn{fp.When("Message queued for background task"), fp.Text("Sent.")},
-		fp.Turn{fp.When(isSubagent), fp.Text("a.go is fine")},
-		fp.Turn{fp.When("ALSO-CHECK-B"), fp.When(isSubagent), fp.Text("b.go is fine too")},
+		fp.Turn{fp.When("ALSO-CHECK-B"), fp.When(isSubagent), fp.Text("a.go and b.go are fine")},
 		fp.Turn{fp.When(notification), fp.Text("Both are fine.")},
 	)
 	r := runPly(t, t.TempDir(), srv, "", "-y", "-p", "check")
@@ -133,24 +132,49 @@ func TestMessageToARunningSubagent(t *testing.T) {
 	}
 	var sub fp.Request
 	for _, q := range srv.Requests() {
-		if strings.Contains(lastUserText(q), "ALSO-CHECK-B") {
+		if strings.Contains(q.Messages[0].Text(), isSubagent) && strings.Contains(lastUserText(q), "ALSO-CHECK-B") {
 			sub = q
 		}
 	}
-	if sub.Turn < 0 || !strings.Contains(sub.Messages[0].Text(), isSubagent) {
-		t.Fatalf("no subagent request carried the message")
+	if sub.Messages == nil {
+		t.Fatal("no subagent request carried the message")
 	}
-	// It came after the subagent's reply, not inside its tool round.
+	// It follows the shell call's result: the call stays answered first.
 	msgs := sub.Messages
-	if prev := msgs[len(msgs)-2]; prev.Role != "assistant" || prev.Text() != "a.go is fine" {
-		t.Errorf("the message did not follow a finished round: %+v", prev)
+	if prev := msgs[len(msgs)-2]; prev.Role != "tool" {
+		t.Errorf("the message does not follow the tool result: %+v", prev)
 	}
 	reqs := srv.Requests()
-	if n := lastUserText(reqs[len(reqs)-1]); !strings.Contains(n, "b.go is fine too") {
+	if n := lastUserText(reqs[len(reqs)-1]); !strings.Contains(n, "b.go are fine") {
 		t.Errorf("the notification says %q", n)
 	}
 	if err := srv.CheckPairing(); err != nil {
 		t.Error(err)
+	}
+}
+
+// A background subagent's message to its parent reaches the idle parent
+// as a teammate round, before the subagent's report.
+func TestSubagentMessagesItsParent(t *testing.T) {
+	srv := fp.New(t,
+		bgLaunch("long job"),
+		fp.Turn{fp.When(afterLaunch), fp.Text("Waiting.")},
+		fp.Turn{fp.When(isSubagent), fp.ToolCall("m1", "send_message", `{"message":"HALF-WAY"}`)},
+		fp.Turn{fp.When("Message queued for the main agent"), fp.Stall(300 * time.Millisecond), fp.Text("all done")},
+		fp.Turn{fp.When("<teammate-message"), fp.Text("Halfway, it says.")},
+		fp.Turn{fp.When(notification), fp.Text("Finished.")},
+	)
+	r := runPly(t, t.TempDir(), srv, "", "-y", "-p", "go", "--output-format", "stream-json")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	ks, last := kinds(t, r.stdout)
+	got := strings.Join(ks, " ")
+	if i, j := strings.Index(got, "system/teammate"), strings.Index(got, "system/notification"); i < 0 || j < i {
+		t.Fatalf("messages: %s", got)
+	}
+	if last["result"] != "Finished." {
+		t.Errorf("result %v", last["result"])
 	}
 }
 

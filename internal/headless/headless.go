@@ -234,6 +234,7 @@ func (r *run) loop(ctx context.Context, rounds Rounds, tools ToolRunner, parts [
 			r.keep(parts)
 			return r.succeed()
 		}
+		parts = append(parts, r.teammateParts()...)
 		typ = client.ToolResult
 	}
 }

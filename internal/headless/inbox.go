@@ -3,7 +3,9 @@ package headless
 import (
 	"context"
 
+	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/inbox"
+	"github.com/plyhq/ply/internal/llm"
 )
 
 // SystemRound announces a round no user typed, before it is sent: a
@@ -58,4 +60,26 @@ func (r *run) endInboxRound() {
 		r.inboxDone = nil
 		done()
 	}
+}
+
+// teammateParts takes the teammates' messages that arrived while tools
+// ran: they go out with the tool results, after them, so a message
+// reaches a loop at its next round boundary without breaking a call's
+// pairing with its response. Other rounds wait for the interaction's end.
+func (r *run) teammateParts() []llm.Part {
+	if r.cfg.Inbox == nil {
+		return nil
+	}
+	var parts []llm.Part
+	for _, m := range r.cfg.Inbox.TakeType(client.Teammate) {
+		r.out.systemRound(m)
+		if r.cfg.OnRound != nil {
+			r.cfg.OnRound(m)
+		}
+		parts = append(parts, llm.Part{Text: m.Text})
+		if m.Done != nil {
+			m.Done()
+		}
+	}
+	return parts
 }

@@ -148,3 +148,50 @@ func TestHeldWorkIsBoundedByTheWallTime(t *testing.T) {
 		t.Fatalf("exit %d after %v: %s", code, time.Since(start), out.String())
 	}
 }
+
+// callsOnce asks for one tool call in its first round, then answers text.
+type callsOnce struct{ scripted }
+
+func (s *callsOnce) SendMessageStream(ctx context.Context, parts []llm.Part, typ client.SendType) iter.Seq[turn.Event] {
+	s.mu.Lock()
+	n := len(s.types)
+	s.mu.Unlock()
+	if n > 0 {
+		return s.scripted.SendMessageStream(ctx, parts, typ)
+	}
+	s.mu.Lock()
+	s.types, s.sent = append(s.types, typ), append(s.sent, parts)
+	s.mu.Unlock()
+	return func(yield func(turn.Event) bool) {
+		if yield(&turn.ToolCallRequest{CallID: "c1", Name: "read_file", Args: `{}`}) {
+			yield(turn.Finished{Reason: llm.FinishToolCalls})
+		}
+	}
+}
+
+type postingTools struct{ in *inbox.Inbox }
+
+func (p postingTools) RunTools(_ context.Context, calls []*turn.ToolCallRequest) ([]Outcome, error) {
+	p.in.Post(inbox.Round{Type: client.Teammate, Source: "parent", Text: "also check b.go"})
+	p.in.Post(inbox.Round{Type: client.Notification, Source: "agent agent-9", Text: "done"})
+	return []Outcome{{Response: llm.FunctionResponse{ID: calls[0].CallID, Name: calls[0].Name, Output: "a.go"}}}, nil
+}
+
+// A teammate's message that arrives while tools run goes out with their
+// results, after them (the calls stay answered first); a notification
+// waits for the interaction to end.
+func TestTeammateMessageJoinsTheToolResults(t *testing.T) {
+	in := inbox.New()
+	s := &callsOnce{scripted{replies: []string{"", "read both", "noted"}}}
+	var out bytes.Buffer
+	if code := Run(context.Background(), Config{Format: FormatText, Stdout: &out, Inbox: in}, s, postingTools{in}, []llm.Part{{Text: "go"}}); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if len(s.types) != 3 || s.types[1] != client.ToolResult || s.types[2] != client.Notification {
+		t.Fatalf("rounds %v", s.types)
+	}
+	p := s.sent[1]
+	if len(p) != 2 || p[0].Response == nil || p[1].Response != nil || !strings.Contains(p[1].Text, "also check b.go") {
+		t.Fatalf("tool-result round parts %+v", p)
+	}
+}

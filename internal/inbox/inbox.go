@@ -138,3 +138,22 @@ func (b *Inbox) Close() {
 	b.closed = true
 	b.q = nil
 }
+
+// TakeType takes every queued round of type t, oldest first, and leaves
+// the others in order.
+func (b *Inbox) TakeType(t client.SendType) []Round {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var took []Round
+	kept := b.q[:0]
+	for _, r := range b.q {
+		if r.Type == t {
+			took = append(took, r)
+		} else {
+			kept = append(kept, r)
+		}
+	}
+	clear(b.q[len(kept):])
+	b.q = kept
+	return took
+}

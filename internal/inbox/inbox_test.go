@@ -99,3 +99,23 @@ func TestReadySignalsAPost(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 }
+
+func TestTakeTypeKeepsTheOthersInOrder(t *testing.T) {
+	b := New()
+	b.Post(Round{Type: client.Notification, Source: "n1"})
+	b.Post(Round{Type: client.Teammate, Source: "t1"})
+	b.Post(Round{Type: client.Cron, Source: "c1"})
+	b.Post(Round{Type: client.Teammate, Source: "t2"})
+	got := b.TakeType(client.Teammate)
+	if len(got) != 2 || got[0].Source != "t1" || got[1].Source != "t2" {
+		t.Fatalf("took %+v", got)
+	}
+	for _, want := range []string{"n1", "c1"} {
+		if r, ok := b.Take(); !ok || r.Source != want {
+			t.Fatalf("left %+v, want %s", r, want)
+		}
+	}
+	if b.TakeType(client.Teammate) != nil {
+		t.Fatal("took from an empty inbox")
+	}
+}
