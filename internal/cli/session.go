@@ -132,6 +132,7 @@ func openSession(cfg *config, root string, log *slog.Logger, stderr io.Writer) (
 			// The SDK's resume and forkSession send the prompt as a
 			// user message on stdin, and an ACP session's comes later:
 			// wait for it.
+			tellLost(op, lost)
 			return op, 0, nil
 		}
 		if len(prompt) == 0 && lost != "" {
