@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plyhq/ply/internal/agent"
 	fp "github.com/plyhq/ply/internal/fakeprovider"
 	"github.com/plyhq/ply/internal/inbox"
 	"github.com/plyhq/ply/internal/schedule"
@@ -62,9 +63,22 @@ func TestBackgroundSubagentFinishesWhileIdle(t *testing.T) {
 		fp.Turn{fp.When(isSubagent), fp.Stall(300 * time.Millisecond), fp.Text("there are 42 files")},
 		fp.Turn{fp.When(notification), fp.Text("The count is 42.")},
 	)
-	r := runPly(t, t.TempDir(), srv, "", "-y", "-p", "count", "--output-format", "stream-json")
+	home := filepath.Join(t.TempDir(), "home")
+	r := runPlyIn(t, t.TempDir(), home, srv, "", "-y", "-p", "count", "--output-format", "stream-json")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	// The transcript says what the round was and that the task ended.
+	files, _ := filepath.Glob(filepath.Join(home, "projects", "*", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("transcripts %v", files)
+	}
+	tr, _ := os.ReadFile(files[0])
+	for _, want := range []string{`"type":"round","time":`, `"send":"notification","source":"agent agent-1"`,
+		`"task":"agent-1","kind":"agent","label":"general-purpose subagent: scan","state":"running"`, `"state":"finished"`} {
+		if !strings.Contains(string(tr), want) {
+			t.Errorf("the transcript lacks %s:\n%s", want, tr)
+		}
 	}
 	ks, last := kinds(t, r.stdout)
 	// The parent's reply ends before the notification round starts.
@@ -261,5 +275,15 @@ func TestBackgroundTaskList(t *testing.T) {
 	}
 	if !c.stopBackgroundTask("loop-1") || c.stopBackgroundTask("loop-1") || len(c.backgroundTasks()) != 0 {
 		t.Fatal("stop")
+	}
+}
+
+func TestNotificationTextOfAFailedTask(t *testing.T) {
+	task := &bgTask{id: "agent-3", name: "explore", desc: "map the code", started: time.Now()}
+	got := notificationText(task, agent.Report{Err: "reached the session turn limit", Subtype: "error_max_turns", Text: "half a map"})
+	for _, want := range []string{"agent-3", "explore subagent: map the code", "did not finish (error_max_turns)", "half a map", "</task-notification>"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q lacks %q", got, want)
+		}
 	}
 }
