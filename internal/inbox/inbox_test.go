@@ -119,3 +119,17 @@ func TestTakeTypeKeepsTheOthersInOrder(t *testing.T) {
 		t.Fatal("took from an empty inbox")
 	}
 }
+
+// BenchmarkPostToNext measures how long a round posted by another
+// goroutine takes to reach a loop waiting in Next.
+func BenchmarkPostToNext(b *testing.B) {
+	in := New()
+	release := in.Hold()
+	defer release()
+	for i := 0; i < b.N; i++ {
+		go in.Post(Round{Type: client.Notification})
+		if _, ok := in.Next(context.Background()); !ok {
+			b.Fatal("no round")
+		}
+	}
+}
