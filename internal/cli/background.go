@@ -59,11 +59,12 @@ func newBackground(a *subagents, in *inbox.Inbox, w *session.Writer) *background
 // it) but not its end: the call returns at once.
 func (b *background) Launch(ctx context.Context, t agent.Task) (string, error) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	if b.ctx.Err() != nil {
+		b.mu.Unlock()
 		return "", errors.New("the session is ending")
 	}
 	if len(b.tasks) >= maxBackground {
+		b.mu.Unlock()
 		return "", fmt.Errorf("%d background tasks already run, the most a session may; wait for one to finish", maxBackground)
 	}
 	b.n++
@@ -74,10 +75,14 @@ func (b *background) Launch(ctx context.Context, t agent.Task) (string, error) {
 	task := &bgTask{id: id, name: t.Def.Name, desc: t.Description, started: time.Now(), inbox: inbox.New(), cancel: cancel}
 	b.tasks[id] = task
 	release := b.inbox.Hold()
+	b.wg.Add(1) // under the lock: close waits for it
+	b.mu.Unlock()
+
 	b.w.AppendBackground(session.Background{Task: id, Kind: "agent", Label: task.label(), State: session.BackgroundRunning})
 	// The transcript holds the start before the call's result says it.
 	_ = b.w.Sync()
-	b.wg.Add(1)
+	// The launching call's live output ends with the call.
+	t.Out = nil
 	go func() {
 		defer b.wg.Done()
 		defer release()
@@ -204,7 +209,9 @@ func (b *background) Stop(id string) bool {
 
 // close cancels every task and waits for them to end.
 func (b *background) close() {
+	b.mu.Lock()
 	b.cancel()
+	b.mu.Unlock()
 	b.wg.Wait()
 }
 
