@@ -1,7 +1,9 @@
 // Package agent provides subagents: the `agent` tool, which hands a task
 // to a nested agent loop with its own history, tools and caps and returns
 // its final report as the call's result, and the definitions of the
-// configured subagents (.ply/agents/*.md).
+// configured subagents (.ply/agents/*.md). A subagent may run in the
+// background (run_in_background, when the Runner is a Launcher); the
+// send_message tool carries messages between it and its parent.
 //
 // It does not run the loop itself: a Runner, given by the entry layer,
 // builds the nested chat, scheduler and loop. It never prints and never

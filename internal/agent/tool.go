@@ -87,7 +87,12 @@ func (t *Tool) Schema() json.RawMessage {
 		names[i] = d.Name
 	}
 	enc, _ := json.Marshal(names)
-	return json.RawMessage(`{"type":"object","properties":{` +
+	bg := ""
+	if _, ok := t.runner.(Launcher); ok {
+		bg = `"run_in_background":{"type":"boolean","description":"Run the subagent in the background: the call returns its task id at once and ` +
+			`its report arrives later as a notification. Use it for work you need not wait for; keep false when your next step needs the report."},`
+	}
+	return json.RawMessage(`{"type":"object","properties":{` + bg +
 		`"description":{"type":"string","minLength":1,"description":"A short (3-5 word) title of the task."},` +
 		`"prompt":{"type":"string","minLength":1,"description":"The task, complete and self-contained."},` +
 		`"subagent_type":{"type":"string","enum":` + string(enc) + `,"description":"Which subagent runs the task; ` + GeneralPurpose + ` when omitted."}` +
@@ -99,6 +104,7 @@ func (t *Tool) Execute(ctx context.Context, args json.RawMessage, out tools.Outp
 		Description  string `json:"description"`
 		Prompt       string `json:"prompt"`
 		SubagentType string `json:"subagent_type"`
+		Background   bool   `json:"run_in_background"`
 	}
 	if err := json.Unmarshal(args, &p); err != nil {
 		return tools.Errorf("INVALID_TOOL_PARAMS", "agent: the arguments do not decode: %v", err), nil
@@ -114,8 +120,12 @@ func (t *Tool) Execute(ctx context.Context, args json.RawMessage, out tools.Outp
 	if !ok {
 		return tools.Errorf("INVALID_TOOL_PARAMS", "agent: no subagent named %q; choose one of %s", name, strings.Join(t.names(), ", ")), nil
 	}
+	task := Task{Def: def, Description: p.Description, Prompt: p.Prompt, CallID: tools.CallID(ctx), Out: out}
+	if p.Background {
+		return t.launch(ctx, task)
+	}
 	start := time.Now()
-	rep := t.runner.Run(ctx, Task{Def: def, Description: p.Description, Prompt: p.Prompt, CallID: tools.CallID(ctx), Out: out})
+	rep := t.runner.Run(ctx, task)
 	if err := ctx.Err(); err != nil {
 		return tools.Result{}, err
 	}

@@ -29,6 +29,12 @@ type opened struct {
 	firstType client.SendType
 	// todos is the task list recorded last (a JSON array), or nil.
 	todos json.RawMessage
+	// lost says what background work the last process lost, when it
+	// could not go with the first round (a Retry resend): it is
+	// delivered as a notification after it.
+	lost string
+	// tasks is how many background tasks the session started before.
+	tasks int
 }
 
 // openSession creates a new session, or loads the one --continue or
@@ -87,6 +93,8 @@ func openSession(cfg *config, root string, log *slog.Logger, stderr io.Writer) (
 		log.Warn("repaired the loaded history", "report", rep.String())
 	}
 	op := &opened{id: tr.Meta.ID, w: w, history: h, todos: tr.Todos}
+	lost := lostWork(tr, w)
+	op.tasks = len(tr.Background)
 	in := resume.Classify(h)
 	log.Info("resuming", "session", op.id, "class", in.Kind.String(), "entries", len(h))
 	switch in.Kind {
@@ -124,6 +132,12 @@ func openSession(cfg *config, root string, log *slog.Logger, stderr io.Writer) (
 			// The SDK's resume and forkSession send the prompt as a
 			// user message on stdin, and an ACP session's comes later:
 			// wait for it.
+			tellLost(op, lost)
+			return op, 0, nil
+		}
+		if len(prompt) == 0 && lost != "" {
+			op.first, op.firstType = []llm.Part{{Text: lost}}, client.Notification
+			w.AppendRound(client.Notification.String(), "resume")
 			return op, 0, nil
 		}
 		if len(prompt) == 0 {
@@ -137,6 +151,7 @@ func openSession(cfg *config, root string, log *slog.Logger, stderr io.Writer) (
 		}
 		op.first, op.firstType = prompt, client.UserQuery
 	}
+	tellLost(op, lost)
 	return op, 0, nil
 }
 

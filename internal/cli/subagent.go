@@ -31,8 +31,9 @@ const (
 
 // subagentOnly are the parent's tools a subagent never gets: the
 // structured-output tool ends the parent's run, exit_plan_mode changes
-// the parent's mode, and the task list is the session's.
-var subagentOnly = []string{agent.Name, tools.StructuredOutputName, tools.ExitPlanModeName, tools.TodoWriteName}
+// the parent's mode, the task list is the session's, and send_message is
+// the parent's (a background subagent gets its own, to the parent).
+var subagentOnly = []string{agent.Name, agent.SendMessageName, tools.StructuredOutputName, tools.ExitPlanModeName, tools.TodoWriteName}
 
 // subagents runs the agent tool's nested loops: each task gets a chat of
 // its own over the parent's provider, the parent's tools (or the
@@ -55,6 +56,10 @@ type subagents struct {
 	// PermissionRequest and Notification in front of the approver.
 	hooks *hooks.Runner
 
+	// bg runs the background tasks (background.go); nil before the
+	// session opens.
+	bg *background
+
 	// Set by the entry layer before the first run.
 	approver  scheduler.Approver
 	format    string
@@ -68,6 +73,12 @@ const subagentPreamble = "You are a subagent: the main agent handed you one task
 	"or changed, with file paths and line numbers where they matter. That report is all the main agent will see."
 
 func (s *subagents) Run(ctx context.Context, t agent.Task) agent.Report {
+	return s.run(ctx, t, nil)
+}
+
+// run runs t; bg is set for a background task: its loop reads the
+// parent's messages from its inbox and gets a send_message to the parent.
+func (s *subagents) run(ctx context.Context, t agent.Task, bg *taskLink) agent.Report {
 	var available []string
 	for _, n := range s.reg.Names() {
 		if !slices.Contains(subagentOnly, n) {
@@ -83,6 +94,9 @@ func (s *subagents) Run(ctx context.Context, t agent.Task) agent.Report {
 		if tool, ok := s.reg.Lookup(n); ok {
 			reg.Register(tool)
 		}
+	}
+	if bg != nil {
+		reg.Register(agent.NewSendMessage(bg, "parent"))
 	}
 	env := s.env
 	env.Tools = reg.Names()
@@ -109,11 +123,15 @@ func (s *subagents) Run(ctx context.Context, t agent.Task) agent.Report {
 		// agent card's live output.
 		format, stderr = headless.FormatText, t.Out
 	}
-	res := headless.Nested(ctx, headless.Config{
+	hcfg := headless.Config{
 		Format: format, SessionID: s.sessionID, Model: cfg.Model,
 		MaxSessionTurns: cmp.Or(t.Def.MaxTurns, subagentMaxTurns), MaxToolCalls: subagentMaxToolCalls,
 		Stdout: s.stdout, Stderr: stderr,
-	}, cl, &runner{sched: sched, chat: ch}, first, t.CallID)
+	}
+	if bg != nil {
+		hcfg.Inbox = bg.task.inbox
+	}
+	res := headless.Nested(ctx, hcfg, cl, &runner{sched: sched, chat: ch}, first, t.CallID)
 	rep := agent.Report{Text: res.Result, Subtype: res.Subtype, Turns: res.NumTurns, ToolCalls: countCalls(ch.History())}
 	if res.IsError {
 		rep.Err = res.Error
@@ -169,7 +187,7 @@ func (c *core) addSDKAgents(list []headless.SDKAgent) ([]string, error) {
 		defs = slices.DeleteFunc(defs, func(o agent.Definition) bool { return o.Name == a.Name })
 		defs = append(defs, d)
 	}
-	c.reg.Register(agent.NewTool(defs, c.agents))
+	c.reg.Register(agent.NewTool(defs, c.agentRunner()))
 	c.chat.SetTools(c.reg.Decls())
 	return c.agentNames(), nil
 }

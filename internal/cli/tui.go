@@ -77,6 +77,9 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	// Reaching the per-turn cap asks the user whether to go on.
 	tcfg.TurnCap = cmp.Or(cfg.settings.Model.MaxToolCallsPerTurn, loopdetect.MaxCallsPerTurn)
 	tcfg.ExtendTurnCap = c.loops.ExtendTurnCap
+	// Background work: notifications, teammates' messages (background.go).
+	tcfg.Inbox, tcfg.OnRound = c.inbox, c.recordRound
+	addLoop(&tcfg, c)
 	addTUIControls(&tcfg, cfg, c, log)
 	addRewind(&tcfg, c, log)
 	addAlwaysScope(&tcfg, cfg, c)

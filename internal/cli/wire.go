@@ -20,10 +20,12 @@ import (
 	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/hooks"
+	"github.com/plyhq/ply/internal/inbox"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/loopdetect"
 	"github.com/plyhq/ply/internal/permission"
 	"github.com/plyhq/ply/internal/repair"
+	"github.com/plyhq/ply/internal/schedule"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/session"
 	"github.com/plyhq/ply/internal/settings"
@@ -61,6 +63,14 @@ type core struct {
 	tasks *tools.TaskList
 	// skills are the session's skills (skills.go).
 	skills *skills.Set
+
+	// Background work (background subagents, notifications, send_message;
+	// background.go): the session's inbox of rounds no user typed, and
+	// the background subagents. bgEntry: the entry layer drains the inbox.
+	inbox   *inbox.Inbox
+	bg      *background
+	bgEntry bool
+	sched   *schedule.Schedules
 }
 
 // agentNames lists the subagents the agent tool offers, if it is offered.
@@ -179,7 +189,8 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 	for _, e := range defErrs {
 		fmt.Fprintf(notices, "ply: warning: %v (skipped)\n", e)
 	}
-	reg.Register(agent.NewTool(defs, c.agents))
+	c.bgEntry = backgroundEntry(cfg)
+	reg.Register(agent.NewTool(defs, c.agentRunner()))
 	c.reg = reg
 	appendPrompt := cfg.opts.AppendSystemPrompt
 	if cfg.schema != nil {
@@ -231,6 +242,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		return nil, code, err
 	}
 	c.sess = sess
+	c.startBackground(cfg, policy, notices)
 	// What the session keeps beside its transcript (spilled outputs) is
 	// readable by the read tools, for this session only, and is removed
 	// with it.
@@ -375,6 +387,9 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 		// The compacted history replaces what came before it on load.
 		OnCompressed: func() { sess.w.AppendCompaction(ch.History()) },
 		KeepResults:  c.keepResults,
+	}
+	if c.bgEntry {
+		hcfg.Inbox, hcfg.OnRound = c.inbox, c.recordRound
 	}
 	c.agents.format, c.agents.stdout, c.agents.stderr = cfg.format, sio.Stdout, sio.Stderr
 	log.Info("headless run", "session", sess.id, "model", cfg.model, "mode", cfg.mode, "stream_input", cfg.streamInput)

@@ -1,6 +1,7 @@
 // Package client runs one round of the agent loop: it decides what kind of
 // round this is (a user query, tool results, a retry, a hook
-// continuation), passes every event of the turn through the loop guards,
+// continuation, a timer, a background task's notification, a teammate's
+// message), passes every event of the turn through the loop guards,
 // and continues on its own only for the two cases of the design
 // (next-speaker and Stop-hook continuation), bounded by MaxTurns.
 //
@@ -36,9 +37,30 @@ const (
 	Retry
 	// Hook: a Stop hook or a continuation; not a user prompt.
 	Hook
-	// Notification: timers, background agents; not a user prompt.
+	// Notification: a background task (a subagent, a job) finished; not
+	// a user prompt.
 	Notification
+	// Cron: a schedule fired (/loop, the cron tools); not a user prompt.
+	Cron
+	// Teammate: another agent sent a message (send_message); not a user
+	// prompt.
+	Teammate
 )
+
+// TopLevel reports whether a round of this type starts an interaction:
+// the loop guard starts afresh and the date is checked, as for a user
+// query.
+func (t SendType) TopLevel() bool {
+	switch t {
+	case UserQuery, Notification, Cron, Teammate:
+		return true
+	}
+	return false
+}
+
+// UserPrompt reports whether the round carries what the user typed: only
+// those count as prompts (num_turns, hooks, snapshots).
+func (t SendType) UserPrompt() bool { return t == UserQuery }
 
 func (t SendType) String() string {
 	switch t {
@@ -52,6 +74,10 @@ func (t SendType) String() string {
 		return "hook"
 	case Notification:
 		return "notification"
+	case Cron:
+		return "cron"
+	case Teammate:
+		return "teammate"
 	}
 	return "unknown"
 }
@@ -129,11 +155,11 @@ func (c *Client) round(ctx context.Context, parts []llm.Part, typ SendType, turn
 		yield(turn.Error{Err: errMaxTurns})
 		return
 	}
-	if typ == UserQuery {
+	if typ.TopLevel() {
 		if c.opts.Loop != nil {
 			c.opts.Loop.Reset()
 		}
-		if c.opts.OnUserQuery != nil {
+		if typ.UserPrompt() && c.opts.OnUserQuery != nil {
 			parts = c.opts.OnUserQuery(ctx, parts)
 		}
 		if r, ok := c.dateReminder(); ok {

@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/plyhq/ply/internal/client"
+	"github.com/plyhq/ply/internal/inbox"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/loopdetect"
 	"github.com/plyhq/ply/internal/scheduler"
@@ -101,6 +102,13 @@ type Config struct {
 	// session's first request, the SDK's next query — carries them.
 	KeepResults func(parts []llm.Part)
 
+	// Background work (notifications, schedules, teammates): Inbox, when
+	// set, holds the rounds no user typed; they are sent when the model
+	// stops, and the run does not end while work it holds may still post
+	// one. OnRound, when set, records such a round before it is sent.
+	Inbox   *inbox.Inbox
+	OnRound func(inbox.Round)
+
 	// Caps; zero means none.
 	MaxSessionTurns int
 	MaxToolCalls    int
@@ -146,11 +154,16 @@ type run struct {
 	// roundStart is when the running round began; zero between rounds.
 	roundStart time.Time
 	turns      int
+	// background counts the rounds no user started (notifications,
+	// schedules, teammates): the caps count them, num_turns does not.
+	background int
 	toolCalls  int
 	usage      llm.Usage
 	denials    []Denial
 	lastText   string
 	firstType  client.SendType
+	// inboxDone ends the interaction an inbox round started (inbox.go).
+	inboxDone func()
 	// structuredOut is the accepted structured output, when any.
 	structuredOut json.RawMessage
 }
@@ -171,12 +184,16 @@ func (r *run) structured(outs []Outcome) (json.RawMessage, bool) {
 
 func (r *run) loop(ctx context.Context, rounds Rounds, tools ToolRunner, parts []llm.Part) int {
 	typ := r.firstType
+	defer r.endInboxRound()
 	for {
 		if r.cfg.MaxSessionTurns > 0 && r.turns >= r.cfg.MaxSessionTurns {
 			return r.fail(SubtypeMaxTurns, ExitTurnLimit,
 				fmt.Sprintf("reached the session turn limit (--max-session-turns %d)", r.cfg.MaxSessionTurns))
 		}
 		r.turns++
+		if !typ.UserPrompt() && typ.TopLevel() {
+			r.background++
+		}
 		res := r.round(ctx, rounds, parts, typ)
 		if res.exit >= 0 {
 			return res.exit
@@ -188,7 +205,16 @@ func (r *run) loop(ctx context.Context, rounds Rounds, tools ToolRunner, parts [
 		}
 		calls := res.calls
 		if len(calls) == 0 {
-			return r.succeed()
+			r.endInboxRound()
+			next, ok := r.fromInbox(ctx)
+			if !ok {
+				if code, done := r.ctxDone(ctx); done {
+					return code
+				}
+				return r.succeed()
+			}
+			parts, typ = []llm.Part{{Text: next.Text}}, next.Type
+			continue
 		}
 		if r.cfg.MaxToolCalls > 0 && r.toolCalls+len(calls) > r.cfg.MaxToolCalls {
 			return r.fail(SubtypeMaxToolCalls, ExitBudget,
@@ -210,6 +236,7 @@ func (r *run) loop(ctx context.Context, rounds Rounds, tools ToolRunner, parts [
 			r.keep(parts)
 			return r.succeed()
 		}
+		parts = append(parts, r.teammateParts()...)
 		typ = client.ToolResult
 	}
 }
@@ -422,7 +449,7 @@ func (r *run) resultMsg(subtype string, isErr bool, msg string) Result {
 	res := Result{
 		Type: "result", Subtype: subtype, UUID: newUUID(), SessionID: r.cfg.SessionID,
 		IsError: isErr, DurationMS: time.Since(r.start).Milliseconds(),
-		DurationAPIMS: r.apiDuration().Milliseconds(), NumTurns: r.turns,
+		DurationAPIMS: r.apiDuration().Milliseconds(), NumTurns: r.turns - r.background,
 		Result: r.lastText, Usage: usageOf(r.totalUsage()), PermissionDenials: r.denials,
 	}
 	if res.PermissionDenials == nil {

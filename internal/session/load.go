@@ -36,6 +36,9 @@ type Transcript struct {
 	// Todos is the last task list recorded (a JSON array), kept across
 	// compactions: the list is the session's, not the history's.
 	Todos json.RawMessage
+	// Background is the last recorded state of each background task,
+	// kept across compactions (background.go).
+	Background []Background
 	// Compactions is how many compaction lines were replayed.
 	Compactions int
 
@@ -90,6 +93,13 @@ type record struct {
 
 	// todos
 	Todos json.RawMessage `json:"todos"`
+
+	// background, round (background.go)
+	Task   string `json:"task"`
+	Kind   string `json:"kind"`
+	Label  string `json:"label"`
+	Send   string `json:"send"`
+	Source string `json:"source"`
 
 	// checkpoint, rewind (rewind.go)
 	Checkpoint   string `json:"checkpoint"`
@@ -242,6 +252,9 @@ func (t *Transcript) apply(rec *record, line int) {
 			Time: rec.Time, CallID: rec.CallID, Name: rec.Name, State: rec.State,
 			ErrorType: rec.ErrorType, Detail: rec.Detail, Seq: t.lastSeq,
 		})
+	case typeBackground:
+		t.applyBackground(rec)
+	case typeRound:
 	case typeCheckpoint:
 	case typeRewind:
 		if rec.History != nil {

@@ -25,6 +25,8 @@
 //	tool_state  a tool call changed state: call_id, name, state, error_type, detail
 //	compaction  compression replaced the history: "history" holds the replacement
 //	cancelled   the user cancelled: reason
+//	background  a background task changed state: task, kind, label, state
+//	round       the next entry is a round no user typed: send, source
 //
 // Loading replays the lines in order; a compaction line replaces everything
 // before it. Each line is written with a single write call, so a crash

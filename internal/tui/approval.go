@@ -38,6 +38,8 @@ type approval struct {
 	diff []string
 	path string
 	plan string
+	// from names who asks, when not the main loop.
+	from string
 	// scroll is the first body line shown.
 	scroll int
 	// body caches the body's lines for bodyWidth.
@@ -195,4 +197,5 @@ func (m *model) scrollDialog(k string) bool {
 func (m *model) answer(d scheduler.Decision) {
 	m.approval.reply <- d
 	m.approval = nil
+	m.nextApproval()
 }

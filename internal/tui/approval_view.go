@@ -199,6 +199,9 @@ func (m *model) renderDialog(a *approval) string {
 	if a.isPlan() {
 		title = "Plan: approve it to leave plan mode?"
 	}
+	if a.from != "" {
+		title = sanitize(a.from) + " asks: " + title
+	}
 	b.WriteString(m.st.warn.Render(title) + "\n")
 	body, room := m.dialogBody(a), m.bodyRoom(a)
 	a.scroll = min(a.scroll, max(len(body)-room, 0))

@@ -49,6 +49,8 @@ type (
 		// scope is what "allow always" would allow, when hasScope.
 		scope    AlwaysScope
 		hasScope bool
+		// from names who asks when not the main loop (inbox.go).
+		from string
 	}
 	noticeMsg struct{ text string }
 )
@@ -90,7 +92,7 @@ func (u *UI) Approve(ctx context.Context, c *scheduler.Call) (scheduler.Decision
 		return scheduler.Decision{}, fmt.Errorf("the interactive UI is not running")
 	}
 	reply := make(chan scheduler.Decision, 1)
-	msg := approvalMsg{call: viewOf(c), reply: reply}
+	msg := approvalMsg{call: viewOf(c), reply: reply, from: askerOf(ctx)}
 	if u.cfg.AlwaysScope != nil {
 		scope, ok := u.cfg.AlwaysScope(c)
 		if !ok {

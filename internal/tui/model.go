@@ -51,6 +51,11 @@ type model struct {
 	roundDone  bool // the round finished: more content is a new message
 	cards      []*callView
 	approval   *approval
+	// waiting are approvals of other askers (background subagents, or
+	// the main loop while one of theirs is open), oldest first.
+	waiting []approvalMsg
+	// inboxDone ends the interaction an inbox round started (inbox.go).
+	inboxDone  func()
 	status     string
 	retryable  bool // the last interaction failed in a model request: Ctrl+Y resends
 	compacting bool // /compress runs
@@ -188,16 +193,10 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.liveOutput(msg)
 		return m, nil
 	case approvalMsg:
-		if m.approval != nil {
-			// The scheduler asks one call at a time; a second request
-			// means the first's asker gave up.
-			m.approval.reply <- scheduler.Decision{Outcome: scheduler.OutcomeCancel}
-		}
-		m.approval = m.newApproval(msg)
-		if msg.call.id != "" { // not a question about a call (the per-turn cap)
-			m.updateCard(msg.call)
-		}
+		m.openApproval(msg)
 		return m, nil
+	case inboxMsg:
+		return m, m.fromInbox()
 	case toolsDoneMsg:
 		if msg.id != m.id {
 			return m, nil
@@ -304,13 +303,16 @@ func (m *model) finish(d doneMsg) tea.Cmd {
 	if m.retryable {
 		cmds = append(cmds, m.commit(m.st.dim.Render("Ctrl+Y to retry")))
 	}
-	if m.approval != nil {
-		m.answer(scheduler.Decision{Outcome: scheduler.OutcomeCancel})
-	}
+	m.cancelMainApprovals()
+	m.endInboxRound()
 	m.cancelRunning()
 	m.busy, m.cancel, m.cancelling, m.status = false, nil, false, ""
 	m.refreshContext()
-	return tea.Batch(append(cmds, m.sendQueued(d.cancelled))...)
+	cmds = append(cmds, m.sendQueued(d.cancelled))
+	if !d.cancelled {
+		cmds = append(cmds, m.fromInbox())
+	}
+	return tea.Batch(cmds...)
 }
 
 // sendQueued sends what was typed while the agent worked, as one prompt.

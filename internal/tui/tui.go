@@ -20,6 +20,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/plyhq/ply/internal/client"
+	"github.com/plyhq/ply/internal/inbox"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/tools"
@@ -140,6 +141,18 @@ type Config struct {
 	Skills      func() []SkillInfo
 	InvokeSkill func(name, args string) (string, error)
 
+	// Background work (inbox.go): Inbox, when set, holds the rounds no
+	// user typed (notifications, schedules, teammates); each starts when
+	// the UI is idle. OnRound, when set, records one before it starts.
+	Inbox   *inbox.Inbox
+	OnRound func(inbox.Round)
+	// Loop starts a schedule sending prompt every interval (/loop,
+	// cmd_loop.go); LoopList describes the schedules, LoopStop deletes
+	// one. Unset, /loop says schedules are unavailable.
+	Loop     func(every time.Duration, prompt string) (id string, err error)
+	LoopList func() string
+	LoopStop func(id string) bool
+
 	// In and Out are the terminal; nil means the process's own.
 	In  io.Reader
 	Out io.Writer
@@ -215,7 +228,14 @@ func (u *UI) Run(ctx context.Context, rounds Rounds, tools ToolRunner) int {
 	u.mu.Lock()
 	u.prog = p
 	u.mu.Unlock()
+	watched, stopWatch := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(watched)
+		u.watchInbox(stopWatch)
+	}()
 	_, err := p.Run()
+	close(stopWatch)
+	<-watched
 	u.mu.Lock()
 	u.prog = nil
 	u.mu.Unlock()
