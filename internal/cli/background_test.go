@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +17,7 @@ import (
 	"github.com/plyhq/ply/internal/inbox"
 	"github.com/plyhq/ply/internal/schedule"
 	"github.com/plyhq/ply/internal/session"
+	"github.com/plyhq/ply/internal/tools"
 )
 
 // The scripts tell the parent's requests from a subagent's by what only
@@ -285,5 +288,35 @@ func TestNotificationTextOfAFailedTask(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("%q lacks %q", got, want)
 		}
+	}
+}
+
+// A schedule is one of the session's tasks: listed with the shell jobs
+// and stopped by task_stop's path.
+func TestSchedulesAreTasks(t *testing.T) {
+	in := inbox.New()
+	c := &core{inbox: in, bg: newBackground(nil, in, nil), sched: schedule.New(in), tasks: &tools.TaskList{}}
+	defer c.bg.close()
+	defer c.sched.Close()
+	c.tasks.Add(c.backgroundToolTasks)
+	j, err := c.sched.Every(time.Hour, "check the deploy", schedule.KindLoop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, ok := c.tasks.Find(j.ID)
+	if !ok {
+		t.Fatalf("schedule %s is not among the tasks", j.ID)
+	}
+	if info := task.Info(3); info.Kind != "schedule" || !strings.Contains(info.Title, "check the deploy") {
+		t.Errorf("task info %+v", info)
+	}
+	if err := task.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := task.Stop(context.Background()); !errors.Is(err, tools.ErrTaskNotRunning) {
+		t.Errorf("second stop: %v, want ErrTaskNotRunning", err)
+	}
+	if len(c.tasks.Tasks()) != 0 {
+		t.Errorf("a stopped schedule is still listed")
 	}
 }

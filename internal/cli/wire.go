@@ -243,6 +243,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 	}
 	c.sess = sess
 	c.startBackground(cfg, policy, notices)
+	c.tasks.Add(c.backgroundToolTasks) // background subagents and schedules in /tasks and task_stop
 	// What the session keeps beside its transcript (spilled outputs) is
 	// readable by the read tools, for this session only, and is removed
 	// with it.
