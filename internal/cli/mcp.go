@@ -97,6 +97,12 @@ func oneLine(err error) string {
 // mcpCommand is `ply mcp list [--mcp-config JSON|FILE]`: it connects to
 // every configured server, lists its tools, and disconnects.
 func mcpCommand(ctx context.Context, args []string, sio IO) int {
+	if len(args) > 0 && args[0] == "add" {
+		return mcpAddCommand(args[1:], sio)
+	}
+	if len(args) > 0 && (args[0] == "remove" || args[0] == "rm") {
+		return mcpRemoveCommand(args[1:], sio)
+	}
 	if len(args) == 0 || args[0] != "list" {
 		return fail(sio, headless.ExitInput, "usage: ply mcp list [--mcp-config JSON|FILE]")
 	}
