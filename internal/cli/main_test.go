@@ -32,6 +32,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(mcpServerEnv) != "" {
 		os.Exit(serveTestMCP())
 	}
+	if p := os.Getenv(mcpWideEnv); p != "" {
+		os.Exit(serveWideMCP(p))
+	}
 	if os.Getenv(runPlyEnv) != "" {
 		os.Exit(Main(context.Background(), os.Args[1:], IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}))
 	}

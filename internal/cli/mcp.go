@@ -65,21 +65,24 @@ func startMCP(ctx context.Context, cfg *config, log *slog.Logger) *mcp.Manager {
 // addMCPTools registers the tools of the servers that started, unless the
 // policy does not offer them, and reports each server that failed once,
 // on notices. It returns the servers' states for the init message.
-func addMCPTools(ctx context.Context, m *mcp.Manager, reg *tools.Registry, offered func(string) bool, notices io.Writer) []headless.MCPServer {
+// Past the threshold d holds, they are deferred behind tool_search.
+func addMCPTools(ctx context.Context, m *mcp.Manager, reg *tools.Registry, offered func(string) bool, notices io.Writer, d deferral) []headless.MCPServer {
 	if m == nil {
 		return nil
 	}
 	ts, fails := m.Tools(ctx)
 	var states []headless.MCPServer
 	connected := map[string]bool{}
+	var keep []tools.Tool
 	for _, t := range ts {
 		if mt, ok := t.(*mcp.Tool); ok {
 			connected[mt.Server()] = true
 		}
 		if offered(t.Name()) {
-			reg.Register(t)
+			keep = append(keep, t)
 		}
 	}
+	d.register(reg, keep, offered)
 	for name := range connected {
 		states = append(states, headless.MCPServer{Name: name, Status: "connected"})
 	}
@@ -197,7 +200,7 @@ func (c *core) addSDKServers(ctx context.Context, cfg *config, raw map[string]js
 			log.Warn("closing MCP servers", "err", err)
 		}
 	})
-	states := addMCPTools(ctx, m, c.reg, c.policy.Offered, notices)
+	states := addMCPTools(ctx, m, c.reg, c.policy.Offered, notices, c.deferral(cfg))
 	c.chat.SetTools(c.reg.Decls())
 	return states, c.reg.Names(), nil
 }

@@ -248,11 +248,11 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		}
 	})
 
-	c.mcp = addMCPTools(ctx, mcpServers, reg, policy.Offered, notices)
+	c.mcp = addMCPTools(ctx, mcpServers, reg, policy.Offered, notices, c.deferral(cfg))
 	instructions := sysprompt.LoadInstructions(cfg.home, cfg.workspace)
 	started := time.Now()
 	system := sysprompt.Build(sysprompt.Env{
-		Workspace: ws.Root(), Tools: reg.Names(), Now: started,
+		Workspace: ws.Root(), Tools: reg.OfferedNames(), Now: started,
 		Override: cfg.opts.SystemPrompt, Append: strings.TrimSpace(appendPrompt),
 		Instructions: instructions, Mode: cfg.mode, Interactive: cfg.interactive || cfg.streamInput,
 		Sandbox: sandboxSummary(cfg.opts), Repo: repo(),
