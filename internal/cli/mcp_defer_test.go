@@ -69,7 +69,7 @@ func toolNames(req fp.Request) []string {
 
 // firstRequestBytes runs one prompt against the three servers with the
 // given user settings and returns the size of the first request's body.
-func firstRequestBytes(t *testing.T, settingsJSON string) int {
+func firstRequestBytes(t *testing.T, settingsJSON string, mcpConfig string) int {
 	t.Helper()
 	home := t.TempDir()
 	if settingsJSON != "" {
@@ -78,7 +78,11 @@ func firstRequestBytes(t *testing.T, settingsJSON string) int {
 		}
 	}
 	srv := fp.New(t, fp.Turn{fp.Text("ok")})
-	r := runPlyHome(t, t.TempDir(), home, srv, "-p", "hello", "--mcp-config", wideConfig(t))
+	args := []string{"-p", "hello"}
+	if mcpConfig != "" {
+		args = append(args, "--mcp-config", mcpConfig)
+	}
+	r := runPlyHome(t, t.TempDir(), home, srv, args...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
@@ -89,10 +93,11 @@ func firstRequestBytes(t *testing.T, settingsJSON string) int {
 // tools declared in full and deferred behind tool_search (go test -v
 // prints the sizes).
 func TestDeferredToolsRequestSize(t *testing.T) {
-	full := firstRequestBytes(t, `{"tools": {"toolSearch": {"enabled": false}}}`)
-	deferred := firstRequestBytes(t, "")
-	t.Logf("first request with 3 MCP servers x %d tools: %d bytes in full, %d bytes deferred (%.0f%% smaller)",
-		wideTools, full, deferred, 100*float64(full-deferred)/float64(full))
+	none := firstRequestBytes(t, "", "")
+	full := firstRequestBytes(t, `{"tools": {"toolSearch": {"enabled": false}}}`, wideConfig(t))
+	deferred := firstRequestBytes(t, "", wideConfig(t))
+	t.Logf("first request with 3 MCP servers x %d tools: %d bytes in full, %d bytes deferred (%.0f%% smaller); %d bytes without MCP servers",
+		wideTools, full, deferred, 100*float64(full-deferred)/float64(full), none)
 	if deferred*2 > full {
 		t.Errorf("deferring saved too little: %d -> %d bytes", full, deferred)
 	}

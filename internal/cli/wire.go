@@ -161,6 +161,12 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		tools.NewTodoWrite(c.todos),
 		tools.NewWebFetch(tools.WebFetchOptions{Asker: asker, AllowPrivate: cfg.user.WebFetch.AllowPrivate}),
 	)
+	// mcpx: web_search, when the user configured a backend.
+	if ws, err := webSearchTool(cfg.user.Tools.WebSearch, sio.Getenv); err != nil {
+		fmt.Fprintf(notices, "ply: warning: settings tools.webSearch: %v; web_search is not offered\n", err)
+	} else if ws != nil {
+		reg.Register(ws)
+	}
 	if cfg.home != "" {
 		reg.Register(tools.NewSaveMemory(filepath.Join(cfg.home, sysprompt.InstructionNames[0])))
 	}
