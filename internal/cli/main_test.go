@@ -68,6 +68,14 @@ func serveTestMCP() int {
 			os.Exit(2)
 			return nil, nil
 		})
+	s.AddResource(&sdk.Resource{URI: "kb://readme", Name: "readme", Description: "What the knowledge base holds."},
+		func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: "kb://readme", Text: "colours and shapes"}}}, nil
+		})
+	s.AddPrompt(&sdk.Prompt{Name: "explain", Description: "Explain a key.", Arguments: []*sdk.PromptArgument{{Name: "key", Required: true}}},
+		func(_ context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+			return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: "Explain the key " + req.Params.Arguments["key"] + " in one line."}}}}, nil
+		})
 	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "serve:", err)
 		return 1

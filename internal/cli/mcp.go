@@ -83,6 +83,11 @@ func addMCPTools(ctx context.Context, m *mcp.Manager, reg *tools.Registry, offer
 		}
 	}
 	d.register(reg, keep, offered)
+	for _, t := range mcp.ResourceTools(ctx, m) {
+		if offered(t.Name()) {
+			reg.Register(t)
+		}
+	}
 	for name := range connected {
 		states = append(states, headless.MCPServer{Name: name, Status: "connected"})
 	}

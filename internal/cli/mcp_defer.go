@@ -2,9 +2,12 @@ package cli
 
 import (
 	"cmp"
+	"context"
+	"time"
 
 	"github.com/plyhq/ply/internal/tools"
 	"github.com/plyhq/ply/internal/toolsearch"
+	"github.com/plyhq/ply/internal/tui"
 )
 
 // deferral says whether and how MCP tools are deferred behind
@@ -67,4 +70,26 @@ func copyTools(dst, src *tools.Registry, names []string, onLoad func([]string)) 
 	if len(dst.Deferred()) > 0 {
 		dst.Register(toolsearch.New(dst, onLoad))
 	}
+}
+
+// addMCPPrompts offers the servers' prompts as slash commands.
+func addMCPPrompts(t *tui.Config, c *core) {
+	m := c.mcpm
+	if m == nil {
+		return
+	}
+	t.MCPPrompts = func() []tui.MCPPrompt {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		var out []tui.MCPPrompt
+		for _, p := range m.Prompts(ctx) {
+			tp := tui.MCPPrompt{Command: p.Command, Description: p.Description}
+			for _, a := range p.Args {
+				tp.Args = append(tp.Args, a.Name)
+			}
+			out = append(out, tp)
+		}
+		return out
+	}
+	t.GetMCPPrompt = m.GetPrompt
 }

@@ -181,3 +181,16 @@ func FuzzParseMCPAdd(f *testing.F) {
 		}
 	})
 }
+
+// The model lists and reads a server's resources.
+func TestMCPResourcesInASession(t *testing.T) {
+	srv := fp.New(t,
+		fp.Turn{fp.ToolCall("c1", "list_mcp_resources", `{}`)},
+		fp.Turn{fp.When("kb://readme"), fp.ToolCall("c2", "read_mcp_resource", `{"server_name":"kb","uri":"kb://readme"}`)},
+		fp.Turn{fp.When("colours and shapes"), fp.Text("read it")},
+	)
+	r := runPly(t, t.TempDir(), srv, "", "-p", "what is in the kb", "--mcp-config", mcpFlag(t))
+	if r.code != 0 || !strings.Contains(r.stdout, "read it") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}

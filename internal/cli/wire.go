@@ -22,6 +22,7 @@ import (
 	"github.com/plyhq/ply/internal/hooks"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/loopdetect"
+	"github.com/plyhq/ply/internal/mcp"
 	"github.com/plyhq/ply/internal/permission"
 	"github.com/plyhq/ply/internal/repair"
 	"github.com/plyhq/ply/internal/scheduler"
@@ -52,6 +53,7 @@ type core struct {
 	agents *subagents
 	// mcp holds the MCP servers' states, for the init message.
 	mcp      []headless.MCPServer
+	mcpm     *mcp.Manager // mcpx: the servers, for their prompts; nil without any
 	schedOps []scheduler.Option
 	cp       *checkpointer // nil when checkpointing is off
 	closers  []func()
@@ -120,6 +122,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 	// are waited for only just before the tool list is needed; ctx
 	// (Ctrl+C) ends a slow start.
 	mcpServers := startMCP(ctx, cfg, log)
+	c.mcpm = mcpServers
 	if mcpServers != nil {
 		c.closers = append(c.closers, func() {
 			if err := mcpServers.Close(); err != nil {
