@@ -59,7 +59,7 @@ func startMCP(ctx context.Context, cfg *config, log *slog.Logger) *mcp.Manager {
 	if len(cfg.mcp) == 0 {
 		return nil
 	}
-	return mcp.Start(ctx, cfg.mcp, mcp.Options{Logger: log.With("component", "mcp"), ClientVersion: Version, Env: cfg.childEnv})
+	return mcp.Start(ctx, cfg.mcp, mcp.Options{Logger: log.With("component", "mcp"), ClientVersion: Version, Env: cfg.childEnv, OAuthDir: oauthDir(cfg.home)})
 }
 
 // addMCPTools registers the tools of the servers that started, unless the
@@ -111,6 +111,9 @@ func mcpCommand(ctx context.Context, args []string, sio IO) int {
 	if len(args) > 0 && (args[0] == "remove" || args[0] == "rm") {
 		return mcpRemoveCommand(args[1:], sio)
 	}
+	if len(args) > 0 && (args[0] == "login" || args[0] == "logout") {
+		return mcpLoginCommand(ctx, args[1:], sio, args[0] == "logout")
+	}
 	if len(args) == 0 || args[0] != "list" {
 		return fail(sio, headless.ExitInput, "usage: ply mcp list [--mcp-config JSON|FILE]")
 	}
@@ -153,7 +156,7 @@ func mcpCommand(ctx context.Context, args []string, sio IO) int {
 	defer closeLog()
 	lctx, cancel := context.WithTimeout(ctx, mcp.DefaultConnectTimeout+5*time.Second)
 	defer cancel()
-	statuses := mcp.List(lctx, servers, mcp.Options{Logger: log.With("component", "mcp"), ClientVersion: Version, Env: c.childEnv})
+	statuses := mcp.List(lctx, servers, mcp.Options{Logger: log.With("component", "mcp"), ClientVersion: Version, Env: c.childEnv, OAuthDir: oauthDir(home)})
 	if err := mcp.FormatList(sio.Stdout, statuses); err != nil {
 		return fail(sio, headless.ExitError, err.Error())
 	}
@@ -199,7 +202,7 @@ func (c *core) addSDKServers(ctx context.Context, cfg *config, raw map[string]js
 			return send(ctx, name, msg)
 		})
 	}
-	m := mcp.Start(ctx, servers, mcp.Options{Logger: log.With("component", "mcp"), ClientVersion: Version, Env: cfg.childEnv})
+	m := mcp.Start(ctx, servers, mcp.Options{Logger: log.With("component", "mcp"), ClientVersion: Version, Env: cfg.childEnv, OAuthDir: oauthDir(cfg.home)})
 	c.closers = append(c.closers, func() {
 		if err := m.Close(); err != nil {
 			log.Warn("closing MCP servers", "err", err)

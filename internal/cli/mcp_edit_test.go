@@ -194,3 +194,24 @@ func TestMCPResourcesInASession(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+func TestMCPLoginErrors(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	if r := runPlyHome(t, dir, home, nil, "mcp", "add", "local", "--", "some-server"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"login"}, "usage: ply mcp login NAME"},
+		{[]string{"login", "nope"}, `no MCP server named "nope"`},
+		{[]string{"login", "local"}, "not an HTTP server"},
+		{[]string{"logout", "local"}, "not an HTTP server"},
+	} {
+		r := runPlyHome(t, dir, home, nil, append([]string{"mcp"}, c.args...)...)
+		if r.code != 42 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("ply mcp %v: exit %d, %q", c.args, r.code, r.stderr)
+		}
+	}
+}
