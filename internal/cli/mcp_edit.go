@@ -15,7 +15,7 @@ import (
 const mcpAddUsage = "usage: ply mcp add [--scope user|project] [-e KEY=VALUE]... NAME -- COMMAND [ARGS...]\n" +
 	"       ply mcp add --transport http|sse [--scope user|project] [-H 'Name: value']... NAME URL\n" +
 	"       ply mcp remove [--scope user|project] NAME\n" +
-	"       ply mcp login NAME | ply mcp logout NAME   (OAuth for HTTP servers that require it)"
+	"       ply mcp login [--device] NAME | ply mcp logout NAME   (OAuth for HTTP servers that require it)"
 
 // mcpAdd is the parsed command line of `ply mcp add`.
 type mcpAdd struct {

@@ -204,7 +204,7 @@ func TestMCPLoginErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"login"}, "usage: ply mcp login NAME"},
+		{[]string{"login"}, "usage: ply mcp login [--device] NAME"},
 		{[]string{"login", "nope"}, `no MCP server named "nope"`},
 		{[]string{"login", "local"}, "not an HTTP server"},
 		{[]string{"logout", "local"}, "not an HTTP server"},

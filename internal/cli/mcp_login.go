@@ -32,8 +32,12 @@ func mcpLoginCommand(ctx context.Context, args []string, sio IO, logout bool) in
 	if logout {
 		verb = "logout"
 	}
+	device := false
+	if !logout && len(args) > 0 && args[0] == "--device" {
+		device, args = true, args[1:]
+	}
 	if len(args) != 1 {
-		return fail(sio, headless.ExitInput, "usage: ply mcp "+verb+" NAME")
+		return fail(sio, headless.ExitInput, "usage: ply mcp "+verb+" [--device] NAME")
 	}
 	home, workspace, err := locate(sio)
 	if err != nil {
@@ -64,13 +68,21 @@ func mcpLoginCommand(ctx context.Context, args []string, sio IO, logout bool) in
 	}
 	lctx, cancel := context.WithTimeout(ctx, loginTimeout)
 	defer cancel()
-	err = mcp.Login(lctx, cfg, mcp.LoginOptions{
-		Dir:     oauthDir(home),
-		OpenURL: openBrowser,
-		Notify: func(u string) {
-			fmt.Fprintf(sio.Stderr, "Opening the authorization page of %q in your browser. If it does not open, visit:\n  %s\n", cfg.Name, u)
-		},
-	})
+	if !device && !hasBrowser(sio.Getenv) {
+		device = true
+		fmt.Fprintln(sio.Stderr, "No browser here (no DISPLAY): using the device flow; --device chooses it anywhere.")
+	}
+	if device {
+		err = mcp.LoginDevice(lctx, cfg, mcp.LoginOptions{Dir: oauthDir(home), Notify: func(msg string) { fmt.Fprintln(sio.Stderr, msg) }})
+	} else {
+		err = mcp.Login(lctx, cfg, mcp.LoginOptions{
+			Dir:     oauthDir(home),
+			OpenURL: openBrowser,
+			Notify: func(u string) {
+				fmt.Fprintf(sio.Stderr, "Opening the authorization page of %q in your browser. If it does not open, visit:\n  %s\n", cfg.Name, u)
+			},
+		})
+	}
 	if err != nil {
 		return fail(sio, headless.ExitError, fmt.Sprintf("ply mcp login %s: %v", cfg.Name, err))
 	}
@@ -95,4 +107,14 @@ func openBrowser(ctx context.Context, u string) error {
 	}
 	go func() { _ = cmd.Wait() }()
 	return nil
+}
+
+// hasBrowser guesses whether a browser can be opened here: on Linux and
+// the BSDs only with a display.
+func hasBrowser(getenv func(string) string) bool {
+	switch runtime.GOOS {
+	case "darwin", "windows":
+		return true
+	}
+	return getenv("DISPLAY") != "" || getenv("WAYLAND_DISPLAY") != ""
 }

@@ -6,11 +6,9 @@ package mcp
 // registration, the browser and a loopback redirect) and stores the token
 // with 0600 under Options.OAuthDir; sessions send the stored token and
 // refresh it, storing the new one. A session never starts a login: a
-// server that asks for one fails with the command to run.
-//
-// UNFINISHED: the device authorization grant (RFC 8628) for machines
-// without a browser; today the URL is printed to open elsewhere, which
-// needs the browser to reach the loopback redirect.
+// server that asks for one fails with the command to run. Without a
+// browser, LoginDevice runs the device authorization grant instead
+// (oauth_device.go).
 
 import (
 	"context"

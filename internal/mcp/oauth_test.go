@@ -34,6 +34,8 @@ type authServer struct {
 	valid      map[string]bool
 	refreshes  int
 	registered int
+	// approved: the user entered the device code.
+	approved bool
 }
 
 func newAuthServer(t *testing.T) *authServer {
@@ -62,6 +64,7 @@ func newAuthServer(t *testing.T) *authServer {
 			"registration_endpoint": a.srv.URL + "/register", "response_types_supported": []string{"code"},
 			"code_challenge_methods_supported": []string{"S256"}, "grant_types_supported": []string{"authorization_code", "refresh_token"},
 			"token_endpoint_auth_methods_supported": []string{"none"},
+			"device_authorization_endpoint":         a.srv.URL + "/device",
 		})
 	})
 	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
@@ -69,7 +72,7 @@ func newAuthServer(t *testing.T) *authServer {
 			RedirectURIs []string `json:"redirect_uris"`
 		}
 		_ = json.NewDecoder(r.Body).Decode(&md)
-		if len(md.RedirectURIs) != 1 || !strings.HasPrefix(md.RedirectURIs[0], "http://127.0.0.1:") {
+		if len(md.RedirectURIs) > 1 || (len(md.RedirectURIs) == 1 && !strings.HasPrefix(md.RedirectURIs[0], "http://127.0.0.1:")) {
 			http.Error(w, "bad redirect", http.StatusBadRequest)
 			return
 		}
@@ -78,6 +81,14 @@ func newAuthServer(t *testing.T) *authServer {
 		a.mu.Unlock()
 		w.WriteHeader(http.StatusCreated)
 		writeJSON(w, map[string]any{"client_id": "client-1", "redirect_uris": md.RedirectURIs, "token_endpoint_auth_method": "none"})
+	})
+	mux.HandleFunc("/device", func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		if r.Form.Get("client_id") != "client-1" {
+			http.Error(w, `{"error":"invalid_client"}`, http.StatusBadRequest)
+			return
+		}
+		writeJSON(w, map[string]any{"device_code": "dev-1", "user_code": "WDJB-MJHT", "verification_uri": a.srv.URL + "/activate", "expires_in": 60, "interval": 1})
 	})
 	mux.HandleFunc("/authorize", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
@@ -103,6 +114,17 @@ func newAuthServer(t *testing.T) *authServer {
 				return
 			}
 			delete(a.challenges, r.Form.Get("code"))
+		case "urn:ietf:params:oauth:grant-type:device_code":
+			if r.Form.Get("device_code") != "dev-1" {
+				http.Error(w, `{"error":"invalid_grant"}`, http.StatusBadRequest)
+				return
+			}
+			if !a.approved {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				_, _ = w.Write([]byte(`{"error":"authorization_pending"}`))
+				return
+			}
 		case "refresh_token":
 			if r.Form.Get("refresh_token") != "refresh-1" {
 				http.Error(w, `{"error":"invalid_grant"}`, http.StatusBadRequest)
@@ -222,5 +244,34 @@ func TestOAuthLoginCancelled(t *testing.T) {
 	err := Login(ctx, cfg, LoginOptions{Dir: t.TempDir(), OpenURL: func(context.Context, string) error { return nil }})
 	if err == nil {
 		t.Fatal("login without approval succeeded")
+	}
+}
+
+// On a machine without a browser, the device flow: the user is shown a
+// code to enter elsewhere, and ply polls until it is approved.
+func TestOAuthDeviceLogin(t *testing.T) {
+	a := newAuthServer(t)
+	dir := t.TempDir()
+	cfg := ServerConfig{Name: "remote", ID: "remote", Transport: TransportHTTP, URL: a.srv.URL + "/mcp"}
+	var shown string
+	err := LoginDevice(context.Background(), cfg, LoginOptions{Dir: dir, Notify: func(s string) {
+		shown = s
+		a.mu.Lock()
+		a.approved = true
+		a.mu.Unlock()
+	}})
+	if err != nil {
+		t.Fatalf("device login: %v", err)
+	}
+	if !strings.Contains(shown, "WDJB-MJHT") || !strings.Contains(shown, "/activate") {
+		t.Errorf("the user was shown %q", shown)
+	}
+	o := testOptions()
+	o.OAuthDir = dir
+	m := Start(context.Background(), map[string]ServerConfig{"remote": cfg}, o)
+	ts, fails := m.Tools(context.Background())
+	_ = m.Close()
+	if len(fails) != 0 || len(ts) == 0 {
+		t.Fatalf("with the device token: %v", fails)
 	}
 }
