@@ -12,10 +12,12 @@ import (
 
 type stubTool string
 
-func (s stubTool) Name() string            { return string(s) }
-func (s stubTool) Description() string     { return "stub " + string(s) }
-func (s stubTool) Kind() tools.Kind        { return tools.KindRead }
-func (s stubTool) Schema() json.RawMessage { return json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}}}`) }
+func (s stubTool) Name() string        { return string(s) }
+func (s stubTool) Description() string { return "stub " + string(s) }
+func (s stubTool) Kind() tools.Kind    { return tools.KindRead }
+func (s stubTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}}}`)
+}
 func (s stubTool) Execute(context.Context, json.RawMessage, tools.Output) (tools.Result, error) {
 	return tools.Result{Output: string(s)}, nil
 }
