@@ -35,7 +35,15 @@ func (m *model) mcpCommand(string) tea.Cmd {
 	if m.cfg.MCPPrompts == nil {
 		return m.unavailable("/mcp")
 	}
-	ps := m.cfg.MCPPrompts()
+	// Listing asks every server: off the UI goroutine.
+	list := m.cfg.MCPPrompts
+	return func() tea.Msg {
+		ps := list()
+		return funcMsg(func(m *model) tea.Cmd { return m.showMCPPrompts(ps) })
+	}
+}
+
+func (m *model) showMCPPrompts(ps []MCPPrompt) tea.Cmd {
 	if len(ps) == 0 {
 		return m.commit(m.st.dim.Render("No MCP server offers prompts."))
 	}
