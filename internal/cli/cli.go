@@ -396,7 +396,7 @@ var subcommandUsage = map[string]string{
 	"sessions": "usage: ply sessions [--prune OLDER_THAN]\n  List this project's saved sessions; --prune removes those last active longer ago than OLDER_THAN (30d, 12h), with their files.\n",
 	"rewind": "usage: ply rewind --list [-r ID] | ply rewind N [-r ID] [--code|--conversation] | ply rewind --undo [-r ID]\n" +
 		"  Put the files and/or the conversation back to just before prompt N of the latest session (or ID); --undo reverses the last rewind.\n",
-	"mcp": "usage: ply mcp list [--mcp-config JSON|FILE]\n  Start the configured MCP servers and list their status and tools.\n",
+	"mcp": "usage: ply mcp list [--mcp-config JSON|FILE]\n  Start the configured MCP servers and list their status and tools.\n" + mcpAddUsage + "\n  Add or remove a server in the user's (default) or the project's settings.\n",
 }
 
 // subcommandHelp answers `ply help` and `ply <command> --help|-h|help`

@@ -32,6 +32,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(mcpServerEnv) != "" {
 		os.Exit(serveTestMCP())
 	}
+	if p := os.Getenv(mcpWideEnv); p != "" {
+		os.Exit(serveWideMCP(p))
+	}
 	if os.Getenv(runPlyEnv) != "" {
 		os.Exit(Main(context.Background(), os.Args[1:], IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}))
 	}
@@ -64,6 +67,14 @@ func serveTestMCP() int {
 			fmt.Fprintln(os.Stderr, "fatal: crash requested")
 			os.Exit(2)
 			return nil, nil
+		})
+	s.AddResource(&sdk.Resource{URI: "kb://readme", Name: "readme", Description: "What the knowledge base holds."},
+		func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: "kb://readme", Text: "colours and shapes"}}}, nil
+		})
+	s.AddPrompt(&sdk.Prompt{Name: "explain", Description: "Explain a key.", Arguments: []*sdk.PromptArgument{{Name: "key", Required: true}}},
+		func(_ context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+			return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: "Explain the key " + req.Params.Arguments["key"] + " in one line."}}}}, nil
 		})
 	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "serve:", err)

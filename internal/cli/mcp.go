@@ -59,23 +59,31 @@ func startMCP(ctx context.Context, cfg *config, log *slog.Logger) *mcp.Manager {
 	if len(cfg.mcp) == 0 {
 		return nil
 	}
-	return mcp.Start(ctx, cfg.mcp, mcp.Options{Logger: log.With("component", "mcp"), ClientVersion: Version, Env: cfg.childEnv})
+	return mcp.Start(ctx, cfg.mcp, mcp.Options{Logger: log.With("component", "mcp"), ClientVersion: Version, Env: cfg.childEnv, OAuthDir: oauthDir(cfg.home)})
 }
 
 // addMCPTools registers the tools of the servers that started, unless the
 // policy does not offer them, and reports each server that failed once,
 // on notices. It returns the servers' states for the init message.
-func addMCPTools(ctx context.Context, m *mcp.Manager, reg *tools.Registry, offered func(string) bool, notices io.Writer) []headless.MCPServer {
+// Past the threshold d holds, they are deferred behind tool_search.
+func addMCPTools(ctx context.Context, m *mcp.Manager, reg *tools.Registry, offered func(string) bool, notices io.Writer, d deferral) []headless.MCPServer {
 	if m == nil {
 		return nil
 	}
 	ts, fails := m.Tools(ctx)
 	var states []headless.MCPServer
 	connected := map[string]bool{}
+	var keep []tools.Tool
 	for _, t := range ts {
 		if mt, ok := t.(*mcp.Tool); ok {
 			connected[mt.Server()] = true
 		}
+		if offered(t.Name()) {
+			keep = append(keep, t)
+		}
+	}
+	d.register(reg, keep, offered)
+	for _, t := range mcp.ResourceTools(ctx, m) {
 		if offered(t.Name()) {
 			reg.Register(t)
 		}
@@ -97,6 +105,15 @@ func oneLine(err error) string {
 // mcpCommand is `ply mcp list [--mcp-config JSON|FILE]`: it connects to
 // every configured server, lists its tools, and disconnects.
 func mcpCommand(ctx context.Context, args []string, sio IO) int {
+	if len(args) > 0 && args[0] == "add" {
+		return mcpAddCommand(args[1:], sio)
+	}
+	if len(args) > 0 && (args[0] == "remove" || args[0] == "rm") {
+		return mcpRemoveCommand(args[1:], sio)
+	}
+	if len(args) > 0 && (args[0] == "login" || args[0] == "logout") {
+		return mcpLoginCommand(ctx, args[1:], sio, args[0] == "logout")
+	}
 	if len(args) == 0 || args[0] != "list" {
 		return fail(sio, headless.ExitInput, "usage: ply mcp list [--mcp-config JSON|FILE]")
 	}
@@ -139,7 +156,7 @@ func mcpCommand(ctx context.Context, args []string, sio IO) int {
 	defer closeLog()
 	lctx, cancel := context.WithTimeout(ctx, mcp.DefaultConnectTimeout+5*time.Second)
 	defer cancel()
-	statuses := mcp.List(lctx, servers, mcp.Options{Logger: log.With("component", "mcp"), ClientVersion: Version, Env: c.childEnv})
+	statuses := mcp.List(lctx, servers, mcp.Options{Logger: log.With("component", "mcp"), ClientVersion: Version, Env: c.childEnv, OAuthDir: oauthDir(home)})
 	if err := mcp.FormatList(sio.Stdout, statuses); err != nil {
 		return fail(sio, headless.ExitError, err.Error())
 	}
@@ -185,13 +202,13 @@ func (c *core) addSDKServers(ctx context.Context, cfg *config, raw map[string]js
 			return send(ctx, name, msg)
 		})
 	}
-	m := mcp.Start(ctx, servers, mcp.Options{Logger: log.With("component", "mcp"), ClientVersion: Version, Env: cfg.childEnv})
+	m := mcp.Start(ctx, servers, mcp.Options{Logger: log.With("component", "mcp"), ClientVersion: Version, Env: cfg.childEnv, OAuthDir: oauthDir(cfg.home)})
 	c.closers = append(c.closers, func() {
 		if err := m.Close(); err != nil {
 			log.Warn("closing MCP servers", "err", err)
 		}
 	})
-	states := addMCPTools(ctx, m, c.reg, c.policy.Offered, notices)
+	states := addMCPTools(ctx, m, c.reg, c.policy.Offered, notices, c.deferral(cfg))
 	c.chat.SetTools(c.reg.Decls())
 	return states, c.reg.Names(), nil
 }

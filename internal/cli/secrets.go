@@ -31,6 +31,9 @@ func setupSecrets(c *config, environ []string, stderr io.Writer) error {
 	if c.keyEnv != "" {
 		creds = append(creds, c.keyEnv)
 	}
+	if env := searchKeyEnv(c.user.Tools.WebSearch); env != "" && c.user.Tools.WebSearch.Provider != "" {
+		creds = append(creds, env) // mcpx: the web search key
+	}
 	pol, err := envpolicy.New(envpolicy.Config{Include: se.Include, Exclude: se.Exclude, Set: se.Set, Credentials: creds})
 	if err != nil {
 		return fmt.Errorf("settings shellEnvironment: %w", err)

@@ -90,22 +90,19 @@ func (s *subagents) run(ctx context.Context, t agent.Task, bg *taskLink) agent.R
 		s.log.Warn("subagent names tools ply does not offer", "subagent", t.Def.Name, "tools", unknown)
 	}
 	reg := tools.NewRegistry()
-	for _, n := range names {
-		if tool, ok := s.reg.Lookup(n); ok {
-			reg.Register(tool)
-		}
-	}
+	var ch *chat.Chat
+	copyTools(reg, s.reg, names, func([]string) { ch.SetTools(reg.Decls()) })
 	if bg != nil {
 		reg.Register(agent.NewSendMessage(bg, "parent"))
 	}
 	env := s.env
-	env.Tools = reg.Names()
+	env.Tools = reg.OfferedNames()
 	env.Append = strings.TrimSpace(subagentPreamble + "\n\n" + t.Def.Prompt)
 	cfg := s.base
 	cfg.Model = cmp.Or(t.Def.Model, s.model)
 	cfg.System = sysprompt.Build(env)
 	cfg.Tools = reg.Decls()
-	ch := chat.New(s.provider, cfg, nil)
+	ch = chat.New(s.provider, cfg, nil)
 	cl := client.New(ch, client.Options{Loop: guard{newLoopDetector(s.loops)}, NextSpeaker: true,
 		Stop: s.hooks.SubagentStopper(t.CallID, t.Def.Name)})
 	opts := slices.Clone(s.schedOps)

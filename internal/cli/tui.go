@@ -85,6 +85,7 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	addAlwaysScope(&tcfg, cfg, c)
 	tcfg.Tasks = c.tasks.Tasks // background tasks (bgjobs): /tasks
 	addSkills(&tcfg, c)
+	addMCPPrompts(&tcfg, c)
 	ui := tui.New(tcfg)
 	notices.set(ui)
 	sched := scheduler.New(c.reg, append(c.schedOps,

@@ -23,6 +23,7 @@ import (
 	"github.com/plyhq/ply/internal/inbox"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/loopdetect"
+	"github.com/plyhq/ply/internal/mcp"
 	"github.com/plyhq/ply/internal/permission"
 	"github.com/plyhq/ply/internal/repair"
 	"github.com/plyhq/ply/internal/schedule"
@@ -55,6 +56,7 @@ type core struct {
 	agents *subagents
 	// mcp holds the MCP servers' states, for the init message.
 	mcp      []headless.MCPServer
+	mcpm     *mcp.Manager // mcpx: the servers, for their prompts; nil without any
 	schedOps []scheduler.Option
 	cp       *checkpointer // nil when checkpointing is off
 	closers  []func()
@@ -136,6 +138,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 	// are waited for only just before the tool list is needed; ctx
 	// (Ctrl+C) ends a slow start.
 	mcpServers := startMCP(ctx, cfg, log)
+	c.mcpm = mcpServers
 	if mcpServers != nil {
 		c.closers = append(c.closers, func() {
 			if err := mcpServers.Close(); err != nil {
@@ -178,6 +181,12 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		tools.NewWebFetch(tools.WebFetchOptions{Asker: asker, AllowPrivate: cfg.user.WebFetch.AllowPrivate}),
 	)
 	c.tasks = registerTaskTools(reg, shell)
+	// mcpx: web_search, when the user configured a backend.
+	if ws, err := webSearchTool(cfg.user.Tools.WebSearch, sio.Getenv); err != nil {
+		fmt.Fprintf(notices, "ply: warning: settings tools.webSearch: %v; web_search is not offered\n", err)
+	} else if ws != nil {
+		reg.Register(ws)
+	}
 	if cfg.home != "" {
 		reg.Register(tools.NewSaveMemory(filepath.Join(cfg.home, sysprompt.InstructionNames[0])))
 	}
@@ -270,11 +279,11 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		}
 	})
 
-	c.mcp = addMCPTools(ctx, mcpServers, reg, policy.Offered, notices)
+	c.mcp = addMCPTools(ctx, mcpServers, reg, policy.Offered, notices, c.deferral(cfg))
 	instructions := sysprompt.LoadInstructions(cfg.home, cfg.workspace)
 	started := time.Now()
 	system := sysprompt.Build(sysprompt.Env{
-		Workspace: ws.Root(), Tools: reg.Names(), Now: started,
+		Workspace: ws.Root(), Tools: reg.OfferedNames(), Now: started,
 		Override: cfg.opts.SystemPrompt, Append: strings.TrimSpace(appendPrompt),
 		Instructions: instructions, Mode: cfg.mode, Interactive: cfg.interactive || cfg.streamInput,
 		Sandbox: sandboxSummary(cfg.opts), Repo: repo(),

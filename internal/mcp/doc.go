@@ -6,6 +6,10 @@
 // the background and in parallel, listing their tools, calling them, and
 // converting their results into [tools.Result] values. A server that cannot
 // start is reported as a [Failure] and skipped; the others keep working.
+// It also reads servers' resources (the list_mcp_resources and
+// read_mcp_resource tools), renders their prompts (offered as
+// /mcp__server__prompt commands by the UI), and runs and stores the OAuth
+// 2.1 login of HTTP servers that require one (Login, LoginDevice).
 //
 // It must not touch the UI, the scheduler or permission decisions: it never
 // prints (server stderr goes to a logger and a small buffer quoted in error

@@ -123,6 +123,7 @@ func newTestServer(stdio bool) *sdk.Server {
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{}}, nil
 		})
+	addResourcesAndPrompts(s)
 	if stdio {
 		s.AddTool(&sdk.Tool{Name: "crash", Description: "Exits the server.", InputSchema: obj(`{}`)},
 			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {

@@ -48,6 +48,9 @@ type Options struct {
 	// LookupEnv reads the variables a server's EnvVars names; nil means
 	// os.LookupEnv.
 	LookupEnv func(string) (string, bool)
+	// OAuthDir holds the tokens of HTTP servers that require OAuth
+	// ($PLY_HOME/mcp-oauth, see Login); empty means no OAuth.
+	OAuthDir string
 	// CloseGrace is how long Close waits for a stdio server to exit after
 	// closing its stdin, and again after SIGTERM, before SIGKILL; zero
 	// means 2s.
@@ -212,7 +215,7 @@ func (s *server) connect(ctx, life context.Context) error {
 	if s.cfg.URL != "" {
 		hc, tr := newHTTPClient(s.cfg)
 		s.transport = tr
-		cs, err := connectAny(ctx, client, httpTransports(s.cfg, hc, life))
+		cs, err := connectAny(ctx, client, httpTransports(s.cfg, hc, life, s.opts.OAuthDir))
 		if err != nil {
 			return fmt.Errorf("connecting to %s: %w", s.cfg.URL, err)
 		}

@@ -150,8 +150,11 @@ func newHTTPClient(cfg ServerConfig) (*http.Client, *http.Transport) {
 
 // httpTransports returns the transports to try for an HTTP server, in
 // order.
-func httpTransports(cfg ServerConfig, client *http.Client, life context.Context) []sdk.Transport {
+func httpTransports(cfg ServerConfig, client *http.Client, life context.Context, oauthDir string) []sdk.Transport {
 	streamable := &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, DisableStandaloneSSE: true}
+	if oauthDir != "" {
+		streamable.OAuthHandler = newSessionAuth(cfg, oauthDir, client)
+	}
 	sse := &detached{t: &sdk.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client}, life: life}
 	switch cfg.Transport {
 	case TransportSSE:

@@ -22,7 +22,8 @@ func (e ShellEnvironment) IsZero() bool {
 
 // User returns the settings of the user's own file among files, as Load
 // returned them for home; the zero Settings when there is none. Settings
-// that a cloned repository must not decide (webFetch, shellEnvironment)
+// that a cloned repository must not decide (webFetch, shellEnvironment,
+// tools.webSearch)
 // are read from it alone.
 func User(home string, files []File) Settings {
 	if home == "" {
@@ -48,6 +49,9 @@ func Ignored(home string, files []File) []string {
 		}
 		if len(f.Settings.WebFetch.AllowPrivate) > 0 {
 			out = append(out, f.Path+": webFetch.allowPrivate")
+		}
+		if f.Settings.Tools.WebSearch.Provider != "" {
+			out = append(out, f.Path+": tools.webSearch")
 		}
 		if !f.Settings.ShellEnvironment.IsZero() {
 			out = append(out, f.Path+": shellEnvironment")

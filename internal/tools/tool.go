@@ -11,6 +11,8 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"sync"
 
 	"github.com/plyhq/ply/internal/llm"
 )
@@ -99,10 +101,19 @@ func Errorf(errType, format string, args ...any) Result {
 	return Result{IsError: true, ErrorType: errType, Output: sprintf(format, args...)}
 }
 
-// Registry maps tool names to tools, in registration order.
+// Registry maps tool names to tools, in registration order. It is safe
+// for concurrent use: tool_search loads deferred tools while other calls
+// of the same batch run.
+//
+// A deferred tool (Defer) is registered but not declared to the model
+// until it is loaded (Load); loading puts it after every tool declared so
+// far, so that the declarations only ever grow at their end and the
+// provider's prompt cache of the earlier ones stays valid.
 type Registry struct {
-	order  []Tool
-	byName map[string]Tool
+	mu       sync.RWMutex
+	order    []Tool
+	byName   map[string]Tool
+	deferred map[string]bool // deferred and not loaded yet
 }
 
 // NewRegistry returns a registry holding ts.
@@ -116,6 +127,13 @@ func NewRegistry(ts ...Tool) *Registry {
 
 // Register adds t, replacing a tool of the same name.
 func (r *Registry) Register(t Tool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.register(t)
+	delete(r.deferred, t.Name())
+}
+
+func (r *Registry) register(t Tool) {
 	if _, ok := r.byName[t.Name()]; !ok {
 		r.order = append(r.order, t)
 	} else {
@@ -128,12 +146,67 @@ func (r *Registry) Register(t Tool) {
 	r.byName[t.Name()] = t
 }
 
+// Defer adds t without declaring it to the model until Load.
+func (r *Registry) Defer(t Tool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.register(t)
+	if r.deferred == nil {
+		r.deferred = map[string]bool{}
+	}
+	r.deferred[t.Name()] = true
+}
+
+// Load declares the deferred tools named, in that order, after every tool
+// declared so far. It returns the names it loaded; names that are unknown,
+// not deferred or loaded already are skipped.
+func (r *Registry) Load(names ...string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, n := range names {
+		if !r.deferred[n] {
+			continue
+		}
+		delete(r.deferred, n)
+		t := r.byName[n]
+		r.order = slices.DeleteFunc(r.order, func(o Tool) bool { return o.Name() == n })
+		r.order = append(r.order, t)
+		out = append(out, n)
+	}
+	return out
+}
+
+// IsDeferred reports whether name is a deferred tool not loaded yet.
+func (r *Registry) IsDeferred(name string) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.deferred[name]
+}
+
+// Deferred returns the deferred tools not loaded yet, in registration
+// order.
+func (r *Registry) Deferred() []Tool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var out []Tool
+	for _, t := range r.order {
+		if r.deferred[t.Name()] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // Remove drops the tool named name, if present.
 func (r *Registry) Remove(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if _, ok := r.byName[name]; !ok {
 		return
 	}
 	delete(r.byName, name)
+	delete(r.deferred, name)
 	for i, o := range r.order {
 		if o.Name() == name {
 			r.order = append(r.order[:i], r.order[i+1:]...)
@@ -142,17 +215,26 @@ func (r *Registry) Remove(name string) {
 	}
 }
 
-// Lookup returns the tool named name.
+// Lookup returns the tool named name, deferred or not.
 func (r *Registry) Lookup(name string) (Tool, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	t, ok := r.byName[name]
 	return t, ok
 }
 
-// All returns the tools in registration order.
-func (r *Registry) All() []Tool { return r.order }
+// All returns the tools in registration order, deferred ones included.
+func (r *Registry) All() []Tool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return slices.Clone(r.order)
+}
 
-// Names returns the tool names in registration order.
+// Names returns the tool names in registration order, deferred ones
+// included.
 func (r *Registry) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	out := make([]string, len(r.order))
 	for i, t := range r.order {
 		out[i] = t.Name()
@@ -160,10 +242,36 @@ func (r *Registry) Names() []string {
 	return out
 }
 
-// Decls returns the declarations offered to the model.
+// OfferedNames returns the names of the tools declared to the model: all
+// but the deferred ones not loaded yet.
+func (r *Registry) OfferedNames() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var out []string
+	for _, t := range r.order {
+		if !r.deferred[t.Name()] {
+			out = append(out, t.Name())
+		}
+	}
+	return out
+}
+
+// Decls returns the declarations offered to the model: every tool but the
+// deferred ones not loaded yet.
+//
+// The tools' methods are called without the registry's lock held, so that
+// a tool may ask the registry about itself.
 func (r *Registry) Decls() []llm.ToolDecl {
-	out := make([]llm.ToolDecl, len(r.order))
-	for i, t := range r.order {
+	r.mu.RLock()
+	offered := make([]Tool, 0, len(r.order))
+	for _, t := range r.order {
+		if !r.deferred[t.Name()] {
+			offered = append(offered, t)
+		}
+	}
+	r.mu.RUnlock()
+	out := make([]llm.ToolDecl, len(offered))
+	for i, t := range offered {
 		out[i] = llm.ToolDecl{Name: t.Name(), Description: t.Description(), Parameters: t.Schema()}
 	}
 	return out

@@ -97,6 +97,12 @@ func (m *model) command(text string) tea.Cmd {
 	if c := m.skillCommand(name, arg); c != nil {
 		return c
 	}
+	if c := m.mcpPromptCommand(name); c != nil { // MCP prompts, cmd_mcp.go
+		if m.busy || m.compacting {
+			return m.notIdle(name)
+		}
+		return c.run(m, arg)
+	}
 	msg := "unknown command " + name
 	if c := commandsWithPrefix(name); len(c) > 0 {
 		msg += " (did you mean " + strings.Join(c, ", ") + "?)"

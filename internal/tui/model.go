@@ -211,6 +211,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.compressed(msg)
 	case noticeMsg:
 		return m, m.commit(m.st.dim.Render(sanitize(msg.text)))
+	case funcMsg:
+		return m, msg(m)
 	}
 	return m, nil
 }

@@ -153,6 +153,14 @@ type Config struct {
 	LoopList func() string
 	LoopStop func(id string) bool
 
+	// mcpx: MCP server prompts as slash commands (cmd_mcp.go).
+	// MCPPrompts lists them (/mcp); GetMCPPrompt renders the prompt of
+	// command (/mcp__server__prompt) with the arguments typed after it
+	// into the text sent as the user's prompt. It may take a round trip
+	// to the server: the UI calls it off its own goroutine.
+	MCPPrompts   func() []MCPPrompt
+	GetMCPPrompt func(ctx context.Context, command, args string) (string, error)
+
 	// In and Out are the terminal; nil means the process's own.
 	In  io.Reader
 	Out io.Writer
