@@ -19,7 +19,7 @@ const acpSDKVersion = "2.4.0"
 
 // TestACPNodeClient drives `ply --acp` with the official TypeScript ACP
 // client (testdata/acp/client.mjs): a prompt that reads and edits with
-// the client's permission, a prompt cancelled mid-stream, and
+// the client's permission through the client's file system, a prompt cancelled mid-stream, and
 // session/load of that session in a second process. It skips where node
 // or npm is missing or the package cannot be installed.
 func TestACPNodeClient(t *testing.T) {
@@ -63,6 +63,10 @@ func TestACPNodeClient(t *testing.T) {
 		Loaded     struct{ Updates []json.RawMessage }
 		FirstExit  int
 		SecondExit int
+		Files      struct {
+			Reads  []string
+			Writes []struct{ Path, Content string }
+		}
 	}
 	if err := json.Unmarshal(stdout, &out); err != nil {
 		t.Fatalf("script output %q: %v", stdout, err)
@@ -81,6 +85,14 @@ func TestACPNodeClient(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(file); string(b) != "bye acp\n" {
 		t.Errorf("file after the granted edit: %q", b)
+	}
+	// The client offered its file system: the read and the edit went
+	// through it.
+	if len(out.Files.Reads) == 0 || out.Files.Reads[0] != file {
+		t.Errorf("fs/read_text_file requests: %q", out.Files.Reads)
+	}
+	if w := out.Files.Writes; len(w) != 1 || w[0].Path != file || w[0].Content != "bye acp\n" {
+		t.Errorf("fs/write_text_file requests: %+v", w)
 	}
 	loaded := joinRaw(out.Loaded.Updates)
 	for _, want := range []string{`"sessionUpdate":"user_message_chunk"`, `fix notes.txt`, `"toolCallId":"e1"`, `Fixed.`} {

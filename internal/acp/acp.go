@@ -78,6 +78,9 @@ type Hooks struct {
 	// LiveOutput is the sink for a running call's output
 	// (scheduler.WithLiveOutput).
 	LiveOutput func(*scheduler.Call) tools.Output
+	// Files is the client's file system when it offers one (the file
+	// tools' text goes through it: Workspace.SetTextFiles); nil otherwise.
+	Files tools.TextFiles
 }
 
 // MCPServer is an MCP server the client asks a session to use.
@@ -214,6 +217,16 @@ type agent struct {
 
 	mu       sync.Mutex
 	sessions map[sdk.SessionId]*session
+	// fs is what the client's initialize offered of its file system.
+	fs sdk.FileSystemCapabilities
+}
+
+// hooks are what s plugs into its session's layers.
+func (a *agent) hooks(s *session) Hooks {
+	a.mu.Lock()
+	fs := a.fs
+	a.mu.Unlock()
+	return Hooks{Approver: s, OnUpdate: s.onUpdate, LiveOutput: s.liveOutput, Files: textFiles(s, fs)}
 }
 
 // cancelAll stops every running prompt.
@@ -250,6 +263,9 @@ func (a *agent) session(id sdk.SessionId) (*session, error) {
 }
 
 func (a *agent) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
+	a.mu.Lock()
+	a.fs = p.ClientCapabilities.Fs
+	a.mu.Unlock()
 	return sdk.InitializeResponse{
 		ProtocolVersion: sdk.ProtocolVersionNumber,
 		AgentCapabilities: sdk.AgentCapabilities{
@@ -277,7 +293,7 @@ func (a *agent) Authenticate(ctx context.Context, p sdk.AuthenticateRequest) (sd
 
 func (a *agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
 	s := &session{agent: a}
-	core, err := a.cfg.NewSession(a.ctx, Open{CWD: p.Cwd, MCP: mcpServers(p.McpServers)}, Hooks{Approver: s, OnUpdate: s.onUpdate, LiveOutput: s.liveOutput})
+	core, err := a.cfg.NewSession(a.ctx, Open{CWD: p.Cwd, MCP: mcpServers(p.McpServers)}, a.hooks(s))
 	if err != nil {
 		return sdk.NewSessionResponse{}, fmt.Errorf("starting a session in %s: %w", p.Cwd, err)
 	}

@@ -22,7 +22,7 @@ func (a *agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.
 		return sdk.LoadSessionResponse{}, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("session %s is already open", p.SessionId)})
 	}
 	s := &session{agent: a, id: p.SessionId}
-	core, err := a.cfg.LoadSession(a.ctx, Open{CWD: p.Cwd, MCP: mcpServers(p.McpServers)}, string(p.SessionId), Hooks{Approver: s, OnUpdate: s.onUpdate, LiveOutput: s.liveOutput})
+	core, err := a.cfg.LoadSession(a.ctx, Open{CWD: p.Cwd, MCP: mcpServers(p.McpServers)}, string(p.SessionId), a.hooks(s))
 	if err != nil {
 		return sdk.LoadSessionResponse{}, fmt.Errorf("loading session %s: %w", p.SessionId, err)
 	}

@@ -91,6 +91,9 @@ func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, o a
 	if err != nil {
 		return nil, err
 	}
+	// The client's file system, when it offers one, is where the file
+	// tools' text comes from and goes to.
+	c.ws.SetTextFiles(h.Files)
 	sched := scheduler.New(c.reg, append(c.schedOps,
 		scheduler.WithApprover(h.Approver),
 		scheduler.WithLiveOutput(h.LiveOutput),

@@ -26,6 +26,12 @@ type acpClient struct {
 	grant   sdk.PermissionOptionId
 	// onUpdate, when set, sees every update as it comes.
 	onUpdate func(sdk.SessionUpdate)
+	// buffers, when set, are the editor's open files: the client offers
+	// its file system, reads see them, writes change them (recorded in
+	// reads and wrote).
+	buffers map[string]string
+	reads   []string
+	wrote   []string
 }
 
 func (c *acpClient) SessionUpdate(ctx context.Context, n sdk.SessionNotification) error {
@@ -60,11 +66,28 @@ func (c *acpClient) seen() string {
 	return s
 }
 
-func (c *acpClient) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
-	return sdk.ReadTextFileResponse{}, sdk.NewMethodNotFound("fs/read_text_file")
+func (c *acpClient) ReadTextFile(_ context.Context, r sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.buffers == nil {
+		return sdk.ReadTextFileResponse{}, sdk.NewMethodNotFound("fs/read_text_file")
+	}
+	c.reads = append(c.reads, r.Path)
+	if b, ok := c.buffers[r.Path]; ok {
+		return sdk.ReadTextFileResponse{Content: b}, nil
+	}
+	b, err := os.ReadFile(r.Path)
+	return sdk.ReadTextFileResponse{Content: string(b)}, err
 }
-func (c *acpClient) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
-	return sdk.WriteTextFileResponse{}, sdk.NewMethodNotFound("fs/write_text_file")
+func (c *acpClient) WriteTextFile(_ context.Context, r sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.buffers == nil {
+		return sdk.WriteTextFileResponse{}, sdk.NewMethodNotFound("fs/write_text_file")
+	}
+	c.buffers[r.Path] = r.Content
+	c.wrote = append(c.wrote, r.Path)
+	return sdk.WriteTextFileResponse{}, nil
 }
 func (c *acpClient) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
 	return sdk.CreateTerminalResponse{}, sdk.NewMethodNotFound("terminal/create")
