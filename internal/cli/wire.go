@@ -276,6 +276,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		// have; compressing at 70% of it keeps long sessions alive.
 		ContextWindow:   cmp.Or(cfg.contextWindow, defaultContextWindow),
 		MaxOutputTokens: cfg.maxOutput,
+		Effort:          cfg.effort,
 		Repair: func(h []llm.Message) []llm.Message {
 			out, rep := repair.Repair(h)
 			if rep.Changed() {
@@ -383,6 +384,7 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 				ch.SetModel(m)
 				return nil
 			},
+			SetEffort: ch.SetEffort,
 			ContextUsage: func() headless.ContextUsage {
 				e := ch.Estimate()
 				return headless.ContextUsage{Model: ch.Config().Model, ContextWindow: ch.Config().ContextWindow,
