@@ -68,6 +68,22 @@ type Session struct {
 	First   []llm.Part
 	// Close releases the session's layers.
 	Close func()
+
+	// Models are the models the client may pick and Model the one in
+	// use; SetModel switches it (nil: it cannot change). Effort is the
+	// reasoning tier ("" the provider's default); SetEffort changes it.
+	Models    []Model
+	Model     string
+	SetModel  func(id string) error
+	Effort    string
+	SetEffort func(effort string) error
+	// Commands are what the client may run as a prompt "/name args".
+	Commands []Command
+}
+
+// Model is a model a session may switch to.
+type Model struct {
+	ID, Name, Description string
 }
 
 // Hooks are what the agent plugs into a session's scheduler: the approver
@@ -164,9 +180,9 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	track := newPending()
-	w := &lockedWriter{w: out, track: track}
-	pr, pw := io.Pipe()
 	a := &agent{cfg: cfg, ctx: ctx, sessions: map[sdk.SessionId]*session{}}
+	w := &lockedWriter{w: out, track: track, onAnswer: a.answered}
+	pr, pw := io.Pipe()
 	conn := sdk.NewAgentSideConnection(a, w, pr)
 	conn.SetLogger(cfg.Log)
 	a.conn = conn
@@ -193,10 +209,12 @@ const drainTimeout = 5 * time.Second
 
 // lockedWriter serialises whole-line writes of the connection and of the
 // line filter's error answers.
+// onAnswer sees each answer once it is written; it must not write.
 type lockedWriter struct {
-	mu    sync.Mutex
-	w     io.Writer
-	track *pending
+	mu       sync.Mutex
+	w        io.Writer
+	track    *pending
+	onAnswer func(answer)
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
@@ -204,7 +222,9 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	n, err := l.w.Write(p)
 	if err == nil {
-		l.track.answered(p)
+		if a, ok := l.track.answered(p); ok && l.onAnswer != nil {
+			l.onAnswer(a)
+		}
 	}
 	return n, err
 }
@@ -297,13 +317,16 @@ func (a *agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.Ne
 	if err != nil {
 		return sdk.NewSessionResponse{}, fmt.Errorf("starting a session in %s: %w", p.Cwd, err)
 	}
-	s.core, s.id, s.mode = core, sdk.SessionId(core.ID), core.Mode
+	s.core, s.id = core, sdk.SessionId(core.ID)
+	s.start()
 	a.mu.Lock()
 	a.sessions[s.id] = s
 	a.mu.Unlock()
 	return sdk.NewSessionResponse{
-		SessionId: s.id,
-		Modes:     &sdk.SessionModeState{AvailableModes: Modes, CurrentModeId: sdk.SessionModeId(core.Mode)},
+		SessionId:     s.id,
+		Modes:         s.modeState(),
+		Models:        s.modelState(),
+		ConfigOptions: s.configOptions(),
 	}, nil
 }
 
@@ -311,6 +334,9 @@ func (a *agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 	s, err := a.session(p.SessionId)
 	if err != nil {
 		return sdk.PromptResponse{}, err
+	}
+	if c, args := commandOf(p.Prompt, s.core.Commands); c != nil {
+		return s.command(ctx, c, args)
 	}
 	parts, err := promptParts(p.Prompt)
 	if err != nil {
@@ -336,16 +362,9 @@ func (a *agent) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest)
 	if s.core.SetMode == nil {
 		return sdk.SetSessionModeResponse{}, errors.New("this session's mode cannot be changed")
 	}
-	if err := s.core.SetMode(string(p.ModeId)); err != nil {
-		return sdk.SetSessionModeResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
+	if err := s.setMode(string(p.ModeId)); err != nil {
+		return sdk.SetSessionModeResponse{}, err
 	}
-	mode := string(p.ModeId)
-	if s.core.CurrentMode != nil {
-		mode = s.core.CurrentMode() // the canonical name of an alias
-	}
-	s.mu.Lock()
-	s.mode = mode
-	s.mu.Unlock()
 	return sdk.SetSessionModeResponse{}, nil
 }
 
@@ -402,6 +421,3 @@ func (a *agent) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (
 	return sdk.ResumeSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionResume)
 }
 
-func (a *agent) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
-	return sdk.SetSessionConfigOptionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionSetConfigOption)
-}

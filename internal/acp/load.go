@@ -26,16 +26,15 @@ func (a *agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.
 	if err != nil {
 		return sdk.LoadSessionResponse{}, fmt.Errorf("loading session %s: %w", p.SessionId, err)
 	}
-	s.core, s.mode, s.first = core, core.Mode, core.First
+	s.core, s.first = core, core.First
+	s.start()
 	for _, u := range replay(core.History) {
 		s.update(ctx, u)
 	}
 	a.mu.Lock()
 	a.sessions[s.id] = s
 	a.mu.Unlock()
-	return sdk.LoadSessionResponse{
-		Modes: &sdk.SessionModeState{AvailableModes: Modes, CurrentModeId: sdk.SessionModeId(core.Mode)},
-	}, nil
+	return sdk.LoadSessionResponse{Modes: s.modeState(), Models: s.modelState(), ConfigOptions: s.configOptions()}, nil
 }
 
 // replay is the updates that show history to a client: the user's text,

@@ -3,11 +3,13 @@ package cli
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"maps"
 	"path/filepath"
+	"strings"
 
 	"github.com/plyhq/ply/internal/acp"
 	"github.com/plyhq/ply/internal/headless"
@@ -141,6 +143,24 @@ func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, o a
 		Close:        c.close,
 		History:      sess.history,
 		First:        sess.first,
+		Models:       acpModels(&cfg, ch.Config().Model),
+		Model:        ch.Config().Model,
+		SetModel: func(m string) error {
+			if strings.TrimSpace(m) == "" {
+				return errors.New("empty model name")
+			}
+			ch.SetModel(m)
+			return nil
+		},
+		Effort: string(ch.Config().Effort),
+		SetEffort: func(v string) error {
+			e, err := llm.ParseEffort(v)
+			if err == nil {
+				ch.SetEffort(e)
+			}
+			return err
+		},
+		Commands: acpCommands(c),
 	}, nil
 }
 
