@@ -292,8 +292,9 @@ func (a *agent) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.In
 			LoadSession:     a.cfg.LoadSession != nil,
 			McpCapabilities: sdk.McpCapabilities{Http: true, Sse: true},
 			SessionCapabilities: sdk.SessionCapabilities{
-				Close: &sdk.SessionCloseCapabilities{},
-				List:  a.listCapability(),
+				Close:  &sdk.SessionCloseCapabilities{},
+				List:   a.listCapability(),
+				Resume: a.resumeCapability(),
 			},
 			PromptCapabilities: sdk.PromptCapabilities{
 				Image:           true,
@@ -415,8 +416,4 @@ func (a *agent) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (sd
 		out.Sessions = append(out.Sessions, info)
 	}
 	return out, nil
-}
-
-func (a *agent) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
-	return sdk.ResumeSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionResume)
 }
