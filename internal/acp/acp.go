@@ -97,6 +97,9 @@ type Hooks struct {
 	// Files is the client's file system when it offers one (the file
 	// tools' text goes through it: Workspace.SetTextFiles); nil otherwise.
 	Files tools.TextFiles
+	// Terminals are the client's terminals when it offers them (shell
+	// commands run there: Shell.SetTerminals); nil otherwise.
+	Terminals tools.Terminals
 }
 
 // MCPServer is an MCP server the client asks a session to use.
@@ -237,16 +240,22 @@ type agent struct {
 
 	mu       sync.Mutex
 	sessions map[sdk.SessionId]*session
-	// fs is what the client's initialize offered of its file system.
-	fs sdk.FileSystemCapabilities
+	// fs is what the client's initialize offered of its file system;
+	// terminal whether it offered terminals.
+	fs       sdk.FileSystemCapabilities
+	terminal bool
 }
 
 // hooks are what s plugs into its session's layers.
 func (a *agent) hooks(s *session) Hooks {
 	a.mu.Lock()
-	fs := a.fs
+	fs, terminal := a.fs, a.terminal
 	a.mu.Unlock()
-	return Hooks{Approver: s, OnUpdate: s.onUpdate, LiveOutput: s.liveOutput, Files: textFiles(s, fs)}
+	h := Hooks{Approver: s, OnUpdate: s.onUpdate, LiveOutput: s.liveOutput, Files: textFiles(s, fs)}
+	if terminal {
+		h.Terminals = clientTerminals{s}
+	}
+	return h
 }
 
 // cancelAll stops every running prompt.
@@ -284,7 +293,7 @@ func (a *agent) session(id sdk.SessionId) (*session, error) {
 
 func (a *agent) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
 	a.mu.Lock()
-	a.fs = p.ClientCapabilities.Fs
+	a.fs, a.terminal = p.ClientCapabilities.Fs, p.ClientCapabilities.Terminal
 	a.mu.Unlock()
 	return sdk.InitializeResponse{
 		ProtocolVersion: sdk.ProtocolVersionNumber,

@@ -96,6 +96,13 @@ func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, o a
 	// The client's file system, when it offers one, is where the file
 	// tools' text comes from and goes to.
 	c.ws.SetTextFiles(h.Files)
+	// Its terminals, when it offers them, run the shell commands ply
+	// would run unconfined.
+	if t, ok := c.reg.Lookup("run_shell_command"); ok {
+		if sh, ok := t.(*tools.Shell); ok {
+			sh.SetTerminals(h.Terminals)
+		}
+	}
 	sched := scheduler.New(c.reg, append(c.schedOps,
 		scheduler.WithApprover(h.Approver),
 		scheduler.WithLiveOutput(h.LiveOutput),
