@@ -55,6 +55,8 @@ func TestACPNodeClient(t *testing.T) {
 		LoadSession     bool
 		SessionID       string `json:"sessionId"`
 		Mode            string
+		Model           string
+		Options         []string
 		First           struct {
 			StopReason string
 			Updates    []json.RawMessage
@@ -74,11 +76,14 @@ func TestACPNodeClient(t *testing.T) {
 	if out.ProtocolVersion != 1 || !out.LoadSession || out.Mode != "default" || out.SessionID == "" {
 		t.Errorf("initialize/session/new: %s", stdout)
 	}
+	if out.Model != "m" || strings.Join(out.Options, ",") != "mode,model,effort" {
+		t.Errorf("session/new models and config options: %q, %q", out.Model, out.Options)
+	}
 	if out.First.StopReason != "end_turn" || out.Second.StopReason != "cancelled" {
 		t.Errorf("stop reasons %q, %q; want end_turn, cancelled", out.First.StopReason, out.Second.StopReason)
 	}
 	first := joinRaw(out.First.Updates)
-	for _, want := range []string{`"asked":"e1"`, `"toolCallId":"r1"`, `"kind":"read"`, `"kind":"edit"`, `"type":"diff"`, `"status":"completed"`, `Fixed.`} {
+	for _, want := range []string{`"sessionUpdate":"available_commands_update"`, `"name":"compress"`, `"asked":"e1"`, `"toolCallId":"r1"`, `"kind":"read"`, `"kind":"edit"`, `"type":"diff"`, `"status":"completed"`, `Fixed.`} {
 		if !strings.Contains(first, want) {
 			t.Errorf("first prompt's updates lack %s:\n%s", want, first)
 		}

@@ -60,3 +60,42 @@ func TestACPClientTerminal(t *testing.T) {
 		t.Errorf("the model did not get the terminal's output: %s", last)
 	}
 }
+
+// Cancelling a prompt whose command runs in the client's terminal kills
+// that command and releases the terminal.
+func TestACPCancelClientTerminal(t *testing.T) {
+	dir := t.TempDir()
+	srv := fp.New(t,
+		fp.Turn{fp.ToolCall("call_s", "run_shell_command", mustJSON(map[string]any{"command": "sleep 30; echo late > late.txt"}))},
+		fp.Turn{fp.Text("after")},
+	)
+	r := startACP(t, srv, filepath.Join(t.TempDir(), "home"), "--yolo")
+	r.client.terms = &fakeTerminals{byID: map[string]*fakeTerminal{}}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := r.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
+		ClientCapabilities: sdk.ClientCapabilities{Terminal: true}}); err != nil {
+		t.Fatal(err)
+	}
+	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.cancelWhen(ctx, ns.SessionId, func(u sdk.SessionUpdate) bool {
+		return u.ToolCallUpdate != nil && strings.Contains(mustJSON(u.ToolCallUpdate.Content), `"terminal"`)
+	})
+	start := time.Now()
+	resp, err := r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("wait")}})
+	if err != nil || resp.StopReason != sdk.StopReasonCancelled {
+		t.Fatalf("prompt: %+v, %v", resp, err)
+	}
+	if d := time.Since(start); d > 15*time.Second {
+		t.Errorf("the terminal's command was not stopped: the prompt took %v", d)
+	}
+	r.client.mu.Lock()
+	released := r.client.terms.released
+	r.client.mu.Unlock()
+	if len(released) != 1 {
+		t.Errorf("released terminals: %q", released)
+	}
+}

@@ -67,6 +67,8 @@ const out = {};
     const s = await ctx.request("session/new", { cwd, mcpServers: [] });
     out.sessionId = s.sessionId;
     out.mode = s.modes?.currentModeId;
+    out.model = s.models?.currentModelId;
+    out.options = (s.configOptions ?? []).map((o) => o.id);
     const r1 = await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "fix notes.txt" }] });
     out.first = { stopReason: r1.stopReason, updates: updates.splice(0) };
     cancelOn = s.sessionId;
