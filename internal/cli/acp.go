@@ -3,13 +3,11 @@ package cli
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"maps"
 	"path/filepath"
-	"strings"
 
 	"github.com/plyhq/ply/internal/acp"
 	"github.com/plyhq/ply/internal/headless"
@@ -124,6 +122,7 @@ func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, o a
 		source = ""
 		return out, blocked, reason
 	}
+	models := acpModels(&cfg, ch.Config().Model)
 	return &acp.Session{
 		BeforePrompt: before,
 		ID:           sess.id,
@@ -150,11 +149,11 @@ func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, o a
 		Close:        c.close,
 		History:      sess.history,
 		First:        sess.first,
-		Models:       acpModels(&cfg, ch.Config().Model),
+		Models:       models,
 		Model:        ch.Config().Model,
 		SetModel: func(m string) error {
-			if strings.TrimSpace(m) == "" {
-				return errors.New("empty model name")
+			if err := acpModelCheck(&cfg, models, m); err != nil {
+				return err
 			}
 			ch.SetModel(m)
 			return nil

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -110,5 +111,40 @@ func TestACPCommandsModelsAndOptions(t *testing.T) {
 		if strings.Contains(string(q.Raw), `"content":"/compress"`) {
 			t.Errorf("/compress went to the model as a prompt")
 		}
+	}
+}
+
+// The models offered are those the session's provider serves: another
+// provider's model is neither listed nor taken (switching providers in a
+// session is not done).
+func TestACPModelsOfTheSessionsProvider(t *testing.T) {
+	dir := t.TempDir()
+	srv := fp.New(t)
+	home := filepath.Join(t.TempDir(), "home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	settings := `{"modelProviders": {
+		"same": {"authType": "openai", "baseUrl": "` + srv.URL + `", "model": "same-model"},
+		"other": {"authType": "anthropic", "model": "claude-x"}}}`
+	if err := os.WriteFile(filepath.Join(home, "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := startACP(t, srv, home)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ns := r.newSession(t, ctx, dir)
+	var ids []string
+	for _, m := range ns.Models.AvailableModels {
+		ids = append(ids, string(m.ModelId))
+	}
+	if strings.Join(ids, ",") != "test-model,same-model" {
+		t.Errorf("models offered: %q, want test-model and same-model", ids)
+	}
+	if _, err := r.conn.UnstableSetSessionModel(ctx, sdk.UnstableSetSessionModelRequest{SessionId: ns.SessionId, ModelId: "claude-x"}); err == nil {
+		t.Error("another provider's model was taken")
+	}
+	if _, err := r.conn.UnstableSetSessionModel(ctx, sdk.UnstableSetSessionModelRequest{SessionId: ns.SessionId, ModelId: "same-model"}); err != nil {
+		t.Errorf("the same provider's model: %v", err)
 	}
 }
