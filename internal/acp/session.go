@@ -306,5 +306,6 @@ func (s *session) modeChanged(ctx context.Context) {
 	s.mu.Unlock()
 	if changed {
 		s.update(ctx, sdk.SessionUpdate{CurrentModeUpdate: &sdk.SessionCurrentModeUpdate{CurrentModeId: sdk.SessionModeId(now)}})
+		s.update(ctx, sdk.SessionUpdate{ConfigOptionUpdate: &sdk.SessionConfigOptionUpdate{ConfigOptions: s.configOptions()}})
 	}
 }
