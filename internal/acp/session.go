@@ -224,6 +224,13 @@ func (s *session) startCall(ctx context.Context, id, name, args string) {
 		sdk.WithStartLocations(d.locations), sdk.WithStartRawInput(d.raw)))
 }
 
+// known reports whether a tool_call was sent for the call id.
+func (s *session) known(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.started[id]
+}
+
 // onUpdate reports a call's state change (scheduler.WithOnUpdate).
 func (s *session) onUpdate(c *scheduler.Call) {
 	ctx := context.Background()

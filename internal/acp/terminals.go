@@ -42,7 +42,9 @@ func (t clientTerminals) RunInTerminal(ctx context.Context, r tools.TerminalRun)
 			t.s.agent.cfg.Log.Warn("acp: releasing a terminal", "err", err)
 		}
 	}()
-	if call := tools.CallID(ctx); call != "" {
+	// Shown in the call that runs it, if the client knows that call (a
+	// subagent's calls are not reported).
+	if call := tools.CallID(ctx); call != "" && t.s.known(call) {
 		t.s.update(ctx, sdk.UpdateToolCall(sdk.ToolCallId(call), sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolTerminalRef(id)})))
 	}
 	exit, err := conn.WaitForTerminalExit(ctx, sdk.WaitForTerminalExitRequest{SessionId: sid, TerminalId: id})
