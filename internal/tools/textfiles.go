@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"unicode/utf8"
 )
 
@@ -89,6 +90,11 @@ func (w *Workspace) writeText(ctx context.Context, path string, data []byte) (ex
 	}
 	if inGitDir(w, real) {
 		return false, fmt.Errorf("%s leads into a .git directory (%s): files inside .git directories must not be modified", path, real)
+	}
+	if _, err := os.Stat(filepath.Dir(real)); errors.Is(err, os.ErrNotExist) {
+		// An editor may not create directories: the disk write does,
+		// and the editor sees the new file there.
+		return w.writeFile(path, data)
 	}
 	_, statErr := os.Stat(path)
 	err = f.WriteTextFile(ctx, path, string(data))

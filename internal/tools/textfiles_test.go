@@ -100,13 +100,19 @@ func TestWriteFileThroughEditor(t *testing.T) {
 	ws.SetTextFiles(fs)
 	path := filepath.Join(root, "sub", "new.txt")
 
-	res := ftExec(t, NewWriteFile(ws), map[string]any{"file_path": "sub/new.txt", "content": "from ply\n"})
+	// A new file in a directory that does not exist yet is made on the
+	// disk, which creates the directories; the editor sees it there.
+	ftWantOK(t, ftExec(t, NewWriteFile(ws), map[string]any{"file_path": "sub/new.txt", "content": "from ply\n"}))
+	if len(fs.writes) != 0 || ftReadFile(t, path) != "from ply\n" {
+		t.Errorf("new directory: editor writes %q", fs.writes)
+	}
+	res := ftExec(t, NewWriteFile(ws), map[string]any{"file_path": "sub/new.txt", "content": "again\n"})
 	ftWantOK(t, res)
-	if fs.writes[path] != "from ply\n" {
+	if fs.writes[path] != "again\n" {
 		t.Errorf("editor writes = %q", fs.writes)
 	}
-	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the write also went to the disk: %v", err)
+	if got := ftReadFile(t, path); got != "from ply\n" {
+		t.Errorf("the write also went to the disk: %q", got)
 	}
 
 	// The checks stay: .git, outside the workspace, a link into .git.
