@@ -152,7 +152,7 @@ func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, o a
 		Models:       models,
 		Model:        ch.Config().Model,
 		SetModel: func(m string) error {
-			if err := acpModelCheck(&cfg, models, m); err != nil {
+			if err := checkModel(&cfg, m); err != nil {
 				return err
 			}
 			ch.SetModel(m)

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -26,4 +28,35 @@ func TestEffortFromSettings(t *testing.T) {
 	if r.code != 52 || !strings.Contains(r.stderr, "model.effort") {
 		t.Fatalf("exit %d, stderr %q: want a configuration error naming model.effort", r.code, r.stderr)
 	}
+}
+
+// The SDK's model list and set_model keep to the session's provider:
+// another provider's model is neither listed nor taken.
+func TestSDKModelsOfTheSessionsProvider(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	srv := fp.New(t)
+	settings := `{"modelProviders": {
+		"same": {"authType": "openai", "baseUrl": "` + srv.URL + `", "model": "same-model"},
+		"other": {"authType": "gemini", "model": "gemini-x"}}}`
+	if err := os.WriteFile(filepath.Join(home, "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, code := startSDKHome(t, dir, home, srv)
+	r := p.control("m1", map[string]any{"subtype": "get_available_models"})
+	body, _ := r["response"].(map[string]any)
+	var ids []string
+	list, _ := body["models"].([]any)
+	for _, m := range list {
+		ids = append(ids, m.(map[string]any)["id"].(string))
+	}
+	if strings.Join(ids, ",") != "m,same-model" {
+		t.Errorf("get_available_models: %q, want m and same-model", ids)
+	}
+	if r := p.control("m2", map[string]any{"subtype": "set_model", "model": "gemini-x"}); r["subtype"] != "error" {
+		t.Errorf("set_model to another provider's model answered %v", r)
+	}
+	if r := p.control("m3", map[string]any{"subtype": "set_model", "model": "same-model"}); r["subtype"] != "success" {
+		t.Errorf("set_model to the same provider's model answered %v", r)
+	}
+	p.exitOf(code)
 }

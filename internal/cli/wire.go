@@ -378,8 +378,8 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 				return c.policy.SetMode(pm)
 			},
 			SetModel: func(m string) error {
-				if strings.TrimSpace(m) == "" {
-					return errors.New("empty model name")
+				if err := checkModel(cfg, m); err != nil {
+					return err
 				}
 				ch.SetModel(m)
 				return nil
