@@ -192,3 +192,20 @@ func mustJSONArgs(t *testing.T, v any) json.RawMessage {
 	}
 	return b
 }
+
+func TestReadManyFilesThroughEditor(t *testing.T) {
+	root, ws := ftWorkspace(t)
+	a, b := filepath.Join(root, "a.txt"), filepath.Join(root, "b.txt")
+	ftWriteFile(t, a, "disk a\n")
+	ftWriteFile(t, b, "disk b\n")
+	fs := &fakeTextFiles{buffers: map[string]string{a: "buffer a\n"}}
+	ws.SetTextFiles(fs)
+	res := ftExec(t, NewReadManyFiles(ws), map[string]any{"paths": []string{"a.txt", "b.txt"}})
+	ftWantOK(t, res)
+	if !strings.Contains(res.Output, "buffer a") || strings.Contains(res.Output, "disk a") || !strings.Contains(res.Output, "disk b") {
+		t.Errorf("read_many_files did not read as the editor has the files:\n%s", res.Output)
+	}
+	if len(fs.reads) != 2 {
+		t.Errorf("editor reads = %q", fs.reads)
+	}
+}
