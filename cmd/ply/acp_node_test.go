@@ -19,7 +19,7 @@ const acpSDKVersion = "2.4.0"
 
 // TestACPNodeClient drives `ply --acp` with the official TypeScript ACP
 // client (testdata/acp/client.mjs): a prompt that reads and edits with
-// the client's permission, a prompt cancelled mid-stream, and
+// the client's permission through the client's file system, a prompt cancelled mid-stream, and
 // session/load of that session in a second process. It skips where node
 // or npm is missing or the package cannot be installed.
 func TestACPNodeClient(t *testing.T) {
@@ -55,6 +55,8 @@ func TestACPNodeClient(t *testing.T) {
 		LoadSession     bool
 		SessionID       string `json:"sessionId"`
 		Mode            string
+		Model           string
+		Options         []string
 		First           struct {
 			StopReason string
 			Updates    []json.RawMessage
@@ -63,6 +65,10 @@ func TestACPNodeClient(t *testing.T) {
 		Loaded     struct{ Updates []json.RawMessage }
 		FirstExit  int
 		SecondExit int
+		Files      struct {
+			Reads  []string
+			Writes []struct{ Path, Content string }
+		}
 	}
 	if err := json.Unmarshal(stdout, &out); err != nil {
 		t.Fatalf("script output %q: %v", stdout, err)
@@ -70,17 +76,28 @@ func TestACPNodeClient(t *testing.T) {
 	if out.ProtocolVersion != 1 || !out.LoadSession || out.Mode != "default" || out.SessionID == "" {
 		t.Errorf("initialize/session/new: %s", stdout)
 	}
+	if out.Model != "m" || strings.Join(out.Options, ",") != "mode,model,effort" {
+		t.Errorf("session/new models and config options: %q, %q", out.Model, out.Options)
+	}
 	if out.First.StopReason != "end_turn" || out.Second.StopReason != "cancelled" {
 		t.Errorf("stop reasons %q, %q; want end_turn, cancelled", out.First.StopReason, out.Second.StopReason)
 	}
 	first := joinRaw(out.First.Updates)
-	for _, want := range []string{`"asked":"e1"`, `"toolCallId":"r1"`, `"kind":"read"`, `"kind":"edit"`, `"type":"diff"`, `"status":"completed"`, `Fixed.`} {
+	for _, want := range []string{`"sessionUpdate":"available_commands_update"`, `"name":"compress"`, `"asked":"e1"`, `"toolCallId":"r1"`, `"kind":"read"`, `"kind":"edit"`, `"type":"diff"`, `"status":"completed"`, `Fixed.`} {
 		if !strings.Contains(first, want) {
 			t.Errorf("first prompt's updates lack %s:\n%s", want, first)
 		}
 	}
 	if b, _ := os.ReadFile(file); string(b) != "bye acp\n" {
 		t.Errorf("file after the granted edit: %q", b)
+	}
+	// The client offered its file system: the read and the edit went
+	// through it.
+	if len(out.Files.Reads) == 0 || out.Files.Reads[0] != file {
+		t.Errorf("fs/read_text_file requests: %q", out.Files.Reads)
+	}
+	if w := out.Files.Writes; len(w) != 1 || w[0].Path != file || w[0].Content != "bye acp\n" {
+		t.Errorf("fs/write_text_file requests: %+v", w)
 	}
 	loaded := joinRaw(out.Loaded.Updates)
 	for _, want := range []string{`"sessionUpdate":"user_message_chunk"`, `fix notes.txt`, `"toolCallId":"e1"`, `Fixed.`} {

@@ -78,18 +78,25 @@ func TestQwenSDKSession(t *testing.T) {
 			}
 		}
 		a := answers
-		check("initial_effort", a["initial_effort"] != nil && a["initial_effort"]["applied"] == false)
+		check("initial_effort", a["initial_effort"] != nil && a["initial_effort"]["applied"] == true)
 		_, cmds := a["supported_commands"]["commands"].([]any)
 		check("supported_commands", cmds)
 		_, servers := a["mcp_server_status"]["mcpServers"].([]any)
 		check("mcp_server_status", servers)
 		cats, _ := a["get_context_usage"]["categories"].(map[string]any)
 		check("get_context_usage", cats != nil && cats["history"].(float64) > 0 && cats["system_prompt"].(float64) > 0)
-		check("set_effort", a["set_effort"] != nil && a["set_effort"]["applied"] == false)
+		check("set_effort", a["set_effort"] != nil && a["set_effort"]["applied"] == true)
 		models, _ := a["get_available_models"]["models"].([]any)
 		check("get_available_models", len(models) > 0 && models[0].(map[string]any)["id"] == "m")
 		check("get_usage_info", a["get_usage_info"] != nil && a["get_usage_info"]["queries"] == 1.0)
 		check("continue_last_turn", a["continue_last_turn"] != nil && a["continue_last_turn"]["accepted"] == false)
+		// The effort option and set_effort reach the provider.
+		if reqs := srv.Requests(); len(reqs) < 2 || reqs[0].Body["reasoning_effort"] != "medium" || reqs[1].Body["reasoning_effort"] != "high" {
+			t.Errorf("reasoning_effort of the queries: want medium then high; got %d requests", len(reqs))
+			for _, r := range reqs {
+				t.Logf("reasoning_effort %v", r.Body["reasoning_effort"])
+			}
+		}
 		// The SDK types a result's subtype as success, error_max_turns or
 		// error_during_execution.
 		if second == nil || second["subtype"] != "error_during_execution" || second["is_error"] != true {

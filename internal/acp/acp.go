@@ -68,6 +68,22 @@ type Session struct {
 	First   []llm.Part
 	// Close releases the session's layers.
 	Close func()
+
+	// Models are the models the client may pick and Model the one in
+	// use; SetModel switches it (nil: it cannot change). Effort is the
+	// reasoning tier ("" the provider's default); SetEffort changes it.
+	Models    []Model
+	Model     string
+	SetModel  func(id string) error
+	Effort    string
+	SetEffort func(effort string) error
+	// Commands are what the client may run as a prompt "/name args".
+	Commands []Command
+}
+
+// Model is a model a session may switch to.
+type Model struct {
+	ID, Name, Description string
 }
 
 // Hooks are what the agent plugs into a session's scheduler: the approver
@@ -78,6 +94,12 @@ type Hooks struct {
 	// LiveOutput is the sink for a running call's output
 	// (scheduler.WithLiveOutput).
 	LiveOutput func(*scheduler.Call) tools.Output
+	// Files is the client's file system when it offers one (the file
+	// tools' text goes through it: Workspace.SetTextFiles); nil otherwise.
+	Files tools.TextFiles
+	// Terminals are the client's terminals when it offers them (shell
+	// commands run there: Shell.SetTerminals); nil otherwise.
+	Terminals tools.Terminals
 }
 
 // MCPServer is an MCP server the client asks a session to use.
@@ -161,9 +183,9 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	track := newPending()
-	w := &lockedWriter{w: out, track: track}
-	pr, pw := io.Pipe()
 	a := &agent{cfg: cfg, ctx: ctx, sessions: map[sdk.SessionId]*session{}}
+	w := &lockedWriter{w: out, track: track, onAnswer: a.answered}
+	pr, pw := io.Pipe()
 	conn := sdk.NewAgentSideConnection(a, w, pr)
 	conn.SetLogger(cfg.Log)
 	a.conn = conn
@@ -190,10 +212,12 @@ const drainTimeout = 5 * time.Second
 
 // lockedWriter serialises whole-line writes of the connection and of the
 // line filter's error answers.
+// onAnswer sees each answer once it is written; it must not write.
 type lockedWriter struct {
-	mu    sync.Mutex
-	w     io.Writer
-	track *pending
+	mu       sync.Mutex
+	w        io.Writer
+	track    *pending
+	onAnswer func(answer)
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
@@ -201,7 +225,9 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	n, err := l.w.Write(p)
 	if err == nil {
-		l.track.answered(p)
+		if a, ok := l.track.answered(p); ok && l.onAnswer != nil {
+			l.onAnswer(a)
+		}
 	}
 	return n, err
 }
@@ -214,6 +240,22 @@ type agent struct {
 
 	mu       sync.Mutex
 	sessions map[sdk.SessionId]*session
+	// fs is what the client's initialize offered of its file system;
+	// terminal whether it offered terminals.
+	fs       sdk.FileSystemCapabilities
+	terminal bool
+}
+
+// hooks are what s plugs into its session's layers.
+func (a *agent) hooks(s *session) Hooks {
+	a.mu.Lock()
+	fs, terminal := a.fs, a.terminal
+	a.mu.Unlock()
+	h := Hooks{Approver: s, OnUpdate: s.onUpdate, LiveOutput: s.liveOutput, Files: textFiles(s, fs)}
+	if terminal {
+		h.Terminals = clientTerminals{s}
+	}
+	return h
 }
 
 // cancelAll stops every running prompt.
@@ -250,14 +292,18 @@ func (a *agent) session(id sdk.SessionId) (*session, error) {
 }
 
 func (a *agent) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
+	a.mu.Lock()
+	a.fs, a.terminal = p.ClientCapabilities.Fs, p.ClientCapabilities.Terminal
+	a.mu.Unlock()
 	return sdk.InitializeResponse{
 		ProtocolVersion: sdk.ProtocolVersionNumber,
 		AgentCapabilities: sdk.AgentCapabilities{
 			LoadSession:     a.cfg.LoadSession != nil,
 			McpCapabilities: sdk.McpCapabilities{Http: true, Sse: true},
 			SessionCapabilities: sdk.SessionCapabilities{
-				Close: &sdk.SessionCloseCapabilities{},
-				List:  a.listCapability(),
+				Close:  &sdk.SessionCloseCapabilities{},
+				List:   a.listCapability(),
+				Resume: a.resumeCapability(),
 			},
 			PromptCapabilities: sdk.PromptCapabilities{
 				Image:           true,
@@ -277,17 +323,20 @@ func (a *agent) Authenticate(ctx context.Context, p sdk.AuthenticateRequest) (sd
 
 func (a *agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
 	s := &session{agent: a}
-	core, err := a.cfg.NewSession(a.ctx, Open{CWD: p.Cwd, MCP: mcpServers(p.McpServers)}, Hooks{Approver: s, OnUpdate: s.onUpdate, LiveOutput: s.liveOutput})
+	core, err := a.cfg.NewSession(a.ctx, Open{CWD: p.Cwd, MCP: mcpServers(p.McpServers)}, a.hooks(s))
 	if err != nil {
 		return sdk.NewSessionResponse{}, fmt.Errorf("starting a session in %s: %w", p.Cwd, err)
 	}
-	s.core, s.id, s.mode = core, sdk.SessionId(core.ID), core.Mode
+	s.core, s.id = core, sdk.SessionId(core.ID)
+	s.start()
 	a.mu.Lock()
 	a.sessions[s.id] = s
 	a.mu.Unlock()
 	return sdk.NewSessionResponse{
-		SessionId: s.id,
-		Modes:     &sdk.SessionModeState{AvailableModes: Modes, CurrentModeId: sdk.SessionModeId(core.Mode)},
+		SessionId:     s.id,
+		Modes:         s.modeState(),
+		Models:        s.modelState(),
+		ConfigOptions: s.configOptions(),
 	}, nil
 }
 
@@ -295,6 +344,9 @@ func (a *agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 	s, err := a.session(p.SessionId)
 	if err != nil {
 		return sdk.PromptResponse{}, err
+	}
+	if c, args := commandOf(p.Prompt, s.core.Commands); c != nil {
+		return s.command(ctx, c, args)
 	}
 	parts, err := promptParts(p.Prompt)
 	if err != nil {
@@ -320,16 +372,9 @@ func (a *agent) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest)
 	if s.core.SetMode == nil {
 		return sdk.SetSessionModeResponse{}, errors.New("this session's mode cannot be changed")
 	}
-	if err := s.core.SetMode(string(p.ModeId)); err != nil {
-		return sdk.SetSessionModeResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
+	if err := s.setMode(string(p.ModeId)); err != nil {
+		return sdk.SetSessionModeResponse{}, err
 	}
-	mode := string(p.ModeId)
-	if s.core.CurrentMode != nil {
-		mode = s.core.CurrentMode() // the canonical name of an alias
-	}
-	s.mu.Lock()
-	s.mode = mode
-	s.mu.Unlock()
 	return sdk.SetSessionModeResponse{}, nil
 }
 
@@ -380,12 +425,4 @@ func (a *agent) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (sd
 		out.Sessions = append(out.Sessions, info)
 	}
 	return out, nil
-}
-
-func (a *agent) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
-	return sdk.ResumeSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionResume)
-}
-
-func (a *agent) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
-	return sdk.SetSessionConfigOptionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionSetConfigOption)
 }

@@ -15,27 +15,58 @@ func (a *agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.
 	if a.cfg.LoadSession == nil {
 		return sdk.LoadSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionLoad)
 	}
+	s, err := a.open(ctx, p.SessionId, Open{CWD: p.Cwd, MCP: mcpServers(p.McpServers)}, true)
+	if err != nil {
+		return sdk.LoadSessionResponse{}, err
+	}
+	return sdk.LoadSessionResponse{Modes: s.modeState(), Models: s.modelState(), ConfigOptions: s.configOptions()}, nil
+}
+
+// ResumeSession opens a saved session without replaying it
+// (session/resume): the client still shows it.
+func (a *agent) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
+	if a.cfg.LoadSession == nil {
+		return sdk.ResumeSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionResume)
+	}
+	s, err := a.open(ctx, p.SessionId, Open{CWD: p.Cwd, MCP: mcpServers(p.McpServers)}, false)
+	if err != nil {
+		return sdk.ResumeSessionResponse{}, err
+	}
+	return sdk.ResumeSessionResponse{Modes: s.modeState(), Models: s.modelState(), ConfigOptions: s.configOptions()}, nil
+}
+
+func (a *agent) resumeCapability() *sdk.SessionResumeCapabilities {
+	if a.cfg.LoadSession == nil {
+		return nil
+	}
+	return &sdk.SessionResumeCapabilities{}
+}
+
+// open opens the saved session id, replaying its conversation first when
+// show is set.
+func (a *agent) open(ctx context.Context, id sdk.SessionId, o Open, show bool) (*session, error) {
 	a.mu.Lock()
-	_, open := a.sessions[p.SessionId]
+	_, open := a.sessions[id]
 	a.mu.Unlock()
 	if open {
-		return sdk.LoadSessionResponse{}, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("session %s is already open", p.SessionId)})
+		return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("session %s is already open", id)})
 	}
-	s := &session{agent: a, id: p.SessionId}
-	core, err := a.cfg.LoadSession(a.ctx, Open{CWD: p.Cwd, MCP: mcpServers(p.McpServers)}, string(p.SessionId), Hooks{Approver: s, OnUpdate: s.onUpdate, LiveOutput: s.liveOutput})
+	s := &session{agent: a, id: id}
+	core, err := a.cfg.LoadSession(a.ctx, o, string(id), a.hooks(s))
 	if err != nil {
-		return sdk.LoadSessionResponse{}, fmt.Errorf("loading session %s: %w", p.SessionId, err)
+		return nil, fmt.Errorf("opening session %s: %w", id, err)
 	}
-	s.core, s.mode, s.first = core, core.Mode, core.First
-	for _, u := range replay(core.History) {
-		s.update(ctx, u)
+	s.core, s.first = core, core.First
+	s.start()
+	if show {
+		for _, u := range replay(core.History) {
+			s.update(ctx, u)
+		}
 	}
 	a.mu.Lock()
 	a.sessions[s.id] = s
 	a.mu.Unlock()
-	return sdk.LoadSessionResponse{
-		Modes: &sdk.SessionModeState{AvailableModes: Modes, CurrentModeId: sdk.SessionModeId(core.Mode)},
-	}, nil
+	return s, nil
 }
 
 // replay is the updates that show history to a client: the user's text,

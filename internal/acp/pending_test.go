@@ -44,3 +44,24 @@ func FuzzPending(f *testing.F) {
 		}
 	})
 }
+
+// answered says which request a response settles and for which session:
+// the request's, or the one the response names (session/new).
+func TestPendingAnsweredNamesTheSession(t *testing.T) {
+	p := newPending()
+	p.request([]byte(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/"}}`))
+	p.request([]byte(`{"jsonrpc":"2.0","id":2,"method":"session/load","params":{"sessionId":"s2","cwd":"/"}}`))
+	if got, ok := p.answered([]byte(`{"jsonrpc":"2.0","id":1,"result":{"sessionId":"s1"}}`)); !ok || got != (answer{method: "session/new", session: "s1"}) {
+		t.Errorf("session/new answered: %+v, %v", got, ok)
+	}
+	if got, ok := p.answered([]byte(`{"jsonrpc":"2.0","id":2,"result":{}}`)); !ok || got != (answer{method: "session/load", session: "s2"}) {
+		t.Errorf("session/load answered: %+v, %v", got, ok)
+	}
+	if _, ok := p.answered([]byte(`{"jsonrpc":"2.0","id":3,"result":{}}`)); ok {
+		t.Error("an answer to no request settled one")
+	}
+	p.request([]byte(`{"jsonrpc":"2.0","id":4,"method":"session/new","params":{}}`))
+	if got, ok := p.answered([]byte(`{"jsonrpc":"2.0","id":4,"error":{"code":1,"message":"x"}}`)); !ok || !got.failed {
+		t.Errorf("a failed session/new: %+v, %v", got, ok)
+	}
+}

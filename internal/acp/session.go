@@ -22,8 +22,10 @@ type session struct {
 	core  *Session
 	id    sdk.SessionId
 
-	mu   sync.Mutex
-	mode string
+	mu sync.Mutex
+	// mode, model and effort are the session's settings the client
+	// sees.
+	mode, model, effort string
 	// stop cancels the running prompt; done is closed when it ended.
 	stop context.CancelFunc
 	done chan struct{}
@@ -53,28 +55,38 @@ func (s *session) wait() {
 	}
 }
 
+// begin claims the session for one prompt: the context cancel stops,
+// and end, which releases the session.
+func (s *session) begin(ctx context.Context) (context.Context, func(), error) {
+	ctx, stop := context.WithCancel(ctx)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stop != nil {
+		stop()
+		return nil, nil, errBusy
+	}
+	done := make(chan struct{})
+	s.stop, s.done, s.started = stop, done, map[string]bool{}
+	return ctx, func() {
+		stop()
+		s.mu.Lock()
+		s.stop, s.done = nil, nil
+		s.mu.Unlock()
+		close(done)
+	}, nil
+}
+
 // errBusy answers a prompt sent while another runs in the session.
 var errBusy = errors.New("a prompt is already running in this session")
 
 // prompt runs the loop for one prompt: rounds until the model asks for no
 // tool, reporting every event to the client.
 func (s *session) prompt(ctx context.Context, parts []llm.Part) (sdk.PromptResponse, error) {
-	ctx, stop := context.WithCancel(ctx)
-	defer stop()
-	s.mu.Lock()
-	if s.stop != nil {
-		s.mu.Unlock()
-		return sdk.PromptResponse{}, errBusy
+	ctx, end, err := s.begin(ctx)
+	if err != nil {
+		return sdk.PromptResponse{}, err
 	}
-	done := make(chan struct{})
-	s.stop, s.done, s.started = stop, done, map[string]bool{}
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.stop, s.done = nil, nil
-		s.mu.Unlock()
-		close(done)
-	}()
+	defer end()
 	if s.core.BeforePrompt != nil {
 		out, blocked, why := s.core.BeforePrompt(ctx, parts)
 		if blocked {
@@ -212,6 +224,13 @@ func (s *session) startCall(ctx context.Context, id, name, args string) {
 		sdk.WithStartLocations(d.locations), sdk.WithStartRawInput(d.raw)))
 }
 
+// known reports whether a tool_call was sent for the call id.
+func (s *session) known(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.started[id]
+}
+
 // onUpdate reports a call's state change (scheduler.WithOnUpdate).
 func (s *session) onUpdate(c *scheduler.Call) {
 	ctx := context.Background()
@@ -294,5 +313,6 @@ func (s *session) modeChanged(ctx context.Context) {
 	s.mu.Unlock()
 	if changed {
 		s.update(ctx, sdk.SessionUpdate{CurrentModeUpdate: &sdk.SessionCurrentModeUpdate{CurrentModeId: sdk.SessionModeId(now)}})
+		s.update(ctx, sdk.SessionUpdate{ConfigOptionUpdate: &sdk.SessionConfigOptionUpdate{ConfigOptions: s.configOptions()}})
 	}
 }

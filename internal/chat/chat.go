@@ -67,7 +67,10 @@ type Config struct {
 	System          string
 	Tools           []llm.ToolDecl
 	MaxOutputTokens int
-	Retry           RetryPolicy
+	// Effort is the reasoning tier of every request ("" for the
+	// provider's default); SetEffort changes it.
+	Effort llm.Effort
+	Retry  RetryPolicy
 	// ContextWindow is the model's window in tokens (0: unknown, no
 	// automatic compression).
 	ContextWindow int
@@ -186,6 +189,13 @@ func (c *Chat) SetModel(m string) {
 	c.cfg.Model = m
 }
 
+// SetEffort switches the reasoning tier for later requests.
+func (c *Chat) SetEffort(e llm.Effort) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cfg.Effort = e
+}
+
 // SetTools replaces the tool declarations of later requests (MCP servers
 // added during a session).
 func (c *Chat) SetTools(t []llm.ToolDecl) {
@@ -256,6 +266,7 @@ func (c *Chat) request(maxOut int) *llm.Request {
 		Messages:        append([]llm.Message(nil), c.history...),
 		Tools:           c.cfg.Tools,
 		MaxOutputTokens: maxOut,
+		Effort:          c.cfg.Effort,
 	}
 }
 

@@ -92,6 +92,16 @@ func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, o a
 	if err != nil {
 		return nil, err
 	}
+	// The client's file system, when it offers one, is where the file
+	// tools' text comes from and goes to.
+	c.ws.SetTextFiles(h.Files)
+	// Its terminals, when it offers them, run the shell commands ply
+	// would run unconfined.
+	if t, ok := c.reg.Lookup("run_shell_command"); ok {
+		if sh, ok := t.(*tools.Shell); ok {
+			sh.SetTerminals(h.Terminals)
+		}
+	}
 	sched := scheduler.New(c.reg, append(c.schedOps,
 		scheduler.WithApprover(hooks.Approver(c.hooks, h.Approver)),
 		scheduler.WithLiveOutput(h.LiveOutput),
@@ -113,6 +123,7 @@ func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, o a
 		source = ""
 		return out, blocked, reason
 	}
+	models := acpModels(&cfg, ch.Config().Model)
 	return &acp.Session{
 		BeforePrompt: before,
 		ID:           sess.id,
@@ -139,6 +150,24 @@ func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, o a
 		Close:        c.close,
 		History:      sess.history,
 		First:        sess.first,
+		Models:       models,
+		Model:        ch.Config().Model,
+		SetModel: func(m string) error {
+			if err := checkModel(&cfg, m); err != nil {
+				return err
+			}
+			ch.SetModel(m)
+			return nil
+		},
+		Effort: string(ch.Config().Effort),
+		SetEffort: func(v string) error {
+			e, err := llm.ParseEffort(v)
+			if err == nil {
+				ch.SetEffort(e)
+			}
+			return err
+		},
+		Commands: acpCommands(c),
 	}, nil
 }
 

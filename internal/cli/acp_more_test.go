@@ -171,8 +171,13 @@ func TestACPExitPlanModeTellsTheClient(t *testing.T) {
 		r.client.asked[0].ToolCall.Content[0].Content == nil || r.client.asked[0].ToolCall.Content[0].Content.Content.Text.Text != "1. do it" {
 		t.Errorf("the approval does not show the plan: %+v", r.client.asked)
 	}
-	if got := r.client.seen(); !strings.Contains(got, `{"currentModeId":"default","sessionUpdate":"current_mode_update"}`) {
+	got := r.client.seen()
+	if !strings.Contains(got, `{"currentModeId":"default","sessionUpdate":"current_mode_update"}`) {
 		t.Errorf("no current_mode_update to default:\n%s", got)
+	}
+	// A client that uses config options sees the mode change there too.
+	if !strings.Contains(got, `"sessionUpdate":"config_option_update"`) || !strings.Contains(got, `"currentValue":"default","id":"mode"`) {
+		t.Errorf("no config_option_update with the mode default:\n%s", got)
 	}
 }
 

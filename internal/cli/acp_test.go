@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -26,6 +28,14 @@ type acpClient struct {
 	grant   sdk.PermissionOptionId
 	// onUpdate, when set, sees every update as it comes.
 	onUpdate func(sdk.SessionUpdate)
+	// buffers, when set, are the editor's open files: the client offers
+	// its file system, reads see them, writes change them (recorded in
+	// reads and wrote).
+	buffers map[string]string
+	reads   []string
+	wrote   []string
+	// terms, when set, are its terminals: the client offers them.
+	terms *fakeTerminals
 }
 
 func (c *acpClient) SessionUpdate(ctx context.Context, n sdk.SessionNotification) error {
@@ -60,26 +70,122 @@ func (c *acpClient) seen() string {
 	return s
 }
 
-func (c *acpClient) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
-	return sdk.ReadTextFileResponse{}, sdk.NewMethodNotFound("fs/read_text_file")
+func (c *acpClient) ReadTextFile(_ context.Context, r sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.buffers == nil {
+		return sdk.ReadTextFileResponse{}, sdk.NewMethodNotFound("fs/read_text_file")
+	}
+	c.reads = append(c.reads, r.Path)
+	if b, ok := c.buffers[r.Path]; ok {
+		return sdk.ReadTextFileResponse{Content: b}, nil
+	}
+	b, err := os.ReadFile(r.Path)
+	return sdk.ReadTextFileResponse{Content: string(b)}, err
 }
-func (c *acpClient) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
-	return sdk.WriteTextFileResponse{}, sdk.NewMethodNotFound("fs/write_text_file")
+func (c *acpClient) WriteTextFile(_ context.Context, r sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.buffers == nil {
+		return sdk.WriteTextFileResponse{}, sdk.NewMethodNotFound("fs/write_text_file")
+	}
+	c.buffers[r.Path] = r.Content
+	c.wrote = append(c.wrote, r.Path)
+	return sdk.WriteTextFileResponse{}, nil
 }
-func (c *acpClient) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
-	return sdk.CreateTerminalResponse{}, sdk.NewMethodNotFound("terminal/create")
+func (c *acpClient) CreateTerminal(_ context.Context, r sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.terms == nil {
+		return sdk.CreateTerminalResponse{}, sdk.NewMethodNotFound("terminal/create")
+	}
+	return c.terms.create(r), nil
 }
-func (c *acpClient) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
-	return sdk.KillTerminalResponse{}, sdk.NewMethodNotFound("terminal/kill")
+func (c *acpClient) KillTerminal(_ context.Context, r sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
+	t, err := c.terminal(r.TerminalId)
+	if err == nil {
+		t.kill()
+	}
+	return sdk.KillTerminalResponse{}, err
 }
-func (c *acpClient) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
-	return sdk.TerminalOutputResponse{}, sdk.NewMethodNotFound("terminal/output")
+func (c *acpClient) TerminalOutput(_ context.Context, r sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
+	t, err := c.terminal(r.TerminalId)
+	if err != nil {
+		return sdk.TerminalOutputResponse{}, err
+	}
+	return sdk.TerminalOutputResponse{Output: t.out.String()}, nil
 }
-func (c *acpClient) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
-	return sdk.ReleaseTerminalResponse{}, sdk.NewMethodNotFound("terminal/release")
+func (c *acpClient) ReleaseTerminal(_ context.Context, r sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
+	t, err := c.terminal(r.TerminalId)
+	if err == nil {
+		t.kill()
+		c.mu.Lock()
+		c.terms.released = append(c.terms.released, r.TerminalId)
+		c.mu.Unlock()
+	}
+	return sdk.ReleaseTerminalResponse{}, err
 }
-func (c *acpClient) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
-	return sdk.WaitForTerminalExitResponse{}, sdk.NewMethodNotFound("terminal/wait_for_exit")
+func (c *acpClient) WaitForTerminalExit(ctx context.Context, r sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
+	t, err := c.terminal(r.TerminalId)
+	if err != nil {
+		return sdk.WaitForTerminalExitResponse{}, err
+	}
+	select {
+	case <-t.done:
+		return sdk.WaitForTerminalExitResponse{ExitCode: sdk.Ptr(t.cmd.ProcessState.ExitCode())}, nil
+	case <-ctx.Done():
+		return sdk.WaitForTerminalExitResponse{}, ctx.Err()
+	}
+}
+
+func (c *acpClient) terminal(id string) (*fakeTerminal, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.terms == nil || c.terms.byID[id] == nil {
+		return nil, sdk.NewInvalidParams(map[string]any{"error": "no terminal " + id})
+	}
+	return c.terms.byID[id], nil
+}
+
+// fakeTerminals are an editor's terminals: each runs its command here and
+// keeps its output.
+type fakeTerminals struct {
+	byID     map[string]*fakeTerminal
+	created  []sdk.CreateTerminalRequest
+	released []string
+}
+
+type fakeTerminal struct {
+	cmd  *exec.Cmd
+	out  syncBuffer
+	done chan struct{}
+}
+
+func (f *fakeTerminals) create(r sdk.CreateTerminalRequest) sdk.CreateTerminalResponse {
+	t := &fakeTerminal{cmd: exec.Command(r.Command, r.Args...), done: make(chan struct{})}
+	if r.Cwd != nil {
+		t.cmd.Dir = *r.Cwd
+	}
+	t.cmd.Stdout, t.cmd.Stderr = &t.out, &t.out
+	id := fmt.Sprintf("term-%d", len(f.created)+1)
+	f.created = append(f.created, r)
+	f.byID[id] = t
+	if err := t.cmd.Start(); err != nil {
+		fmt.Fprintf(&t.out, "cannot start: %v", err)
+		close(t.done)
+		return sdk.CreateTerminalResponse{TerminalId: id}
+	}
+	go func() { t.cmd.Wait(); close(t.done) }()
+	return sdk.CreateTerminalResponse{TerminalId: id}
+}
+
+func (t *fakeTerminal) kill() {
+	select {
+	case <-t.done:
+	default:
+		t.cmd.Process.Kill()
+		<-t.done
+	}
 }
 
 // acpRun is ply --acp running in-process, connected to a client.

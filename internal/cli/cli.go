@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/plyhq/ply/internal/headless"
+	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/mcp"
 	"github.com/plyhq/ply/internal/redact"
 	"github.com/plyhq/ply/internal/session"
@@ -164,6 +165,9 @@ type config struct {
 	// providerNotice says that a trusted project sends the key to a base
 	// URL the user's own settings do not name.
 	providerNotice string
+
+	// effort is the reasoning tier of model.effort (acp2).
+	effort llm.Effort
 }
 
 func resolve(o *Options, sio IO) (*config, int, error) {
@@ -310,6 +314,9 @@ func loadSettings(c *config, o *Options, env func(string) string) (int, error) {
 	}
 	if n := st.Model.MaxToolCallsPerTurn; n < 0 {
 		return headless.ExitConfig, fmt.Errorf("settings: model.maxToolCallsPerTurn is %d: it must be 1 or more (the default is 100)", n)
+	}
+	if c.effort, err = llm.ParseEffort(st.Model.Effort); err != nil {
+		return headless.ExitConfig, fmt.Errorf("settings: model.effort: %w", err)
 	}
 	if c.mcp, err = mcpConfig(st, o.MCPConfig); err != nil {
 		return headless.ExitConfig, err

@@ -1,13 +1,21 @@
 package cli
 
 import (
+	"cmp"
+	"errors"
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/plyhq/ply/internal/headless"
+	"github.com/plyhq/ply/internal/settings"
 )
 
 // availableModels lists the model in use and those of the providers the
-// settings define ("modelProviders"), for the SDK's get_available_models.
+// settings define ("modelProviders") that the session's provider serves,
+// for the SDK's get_available_models and ACP's models. UNFINISHED:
+// switching to another provider's model (its wire format, endpoint and
+// key) within a session is not done, so those models are not listed.
 func availableModels(cfg *config, current string) []headless.Model {
 	out := []headless.Model{{ID: current, Label: current, ContextWindow: cfg.contextWindow, Current: true}}
 	names := make([]string, 0, len(cfg.settings.ModelProviders))
@@ -17,10 +25,42 @@ func availableModels(cfg *config, current string) []headless.Model {
 	slices.Sort(names)
 	for _, n := range names {
 		mp := cfg.settings.ModelProviders[n]
-		if mp.Model == "" || mp.Model == current {
+		if mp.Model == "" || mp.Model == current || !sameEndpoint(cfg, mp) {
 			continue
 		}
 		out = append(out, headless.Model{ID: mp.Model, Label: n + ": " + mp.Model, Provider: n, ContextWindow: mp.ContextWindow})
 	}
 	return out
+}
+
+// sameEndpoint reports whether mp is served by the session's provider:
+// the same wire format, base URL and key.
+func sameEndpoint(cfg *config, mp settings.ModelProvider) bool {
+	auth := cmp.Or(mp.AuthType, cfg.settings.AuthType, "openai")
+	return auth == cfg.wire.name &&
+		(mp.BaseURL == "" || mp.BaseURL == cfg.baseURL) &&
+		(mp.APIKeyEnv == "" || mp.APIKeyEnv == cfg.keyEnv)
+}
+
+// checkModel refuses id when it is empty or only another configured
+// provider's model; any other name goes to the session's provider, as
+// the terminal UI's /model does.
+func checkModel(cfg *config, id string) error {
+	if strings.TrimSpace(id) == "" {
+		return errors.New("empty model name")
+	}
+	other := ""
+	for name, mp := range cfg.settings.ModelProviders {
+		if mp.Model != id {
+			continue
+		}
+		if sameEndpoint(cfg, mp) {
+			return nil
+		}
+		other = name
+	}
+	if other != "" {
+		return fmt.Errorf("model %q is provider %q's, not this session's provider's: start ply with --provider %s to use it", id, other, other)
+	}
+	return nil
 }

@@ -122,11 +122,14 @@ func TestSDKDenyWithInterruptStopsTheRun(t *testing.T) {
 // control request".
 func TestSDKControlRequestsAnswered(t *testing.T) {
 	dir := t.TempDir()
-	srv := fp.New(t, fp.Turn{fp.Text("hello there")})
+	srv := fp.New(t, fp.Turn{fp.Text("hello there")}, fp.Turn{fp.Text("thought hard")})
 	p, code := startSDK(t, dir, srv)
 	p.send(userMsg("hi"))
 	if res := p.next("result", nil); res["subtype"] != "success" {
 		t.Fatalf("result %v", res)
+	}
+	if _, sent := srv.Requests()[0].Body["reasoning_effort"]; sent {
+		t.Fatalf("reasoning_effort sent before any effort was set: %s", srv.Requests()[0].Raw)
 	}
 	ok := func(r map[string]any, subtype string) map[string]any {
 		t.Helper()
@@ -156,8 +159,8 @@ func TestSDKControlRequestsAnswered(t *testing.T) {
 		t.Fatalf("get_context_usage total %v below its history", cu)
 	}
 	eff := ok(p.control("c4", map[string]any{"subtype": "set_effort", "effort": "high"}), "set_effort")
-	if eff["effort"] != "high" || eff["applied"] != false || eff["reason"] == "" {
-		t.Fatalf("set_effort %v: want the tier stored and reported as not applied, with why", eff)
+	if eff["effort"] != "high" || eff["applied"] != true {
+		t.Fatalf("set_effort %v: want the tier applied", eff)
 	}
 	if r := p.control("c5", map[string]any{"subtype": "set_effort", "effort": "extreme"}); r["subtype"] != "error" {
 		t.Fatalf("set_effort with an unknown tier answered %v", r)
@@ -174,6 +177,14 @@ func TestSDKControlRequestsAnswered(t *testing.T) {
 	cont := ok(p.control("c8", map[string]any{"subtype": "continue_last_turn"}), "continue_last_turn")
 	if cont["accepted"] != false {
 		t.Fatalf("continue_last_turn after a finished turn %v: want accepted false", cont)
+	}
+	// The effort set reaches the provider with the next query.
+	p.send(userMsg("think"))
+	if res := p.next("result", nil); res["subtype"] != "success" {
+		t.Fatalf("result %v", res)
+	}
+	if reqs := srv.Requests(); len(reqs) != 2 || reqs[1].Body["reasoning_effort"] != "high" {
+		t.Fatalf("the query after set_effort high: %d requests, last %s", len(reqs), reqs[len(reqs)-1].Raw)
 	}
 	p.exitOf(code)
 }

@@ -312,6 +312,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		// have; compressing at 70% of it keeps long sessions alive.
 		ContextWindow:   cmp.Or(cfg.contextWindow, defaultContextWindow),
 		MaxOutputTokens: cfg.maxOutput,
+		Effort:          cfg.effort,
 		Repair: func(h []llm.Message) []llm.Message {
 			out, rep := repair.Repair(h)
 			if rep.Changed() {
@@ -417,12 +418,13 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 				return c.policy.SetMode(pm)
 			},
 			SetModel: func(m string) error {
-				if strings.TrimSpace(m) == "" {
-					return errors.New("empty model name")
+				if err := checkModel(cfg, m); err != nil {
+					return err
 				}
 				ch.SetModel(m)
 				return nil
 			},
+			SetEffort: ch.SetEffort,
 			ContextUsage: func() headless.ContextUsage {
 				e := ch.Estimate()
 				return headless.ContextUsage{Model: ch.Config().Model, ContextWindow: ch.Config().ContextWindow,

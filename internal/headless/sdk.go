@@ -41,11 +41,9 @@ type SDK struct {
 	// initializing counts initialize requests still being handled.
 	initializing sync.WaitGroup
 
-	// effort is the reasoning tier the SDK asked for (recorded, not
-	// applied); usage and ran count this process's queries.
-	effort string
-	usage  llm.Usage
-	ran    int
+	// usage and ran count this process's queries.
+	usage llm.Usage
+	ran   int
 }
 
 // query is one run of the loop: its first round's content and type.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/plyhq/ply/internal/client"
+	"github.com/plyhq/ply/internal/llm"
 )
 
 // Controls are what the SDK may change or ask about during a session;
@@ -15,6 +16,8 @@ import (
 type Controls struct {
 	SetPermissionMode func(mode string) error
 	SetModel          func(model string) error
+	// SetEffort sets the reasoning tier of later requests.
+	SetEffort func(e llm.Effort)
 	// ContextUsage estimates the tokens the next request would carry.
 	ContextUsage func() ContextUsage
 	// Models lists the models of the configured providers.
@@ -54,12 +57,6 @@ type Model struct {
 	ContextWindow int    `json:"contextWindowSize,omitempty"`
 	Current       bool   `json:"current"`
 }
-
-// efforts are the reasoning tiers the SDK may ask for.
-var efforts = map[string]bool{"low": true, "medium": true, "high": true, "xhigh": true, "max": true}
-
-// effortNotApplied says why a stored effort changes nothing yet.
-const effortNotApplied = "ply records the effort but does not map it to the provider's reasoning settings yet"
 
 type controlRequest struct {
 	Subtype string `json:"subtype"`
@@ -154,7 +151,7 @@ func (s *SDK) answer(req controlRequest, ctl Controls) (map[string]any, error) {
 			s.out.setAgents(names)
 		}
 		if req.Effort != "" {
-			st, err := s.setEffort(req.Effort)
+			st, err := s.setEffort(req.Effort, ctl)
 			if err != nil {
 				return nil, err
 			}
@@ -186,7 +183,7 @@ func (s *SDK) answer(req controlRequest, ctl Controls) (map[string]any, error) {
 		}
 		return map[string]any{"subtype": "set_model", "model": req.Model}, nil
 	case "set_effort":
-		return s.setEffort(req.Effort)
+		return s.setEffort(req.Effort, ctl)
 	case "supported_commands":
 		// ply's slash commands belong to its terminal UI; a headless
 		// session runs none.
@@ -231,24 +228,24 @@ func capabilities(ctl Controls) map[string]any {
 	return map[string]any{
 		"can_handle_can_use_tool": true, "can_handle_hook_callback": false,
 		"can_set_permission_mode": ctl.SetPermissionMode != nil, "can_set_model": ctl.SetModel != nil,
-		"can_set_effort": true, "can_get_context_usage": ctl.ContextUsage != nil,
+		"can_set_effort": ctl.SetEffort != nil, "can_get_context_usage": ctl.ContextUsage != nil,
 		"can_get_available_models": ctl.Models != nil, "can_get_usage_info": true,
 		"can_handle_mcp_message": false,
 	}
 }
 
-// setEffort records the tier. UNFINISHED: it is not passed to providers
-// (OpenAI reasoning_effort, Anthropic and Gemini thinking budgets); the
-// answer says so with applied false.
-func (s *SDK) setEffort(effort string) (map[string]any, error) {
-	e := strings.ToLower(strings.TrimSpace(effort))
-	if !efforts[e] {
+// setEffort sets the reasoning tier of the session's later requests;
+// each provider maps it to its own setting (llm.Effort).
+func (s *SDK) setEffort(effort string, ctl Controls) (map[string]any, error) {
+	e, err := llm.ParseEffort(effort)
+	if err != nil || e == "" {
 		return nil, fmt.Errorf("unknown effort %q: use low, medium, high, xhigh or max", effort)
 	}
-	s.mu.Lock()
-	s.effort = e
-	s.mu.Unlock()
-	return map[string]any{"subtype": "set_effort", "effort": e, "applied": false, "override": nil, "reason": effortNotApplied}, nil
+	if ctl.SetEffort == nil {
+		return nil, fmt.Errorf("changing the effort is not supported in this session")
+	}
+	ctl.SetEffort(e)
+	return map[string]any{"subtype": "set_effort", "effort": string(e), "applied": true, "override": nil}, nil
 }
 
 func contextUsageBody(u ContextUsage) map[string]any {

@@ -135,6 +135,8 @@ type Request struct {
 	Tools           []ToolDecl
 	MaxOutputTokens int // 0: provider default
 	Temperature     *float64
+	// Effort is the reasoning tier; "" leaves the provider's default.
+	Effort Effort
 }
 
 // Chunk is one streamed piece of a response. Providers assemble tool-call

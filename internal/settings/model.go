@@ -25,6 +25,9 @@ type Model struct {
 	MaxToolCallsPerTurn int `json:"maxToolCallsPerTurn"`
 	// MaxResponseBytes caps the size of one streamed response.
 	MaxResponseBytes int64 `json:"maxResponseBytes"`
+	// Effort is the reasoning tier of every request: low, medium, high,
+	// xhigh or max ("" leaves the provider's default).
+	Effort string `json:"effort"`
 }
 
 // UnmarshalJSON takes either form.
@@ -65,6 +68,9 @@ func (m Model) over(o Model) Model {
 	}
 	if o.MaxResponseBytes != 0 {
 		m.MaxResponseBytes = o.MaxResponseBytes
+	}
+	if o.Effort != "" {
+		m.Effort = o.Effort
 	}
 	return m
 }

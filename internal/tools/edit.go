@@ -103,7 +103,7 @@ func (t *Edit) Execute(ctx context.Context, args json.RawMessage, _ Output) (Res
 		if oldStr != "" {
 			return Errorf("FILE_NOT_FOUND", "File not found: %s. To create a new file, call edit with an empty old_string, or use write_file.", path), nil
 		}
-		return t.create(path, newStr), nil
+		return t.create(ctx, path, newStr), nil
 	case err != nil:
 		return fileErrorResult(path, err), nil
 	case fi.IsDir():
@@ -113,7 +113,7 @@ func (t *Edit) Execute(ctx context.Context, args json.RawMessage, _ Output) (Res
 	case fi.Size() > maxEditBytes:
 		return Errorf("FILE_TOO_LARGE", "%s is %d bytes; edit handles files up to %d bytes.", path, fi.Size(), maxEditBytes), nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := t.ws.readText(ctx, path, fi.Size())
 	if err != nil {
 		return fileErrorResult(path, err), nil
 	}
@@ -129,7 +129,7 @@ func (t *Edit) Execute(ctx context.Context, args json.RawMessage, _ Output) (Res
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	if _, err := t.ws.writeFile(path, []byte(o.content)); err != nil {
+	if _, err := t.ws.writeText(ctx, path, []byte(o.content)); err != nil {
 		return writeErrorResult("Cannot write", path, err), nil
 	}
 
@@ -144,8 +144,8 @@ func (t *Edit) Execute(ctx context.Context, args json.RawMessage, _ Output) (Res
 }
 
 // create makes a new file holding content, as asked by an empty old_string.
-func (t *Edit) create(path, content string) Result {
-	if _, err := t.ws.writeFile(path, []byte(content)); err != nil {
+func (t *Edit) create(ctx context.Context, path, content string) Result {
+	if _, err := t.ws.writeText(ctx, path, []byte(content)); err != nil {
 		return writeErrorResult("Cannot create", path, err)
 	}
 	diff := unifiedDiff("/dev/null", "b/"+displayPath(t.ws, path), "", content,

@@ -53,7 +53,7 @@ func (t *Edit) Precheck(ctx context.Context, args json.RawMessage) *Result {
 	case err != nil, !fi.Mode().IsRegular(), fi.Size() > maxEditBytes:
 		return nil // Execute reports these with its own wording
 	}
-	data, err := os.ReadFile(path)
+	data, err := t.ws.readText(ctx, path, fi.Size())
 	if err != nil {
 		return nil
 	}

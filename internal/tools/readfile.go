@@ -146,6 +146,12 @@ func (t *ReadFile) Execute(ctx context.Context, args json.RawMessage, _ Output) 
 		return Errorf("BINARY_FILE", "Cannot read %s: it is a binary file (NUL bytes or invalid text in its first 8 KiB). "+
 			"Only text files and PNG, JPEG, GIF or WebP images can be read.", path), nil
 	}
+	// A text file an editor holds is read as the editor has it.
+	if text, ok, err := t.ws.editorText(ctx, path, fi.Size()); err != nil {
+		return Errorf("READ_CONTENT_FAILURE", "%v", err), nil
+	} else if ok {
+		br = bufio.NewReader(strings.NewReader(text))
+	}
 	return t.readText(ctx, br, path, offset, limit, p.Limit != nil)
 }
 

@@ -220,6 +220,13 @@ func (r *readManyRun) readOne(ctx context.Context, c readManyCand) error {
 		r.skip(skipBinary, c.path)
 		return nil
 	}
+	// A text file an editor holds is read as the editor has it.
+	if text, ok, err := r.t.ws.editorText(ctx, c.path, fi.Size()); err != nil {
+		r.skip(skipUnreadable, fmt.Sprintf("%s (%v)", c.path, err))
+		return nil
+	} else if ok {
+		br = bufio.NewReader(strings.NewReader(text))
+	}
 	budget := min(r.t.perFile, r.t.total-r.used)
 	text, lines, more, err := readTextPrefix(ctx, br, budget)
 	if err != nil {

@@ -57,6 +57,9 @@ type Shell struct {
 	// passed it.
 	maxOutput int
 	outputDir string
+	// terminals, when set, runs unconfined foreground commands in an
+	// editor's terminals (shell_terminal.go).
+	terminals Terminals
 }
 
 // SetOutputLimit caps the characters of a command's output kept for the
@@ -203,7 +206,10 @@ func (t *Shell) Execute(ctx context.Context, args json.RawMessage, out Output) (
 	if p.IsBackground {
 		return t.startBackground(p.Command, dir, Confined(ctx))
 	}
-	res, err := t.run(ctx, p.Command, dir, timeout, out)
+	res, ok, err := t.inTerminal(ctx, p.Command, dir, timeout)
+	if !ok {
+		res, err = t.run(ctx, p.Command, dir, timeout, out)
+	}
 	if clamped {
 		res.Output += fmt.Sprintf("\nNote: the requested timeout of %v ms was above the maximum and was clamped to %d ms.", *p.Timeout, shellMaxTimeout)
 	}
@@ -261,17 +267,23 @@ func (t *Shell) run(ctx context.Context, command, dir string, timeout time.Durat
 	r.Close()
 	<-readDone
 
+	code, sig := shellExitStatus(cmd.ProcessState)
+	return shellResult(ctx, command, dir, capture.String(), code, sig, timedOut, timeout)
+}
+
+// shellResult is the answer for a foreground command that ended with
+// output, code or signal sig, having timed out or not.
+func shellResult(ctx context.Context, command, dir, output string, code int, sig string, timedOut bool, timeout time.Duration) (Result, error) {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Command: %s\nDirectory: %s\nOutput: ", command, dir)
-	if o := capture.String(); o == "" {
+	if output == "" {
 		sb.WriteString("(empty)\n")
 	} else {
-		sb.WriteString(o)
-		if !strings.HasSuffix(o, "\n") {
+		sb.WriteString(output)
+		if !strings.HasSuffix(output, "\n") {
 			sb.WriteByte('\n')
 		}
 	}
-	code, sig := shellExitStatus(cmd.ProcessState)
 	if sig != "" {
 		fmt.Fprintf(&sb, "Exit code: (none)\nSignal: %s\n", sig)
 	} else {

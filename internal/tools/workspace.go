@@ -19,7 +19,8 @@ type Workspace struct {
 	roots []string // absolute, symlinks resolved, cleaned
 
 	mu       sync.RWMutex
-	readOnly []string // extra roots the read tools may read; same form as roots
+	readOnly []string  // extra roots the read tools may read; same form as roots
+	files    TextFiles // an editor's files, or nil for the disk (textfiles.go)
 }
 
 // NewWorkspace returns a workspace over roots; the first is the primary.

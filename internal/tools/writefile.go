@@ -72,7 +72,7 @@ func (t *WriteFile) Execute(ctx context.Context, args json.RawMessage, _ Output)
 	}
 	// Past this point the write is one short step; finishing it beats
 	// leaving the model unsure whether the file changed.
-	existed, err := t.ws.writeFile(path, []byte(*p.Content))
+	existed, err := t.ws.writeText(ctx, path, []byte(*p.Content))
 	if err != nil {
 		return writeErrorResult("Cannot write", path, err), nil
 	}

@@ -141,7 +141,7 @@ func (c *Client) buildRequest(req *llm.Request) (*messagesRequest, error) {
 	if out.MaxTokens <= 0 {
 		out.MaxTokens = DefaultMaxTokens
 	}
-	if b := c.cfg.ThinkingBudget; b > 0 {
+	if b := thinkingBudget(req, c.cfg.ThinkingBudget); b > 0 {
 		out.Thinking = &thinking{Type: "enabled", BudgetTokens: b}
 		out.Temperature = nil
 		if out.MaxTokens <= b {
@@ -340,4 +340,14 @@ func mediaContent(m *llm.Media) block {
 		return &mediaBlock{Type: "document", Source: mediaSource{Type: "base64", MediaType: m.MIMEType, Data: data}}
 	}
 	return &textBlock{Type: "text", Text: fmt.Sprintf("[%d bytes of %s omitted: this provider accepts only JPEG, PNG, GIF and WebP images and PDF documents]", len(m.Data), m.MIMEType)}
+}
+
+// thinkingBudget is the thinking budget of req: its effort's when it has
+// one (fitting under the reply's cap when the request sets one; the
+// caller raises max_tokens above it otherwise), else the configured one.
+func thinkingBudget(req *llm.Request, configured int) int {
+	if req.Effort == "" {
+		return configured
+	}
+	return req.Effort.ThinkingBudget(req.MaxOutputTokens)
 }

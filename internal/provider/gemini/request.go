@@ -76,7 +76,12 @@ type generationConfig struct {
 
 type thinkingConfig struct {
 	IncludeThoughts bool `json:"includeThoughts"`
+	ThinkingBudget  int  `json:"thinkingBudget,omitempty"`
 }
+
+// maxThinkingBudget is the largest thinking budget every Gemini thinking
+// model takes.
+const maxThinkingBudget = 24576
 
 // buildRequest converts a provider-neutral request to the wire request and
 // returns the model it is for.
@@ -109,8 +114,10 @@ func (c *Client) buildRequest(req *llm.Request) (string, *generateRequest, error
 		out.Tools = []tool{{FunctionDeclarations: decls}}
 	}
 	gc := generationConfig{MaxOutputTokens: req.MaxOutputTokens, Temperature: req.Temperature}
-	if c.cfg.IncludeThoughts {
-		gc.ThinkingConfig = &thinkingConfig{IncludeThoughts: true}
+	// maxOutputTokens counts the thinking: the budget stays below it.
+	budget := min(req.Effort.ThinkingBudget(req.MaxOutputTokens), maxThinkingBudget)
+	if c.cfg.IncludeThoughts || budget > 0 {
+		gc.ThinkingConfig = &thinkingConfig{IncludeThoughts: c.cfg.IncludeThoughts, ThinkingBudget: budget}
 	}
 	if gc != (generationConfig{}) {
 		out.GenerationConfig = &gc

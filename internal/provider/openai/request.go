@@ -21,6 +21,7 @@ type chatRequest struct {
 	MaxTokens           int            `json:"max_tokens,omitempty"`
 	MaxCompletionTokens int            `json:"max_completion_tokens,omitempty"`
 	Temperature         *float64       `json:"temperature,omitempty"`
+	ReasoningEffort     string         `json:"reasoning_effort,omitempty"`
 }
 
 type streamOptions struct {
@@ -87,6 +88,8 @@ func (c *Client) buildRequest(req *llm.Request) (*chatRequest, error) {
 		Stream:        true,
 		StreamOptions: &streamOptions{IncludeUsage: true},
 		Temperature:   req.Temperature,
+		// Only reasoning models take it; it is sent only when asked for.
+		ReasoningEffort: req.Effort.ReasoningEffort(),
 	}
 	if req.MaxOutputTokens > 0 {
 		if c.cfg.MaxTokensField == "max_completion_tokens" {

@@ -104,7 +104,16 @@ func (c *Client) buildRequest(req *llm.Request) (*responsesRequest, error) {
 		MaxOutputTokens: req.MaxOutputTokens,
 		Temperature:     req.Temperature,
 	}
-	if r := c.cfg.Reasoning; r != nil {
+	r := c.cfg.Reasoning
+	if req.Effort != "" {
+		// The request's tier wins over the configured one; asking for
+		// one says the model reasons.
+		r = &Reasoning{Effort: req.Effort.ReasoningEffort()}
+		if c.cfg.Reasoning != nil {
+			r.Summary = c.cfg.Reasoning.Summary
+		}
+	}
+	if r != nil {
 		out.Reasoning = &reasoning{Effort: r.Effort, Summary: r.Summary}
 		// With store false the reasoning is lost between turns unless
 		// the server hands it over, encrypted, for us to send back.

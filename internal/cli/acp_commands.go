@@ -1,0 +1,37 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/plyhq/ply/internal/acp"
+)
+
+// acpModels is what an ACP client may pick as the model
+// (availableModels).
+func acpModels(cfg *config, current string) []acp.Model {
+	var out []acp.Model
+	for _, m := range availableModels(cfg, current) {
+		out = append(out, acp.Model{ID: m.ID, Name: m.Label, Description: m.Provider})
+	}
+	return out
+}
+
+// acpCommands are ply's commands that make sense for an ACP client: those
+// that act on the conversation. (The terminal UI's others show its own
+// state, or are the client's job: sessions, the model, the mode.)
+func acpCommands(c *core) []acp.Command {
+	ch, sess := c.chat, c.sess
+	return []acp.Command{{
+		Name:        "compress",
+		Description: "Summarise the older conversation now, to free context",
+		Run: func(ctx context.Context, _ string) (string, error) {
+			ev, ok := ch.Compress(ctx)
+			if !ok {
+				return "Nothing to compress: the conversation is already short.", nil
+			}
+			sess.w.AppendCompaction(ch.History())
+			return fmt.Sprintf("Compressed the conversation: about %d tokens before, %d after.", ev.TokensBefore, ev.TokensAfter), nil
+		},
+	}}
+}
