@@ -28,7 +28,7 @@ func TestLoad(t *testing.T) {
 		"fix.md":    "user fix $ARGUMENTS",
 	})
 	write(t, proj, map[string]string{
-		"fix.md": "---\ndescription: Fix an issue\nargument-hint: [issue-number]\nallowed-tools: Bash(git add:*), Read\nmodel: small\n---\n\nFix issue #$1 now.\n",
+		"fix.md":           "---\ndescription: Fix an issue\nargument-hint: [issue-number]\nallowed-tools: Bash(git add:*), Read\nmodel: small\n---\n\nFix issue #$1 now.\n",
 		"frontend/test.md": "---\ndescription: run the UI tests\n---\nnpm test",
 		"bad.md":           "---\ndescription: [unclosed\n---\nbody",
 		"open.md":          "---\ndescription: x\nbody without end",
