@@ -63,13 +63,14 @@ func lookupCommand(name string) *slashCommand {
 	return nil
 }
 
-func commandsWithPrefix(p string) []string {
+func (m *model) commandsWithPrefix(p string) []string {
 	var out []string
 	for _, c := range commands {
 		if strings.HasPrefix(c.name, p) {
 			out = append(out, c.name)
 		}
 	}
+	out = append(out, m.customWithPrefix(p)...) // cmd_custom.go
 	if p == "/e" || p == "/ex" || p == "/exi" || p == "/exit" {
 		out = append(out, "/exit")
 	}
@@ -94,8 +95,11 @@ func (m *model) command(text string) tea.Cmd {
 		}
 		return c.run(m, arg)
 	}
+	if c := m.lookupCustom(name); c != nil {
+		return m.runCustom(c, arg) // cmd_custom.go
+	}
 	msg := "unknown command " + name
-	if c := commandsWithPrefix(name); len(c) > 0 {
+	if c := m.commandsWithPrefix(name); len(c) > 0 {
 		msg += " (did you mean " + strings.Join(c, ", ") + "?)"
 	} else {
 		msg += " (try /help)"
@@ -301,12 +305,18 @@ type picker struct {
 	items  []SessionInfo
 	sel    int
 	rewind *rewindPicker // /rewind's picker instead (rewind.go)
+	// confirm asks whether to run a custom command's shell commands
+	// instead (cmd_custom.go).
+	confirm *confirmBox
 }
 
 func (m *model) pickerKey(k tea.KeyPressMsg) tea.Cmd {
 	p := m.picker
 	if p.rewind != nil {
 		return m.rewindKey(k)
+	}
+	if p.confirm != nil {
+		return m.confirmKey(k) // cmd_custom.go
 	}
 	switch k.String() {
 	case "up", "k":
@@ -339,6 +349,9 @@ func (m *model) renderPicker() string {
 	p := m.picker
 	if p.rewind != nil {
 		return m.renderRewind()
+	}
+	if p.confirm != nil {
+		return m.renderConfirm()
 	}
 	room := max(m.height-6, 3)
 	first := max(0, min(p.sel-room/2, len(p.items)-room))

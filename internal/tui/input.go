@@ -88,6 +88,9 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		if strings.HasPrefix(text, "/") && !strings.Contains(text, "\n") {
 			return m.command(text)
 		}
+		if strings.HasPrefix(text, "!") {
+			return m.bang(strings.TrimSpace(text[1:])) // cmd_shell.go
+		}
 		if m.busy || m.compacting {
 			// Type-ahead: sent as the next prompt when this turn ends.
 			m.queued = append(m.queued, text)
@@ -170,7 +173,7 @@ func (m *model) expandPastes(text string) string {
 func (m *model) complete() {
 	val := m.input.Value()
 	if strings.HasPrefix(val, "/") && !strings.ContainsAny(val, " \n") {
-		cands := commandsWithPrefix(val)
+		cands := m.commandsWithPrefix(val)
 		switch len(cands) {
 		case 0:
 			m.hint = "no command " + val + " (try /help)"
@@ -266,5 +269,5 @@ func (m *model) updateHint() {
 		m.hint = ""
 		return
 	}
-	m.hint = strings.Join(commandsWithPrefix(val), "  ")
+	m.hint = strings.Join(m.commandsWithPrefix(val), "  ")
 }

@@ -130,6 +130,10 @@ type Config struct {
 	// (/memory).
 	Memory func() []MemoryFile
 
+	// tuicmds: what the commands of cmd_*.go reach (custom commands, !cmd,
+	// /export, /copy, /diff, /context, /permissions, /mcp, /agents, /theme).
+	Extra Extra
+
 	// In and Out are the terminal; nil means the process's own.
 	In  io.Reader
 	Out io.Writer

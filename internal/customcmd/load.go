@@ -1,4 +1,4 @@
-// Package commands owns custom slash commands: markdown files whose body
+// Package customcmd owns custom slash commands: markdown files whose body
 // is a prompt template, found in the user's and a trusted project's
 // commands folders, and their expansion with the arguments typed after
 // the name. The format is the one other coding agents use: optional YAML
@@ -8,7 +8,7 @@
 //
 // The package only reads files and rewrites text: running the shell
 // commands, with the user's consent, is the entry layer's business.
-package commands
+package customcmd
 
 import (
 	"bytes"
