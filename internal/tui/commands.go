@@ -41,7 +41,7 @@ var commands = []slashCommand{
 }
 
 func init() {
-	commands[0].run = func(m *model, _ string) tea.Cmd { return m.commit(helpText()) }
+	commands[0].run = func(m *model, _ string) tea.Cmd { return m.commit(m.helpText()) } // cmd_help.go
 }
 
 // registerCommand adds a command kept in another file. Help lists it
@@ -275,29 +275,6 @@ func (m *model) statsText() string {
 		lines = append(lines, fmt.Sprintf("  context     %d%% of the window used", m.ctxPct))
 	}
 	return strings.Join(lines, "\n")
-}
-
-func helpText() string {
-	var b strings.Builder
-	b.WriteString("Commands:\n")
-	for _, c := range commands {
-		fmt.Fprintf(&b, "  %-15s %s\n", c.name, c.help)
-	}
-	b.WriteString(`Keys:
-  Enter           send (while the agent works: queue for when it is done)
-  Ctrl+J          new line (Shift+Enter where the terminal reports it)
-  Up/Down         previous/next prompt
-  Tab             complete a /command or an @path
-  Esc, Ctrl+C     stop the running request or tool
-  Ctrl+Y          retry the last failed request
-  Ctrl+T          show or fold the model's thoughts
-  Shift+Tab       next approval mode
-  Ctrl+C twice    leave, on an empty prompt
-In the approval dialog: y allow once, a allow always (for the scope it names, this session),
-p/u allow always and save the rule to the project's/user's settings, n deny (then type a reason,
-Enter); ↑/↓, PgUp/PgDn, Home/End scroll. A plan: a approve with auto-accepted edits, y approve
-and ask before each edit, n keep planning.`)
-	return b.String()
 }
 
 // picker is the /resume session list.
