@@ -79,6 +79,7 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	addTUIControls(&tcfg, cfg, c, log)
 	addRewind(&tcfg, c, log)
 	addAlwaysScope(&tcfg, cfg, c)
+	addTUICommands(&tcfg, cfg, c, log) // tui_cmds.go: custom commands, !cmd, /export, /diff, …
 	ui := tui.New(tcfg)
 	notices.set(ui)
 	sched := scheduler.New(c.reg, append(c.schedOps,
