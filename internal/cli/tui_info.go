@@ -180,4 +180,3 @@ func entryText(s *checkpoint.Store, e *checkpoint.Entry) (string, bool) {
 }
 
 func isBinary(s string) bool { return !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 }
-

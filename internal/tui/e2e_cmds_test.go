@@ -17,7 +17,7 @@ func TestTmuxCustomCommandBangExport(t *testing.T) {
 	dir := t.TempDir()
 	home := filepath.Join(t.TempDir(), "home")
 	for name, body := range map[string]string{
-		filepath.Join(dir, ".ply", "commands", "review.md"):  "---\ndescription: Review a file\nargument-hint: [file]\n---\nReview $ARGUMENTS carefully.\n",
+		filepath.Join(dir, ".ply", "commands", "review.md"): "---\ndescription: Review a file\nargument-hint: [file]\n---\nReview $ARGUMENTS carefully.\n",
 		filepath.Join(home, "commands", "team", "hello.md"): "Say hello to $1.",
 	} {
 		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
