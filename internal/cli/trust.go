@@ -87,6 +87,9 @@ func ignoredConfig(workspace string) string {
 	if n := countAgents(projectAgentsDir(workspace)); n > 0 {
 		parts = append(parts, plural(n, "agent")+" in .ply/agents")
 	}
+	if n := countCustomCommands(workspace); n > 0 { // tui_cmds.go
+		parts = append(parts, plural(n, "command")+" in .ply/commands")
+	}
 	return strings.Join(parts, " and ")
 }
 

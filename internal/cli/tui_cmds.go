@@ -50,6 +50,13 @@ func customCommandDirs(cfg *config) []customcmd.Dir {
 	return dirs
 }
 
+// countCustomCommands counts a project's own custom commands, for the
+// notice of what an untrusted folder's run leaves out.
+func countCustomCommands(workspace string) int {
+	cmds, _ := customcmd.Load(customcmd.Dir{Path: filepath.Join(workspace, ".ply", "commands")})
+	return len(cmds)
+}
+
 // maxUserShellOutput bounds what a user's shell command hands back.
 const maxUserShellOutput = 256 << 10
 

@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/plyhq/ply/internal/customcmd"
+	"github.com/plyhq/ply/internal/tools"
+)
+
+func TestCustomCommandDirsFollowTrust(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	for _, f := range []string{".ply/commands/a.md", ".claude/commands/b.md", ".qwen/commands/c.md"} {
+		p := filepath.Join(ws, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("do it"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := &config{home: home, workspace: ws}
+	names := func() string {
+		cmds, _ := customcmd.Load(customCommandDirs(cfg)...)
+		var out []string
+		for _, c := range cmds {
+			out = append(out, c.Name+"="+c.Source)
+		}
+		return strings.Join(out, " ")
+	}
+	if got := names(); got != "" {
+		t.Fatalf("an untrusted folder's commands were loaded: %s", got)
+	}
+	if got := ignoredConfig(ws); !strings.Contains(got, "1 command in .ply/commands") {
+		t.Fatalf("the untrusted notice does not name the commands: %q", got)
+	}
+	cfg.trust.trusted = true
+	if got := names(); got != "a=project b=.claude c=.qwen" {
+		t.Fatalf("trusted: %s", got)
+	}
+}
+
+func TestUserShell(t *testing.T) {
+	ws, err := tools.NewWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := tools.NewRegistry()
+	sh := tools.NewShell(ws)
+	sh.SetEnv([]string{"PATH=" + os.Getenv("PATH"), "SECRET_KEY="})
+	reg.Register(sh)
+	run := userShell(&core{reg: reg})
+	out, code, err := run(context.Background(), "echo out; echo err >&2; exit 3")
+	if err != nil || code != 3 || out != "out\nerr\n" {
+		t.Fatalf("got %q %d %v", out, code, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := run(ctx, "sleep 5"); err == nil {
+		t.Fatal("a cancelled command reported no error")
+	}
+	if userShell(&core{reg: tools.NewRegistry()}) != nil {
+		t.Fatal("a session without the shell tool got a shell")
+	}
+}
