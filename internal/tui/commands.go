@@ -31,7 +31,7 @@ var commands = []slashCommand{
 	{name: "/clear", help: "start a new conversation", idle: true, run: (*model).clearCommand},
 	{name: "/compress", help: "summarise the older conversation now, to free context", idle: true, run: (*model).compressCommand},
 	{name: "/stats", help: "token usage, rounds, tool calls and time of this session", run: func(m *model, _ string) tea.Cmd { return m.commit(m.statsText()) }},
-	{name: "/model", help: "[name]  show the model, or switch to name", run: (*model).modelCommand},
+	{name: "/model", help: "[name|N]  list the models, or switch to one", run: (*model).modelCommand},
 	{name: "/approval-mode", help: "[mode]  show the approval mode, or set it (Shift+Tab cycles plan, default and auto-edit; yolo only here)", run: (*model).approvalCommand},
 	{name: "/resume", help: "pick a saved session of this workspace to go on with", idle: true, run: (*model).resumeCommand},
 	{name: "/rewind", help: "put the files and/or the conversation back to before a prompt", idle: true, run: func(m *model, _ string) tea.Cmd { return m.openRewind() }},
@@ -131,19 +131,7 @@ func (m *model) compressCommand(string) tea.Cmd {
 	})
 }
 
-func (m *model) modelCommand(arg string) tea.Cmd {
-	if arg == "" {
-		return m.commit("model: " + m.cfg.Model)
-	}
-	if m.cfg.SetModel == nil {
-		return m.unavailable("/model")
-	}
-	if err := m.cfg.SetModel(arg); err != nil {
-		return m.commit(m.st.err.Render("✗ " + err.Error()))
-	}
-	m.cfg.Model = arg
-	return m.commit(m.st.dim.Render("model set to " + arg + " (from the next request on)"))
-}
+func (m *model) modelCommand(arg string) tea.Cmd { return m.pickModel(arg) } // cmd_model.go
 
 func (m *model) approvalCommand(arg string) tea.Cmd {
 	if arg == "" {

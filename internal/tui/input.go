@@ -266,7 +266,7 @@ func commonPrefix(ss []string) string {
 func (m *model) updateHint() {
 	val := m.input.Value()
 	if !strings.HasPrefix(val, "/") || strings.ContainsAny(val, " \n") {
-		m.hint = ""
+		m.hint = m.atHint() // cmd_atsuggest.go
 		return
 	}
 	m.hint = strings.Join(m.commandsWithPrefix(val), "  ")
