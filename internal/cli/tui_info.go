@@ -14,6 +14,7 @@ import (
 	"github.com/plyhq/ply/internal/checkpoint"
 	"github.com/plyhq/ply/internal/permission"
 	"github.com/plyhq/ply/internal/session"
+	"github.com/plyhq/ply/internal/settings"
 	"github.com/plyhq/ply/internal/tui"
 )
 
@@ -88,6 +89,10 @@ func addTUIInfo(t *tui.Config, cfg *config, c *core, log *slog.Logger) {
 			out = append(out, tui.AgentInfo{Name: d.Name, Description: d.Description, Source: src})
 		}
 		return out
+	}
+	t.Extra.Theme = cfg.settings.UI.Theme
+	if cfg.home != "" {
+		t.Extra.SaveTheme = func(name string) error { return settings.SaveTheme(filepath.Join(cfg.home, "settings.json"), name) }
 	}
 	t.Extra.Models = func() []string {
 		var out []string

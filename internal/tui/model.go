@@ -110,6 +110,7 @@ func newModel(cfg Config, drv *driver) *model {
 	}
 	m.stats.start = time.Now()
 	m.md = newMarkdown(cfg.NoColor)
+	m.applyTheme(cfg.Extra.Theme) // cmd_theme.go
 	m.input.SetWidth(m.width)
 	if cfg.NoColor {
 		// The editor's drawn cursor is reverse video: without styling the
