@@ -2,13 +2,16 @@ package cli
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/plyhq/ply/internal/customcmd"
+	"github.com/plyhq/ply/internal/permission"
 	"github.com/plyhq/ply/internal/tools"
+	"github.com/plyhq/ply/internal/tui"
 )
 
 func TestCustomCommandDirsFollowTrust(t *testing.T) {
@@ -64,5 +67,38 @@ func TestUserShell(t *testing.T) {
 	}
 	if userShell(&core{reg: tools.NewRegistry()}) != nil {
 		t.Fatal("a session without the shell tool got a shell")
+	}
+}
+
+func TestPermissionsEditRule(t *testing.T) {
+	ws, err := tools.NewWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := permission.New(permission.Config{Workspace: ws, Settings: []permission.RuleSet{{Source: "/u/settings.json", Deny: []string{"Read(.env)"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	proj := filepath.Join(t.TempDir(), ".ply", "settings.json")
+	tc := tui.Config{ProjectSettings: proj}
+	addTUIInfo(&tc, &config{}, &core{policy: p, reg: tools.NewRegistry()}, slog.New(slog.DiscardHandler))
+	if err := tc.Extra.EditRule(true, "allow", "Bash(npm test)", "project"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(proj); !strings.Contains(string(b), `"Bash(npm test)"`) {
+		t.Fatalf("not saved: %s", b)
+	}
+	if err := tc.Extra.EditRule(true, "deny", "Bash(rm:*)", "session"); err == nil || !strings.Contains(err.Error(), "permissions.deny") {
+		t.Fatalf("deny: %v", err)
+	}
+	if err := tc.Extra.EditRule(true, "allow", "Bash(go test:*)", "user"); err == nil {
+		t.Fatal("saved to a user file that is not there")
+	}
+	got := tc.Extra.Rules()
+	if len(got) != 2 || got[0] != (tui.RuleInfo{List: "deny", Rule: "Read(.env)", Source: "/u/settings.json"}) || got[1].Rule != "Bash(npm test)" {
+		t.Fatalf("rules %+v", got)
+	}
+	if err := tc.Extra.EditRule(false, "allow", "Bash(npm test)", "session"); err != nil || len(tc.Extra.Rules()) != 1 {
+		t.Fatalf("remove: %v %+v", err, tc.Extra.Rules())
 	}
 }
