@@ -19,6 +19,7 @@ func TestTmuxCustomCommandBangExport(t *testing.T) {
 	for name, body := range map[string]string{
 		filepath.Join(dir, ".ply", "commands", "review.md"): "---\ndescription: Review a file\nargument-hint: [file]\n---\nReview $ARGUMENTS carefully.\n",
 		filepath.Join(home, "commands", "team", "hello.md"): "Say hello to $1.",
+		filepath.Join(dir, ".ply", "commands", "bad.md"):    "---\ndescription: ok\nmodel: a: b\n---\nbody\n",
 	} {
 		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 			t.Fatal(err)
@@ -33,6 +34,9 @@ func TestTmuxCustomCommandBangExport(t *testing.T) {
 	)
 	x := startPly(t, bin, dir, srv, 100, 30, []string{"PLY_HOME=" + home}, "--trust-workspace")
 	x.waitFor("/help for help")
+	// A malformed command is reported with its file and line, and skipped.
+	x.waitFor("bad.md:3: front matter")
+	x.waitFor("(skipped)")
 
 	x.run("send-keys", "-t", "ply", "-l", "/help")
 	x.run("send-keys", "-t", "ply", "Enter")
