@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -77,16 +79,19 @@ func (m *model) runCustomShell(shown string, e customcmd.Expansion, cmds []strin
 	if m.cmds.shellRunning {
 		return m.commit(m.st.warn.Render("a shell command is running: wait for it"))
 	}
-	m.cmds.shellRunning = true
-	run, base := m.cfg.Extra.RunShell, m.base
-	return tea.Batch(m.commit(m.st.dim.Render(fmt.Sprintf("running %d command(s) for %s…", len(cmds), shown))), func() tea.Msg {
+	ctx, run := m.startShell(), m.cfg.Extra.RunShell
+	return tea.Batch(m.commit(m.st.dim.Render(fmt.Sprintf("running %d command(s) for %s… (esc to stop)", len(cmds), shown))), func() tea.Msg {
 		outs := make([]string, len(cmds))
 		for i, c := range cmds {
-			out, code, err := run(base, c)
+			out, code, err := run(ctx, c)
 			outs[i] = shellText(out, code, err)
 		}
 		return funcMsg(func(m *model) tea.Cmd {
-			m.cmds.shellRunning = false
+			stopped := ctx.Err() != nil
+			m.endShell()
+			if stopped {
+				return m.commit(m.st.dim.Render("⏹ stopped; " + shown + " was not sent"))
+			}
 			text := e.Fill(outs)
 			if m.busy || m.compacting {
 				m.queued = append(m.queued, text)
@@ -101,6 +106,8 @@ func (m *model) runCustomShell(shown string, e customcmd.Expansion, cmds []strin
 func shellText(out string, code int, err error) string {
 	out = strings.TrimRight(out, "\n")
 	switch {
+	case errors.Is(err, context.Canceled):
+		out += "\n(stopped by the user)"
 	case err != nil:
 		out += fmt.Sprintf("\n(the command failed: %v)", err)
 	case code != 0:

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -136,5 +137,45 @@ func TestBangCommand(t *testing.T) {
 	h.send("and then?")
 	if parts := rec.rounds()[1].parts; len(parts) != 1 {
 		t.Fatalf("the shell output was sent again: %+v", parts)
+	}
+}
+
+// TestBangStops checks that Esc stops a running !cmd, and that a
+// stopped custom command sends nothing.
+func TestBangStops(t *testing.T) {
+	rec := &recorder{}
+	h := newHarness(t, rec, nil)
+	started := make(chan struct{}, 2)
+	h.m.cfg.Extra.RunShell = func(ctx context.Context, cmd string) (string, int, error) {
+		started <- struct{}{}
+		<-ctx.Done()
+		return "partial\n", 0, ctx.Err()
+	}
+	h.typeText("!sleep 100")
+	h.enter()
+	<-started
+	if !strings.Contains(h.printed(), "running… (esc to stop)") {
+		t.Fatal(h.printed())
+	}
+	h.press(tea.KeyEscape, 0)
+	h.pumpUntil(isFunc)
+	if p := h.printed(); !strings.Contains(p, "partial") || !strings.Contains(p, "(stopped by the user)") || h.m.cmds.shellRunning {
+		t.Fatalf("after Esc:\n%s", p)
+	}
+
+	h.m.cfg.Extra.Custom = []customcmd.Command{{Name: "st", Body: "!`sleep 100`"}}
+	h.typeText("/st")
+	h.enter()
+	_, cmd := h.m.Update(tea.KeyPressMsg{Code: 'y', Text: "y"})
+	runCmds(cmd, h.msgs)
+	select {
+	case <-started:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the confirmed command did not start")
+	}
+	h.ctrl('c')
+	h.pumpUntil(isFunc)
+	if !strings.Contains(h.printed(), "⏹ stopped; /st was not sent") || len(rec.rounds()) != 0 {
+		t.Fatalf("rounds %d:\n%s", len(rec.rounds()), h.printed())
 	}
 }

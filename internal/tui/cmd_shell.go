@@ -26,16 +26,15 @@ func (m *model) bang(command string) tea.Cmd {
 	if m.cmds.shellRunning {
 		return m.commit(m.st.warn.Render("a shell command is running: wait for it"))
 	}
-	m.cmds.shellRunning = true
-	run, base := m.cfg.Extra.RunShell, m.base
-	return tea.Batch(m.commit(m.renderUser("!"+command)), func() tea.Msg {
-		out, code, err := run(base, command)
+	ctx, run := m.startShell(), m.cfg.Extra.RunShell
+	return tea.Batch(m.commit(m.renderUser("!"+command)+"\n"+m.st.dim.Render("  running… (esc to stop)")), func() tea.Msg {
+		out, code, err := run(ctx, command)
 		return funcMsg(func(m *model) tea.Cmd { return m.bangDone(command, out, code, err) })
 	})
 }
 
 func (m *model) bangDone(command, out string, code int, err error) tea.Cmd {
-	m.cmds.shellRunning = false
+	m.endShell()
 	text := shellText(out, code, err)
 	m.cmds.shellContext = append(m.cmds.shellContext, llm.Part{Text: fmt.Sprintf(
 		"The user ran this shell command themselves:\n$ %s\n%s\n", command, fence(text))})

@@ -83,14 +83,31 @@ type cmdState struct {
 	// shellContext holds the output of !cmd commands not sent yet: it
 	// goes before the next prompt.
 	shellContext []llm.Part
-	// shellRunning: a !cmd or a custom command's shell commands run.
+	// shellRunning: a !cmd or a custom command's shell commands run;
+	// stopShell cancels them (Esc, Ctrl+C).
 	shellRunning bool
+	stopShell    context.CancelFunc
 	// theme is the theme in use.
 	theme string
 }
 
 // funcMsg carries work finished off the UI's goroutine back to it.
 type funcMsg func(m *model) tea.Cmd
+
+// startShell marks a shell command running and returns its context.
+func (m *model) startShell() context.Context {
+	ctx, cancel := context.WithCancel(m.base)
+	m.cmds.shellRunning, m.cmds.stopShell = true, cancel
+	return ctx
+}
+
+// endShell marks the shell command done.
+func (m *model) endShell() {
+	if m.cmds.stopShell != nil {
+		m.cmds.stopShell()
+	}
+	m.cmds.shellRunning, m.cmds.stopShell = false, nil
+}
 
 // takeShellContext returns the outputs of !cmd commands waiting for the
 // next prompt, and forgets them.

@@ -28,6 +28,8 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.stop()
 		case m.compacting:
 			m.stopCompressing()
+		case m.cmds.stopShell != nil:
+			m.cmds.stopShell() // a !cmd (cmd_shell.go)
 		case m.picker != nil:
 			m.picker = nil
 		case m.input.Value() != "":
@@ -49,6 +51,8 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.stop()
 		case m.compacting:
 			m.stopCompressing()
+		case m.cmds.stopShell != nil:
+			m.cmds.stopShell() // a !cmd (cmd_shell.go)
 		case m.input.Value() == "" && m.approval == nil && m.cfg.Rewind != nil:
 			// Esc twice on an empty input opens /rewind.
 			m.hint = ""
