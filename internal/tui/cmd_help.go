@@ -25,12 +25,12 @@ const helpKeys = `Keys at the prompt:
   !command        run a shell command yourself; the model sees its output with your next prompt
   @path           add a file's content to the prompt
   Shift+Tab       next approval mode (plan, default, auto-edit; never yolo)
-  Ctrl+C twice    leave, on an empty prompt
-While the agent works:
-  Esc, Ctrl+C     stop the running request or tool
   Ctrl+Y          retry the last failed request
+  Esc Esc         rewind to before a prompt (on an empty prompt)
+  Ctrl+C twice    leave (on an empty prompt)
+While the agent (or a !command) works:
+  Esc, Ctrl+C     stop it
   Ctrl+T          show or fold the model's thoughts
-  Esc Esc         (on an empty prompt) rewind to before a prompt
 In the approval dialog:
   y               allow once
   a               allow always (for the scope it names, this session)
