@@ -88,6 +88,9 @@ func ignoredConfig(workspace string) string {
 		parts = append(parts, plural(n, "agent")+" in .ply/agents")
 	}
 	parts = append(parts, ignoredSkills(workspace)...)
+	if n := countCustomCommands(workspace); n > 0 { // tui_cmds.go
+		parts = append(parts, plural(n, "command")+" in .ply/commands")
+	}
 	return strings.Join(parts, " and ")
 }
 

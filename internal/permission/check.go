@@ -14,8 +14,8 @@ import (
 )
 
 // planModeReason is the model's explanation for a call denied in plan mode.
-const planModeReason = "the session is in plan mode: only tools that read or search may run. " +
-	"Do not edit files or run commands yet; present your plan (call " + ToolExitPlanMode +
+const planModeReason = "the session is in plan mode: only tools that read or search, and commands that only read, may run. " +
+	"Do not edit files or run other commands yet; present your plan (call " + ToolExitPlanMode +
 	" with it) and wait for the user to approve it."
 
 // callArgs are the arguments rules look at, as the tools name them.
@@ -144,7 +144,7 @@ func (p *Policy) decide(ci *callInfo) decision {
 		}
 	}
 	mode := p.Mode()
-	if mode == ModePlan && !ci.kind.ReadOnly() && ci.kind != tools.KindAgent && ci.name != ToolExitPlanMode {
+	if mode == ModePlan && !ci.kind.ReadOnly() && ci.kind != tools.KindAgent && ci.name != ToolExitPlanMode && !p.readOnlyShell(ci) {
 		return deny("%s", planModeReason)
 	}
 	if s, ok := p.catch(p.ask, ci); ok {
@@ -171,7 +171,7 @@ func (p *Policy) modeDefault(mode Mode, ci *callInfo) decision {
 		// The subagent's own calls meet this same policy one by one.
 		return allow("%s delegates; each call its subagent makes is checked", ci.name)
 	case ci.name == ToolShell:
-		if ci.argsOK && !ci.args.IsBackground && p.shellReadOnly(ci) {
+		if p.readOnlyShell(ci) {
 			d := allow("the command only reads")
 			d.confined = true // the kernel holds the command to that
 			return d
@@ -194,6 +194,13 @@ func (p *Policy) modeDefault(mode Mode, ci *callInfo) decision {
 		return allow("approval mode %s allows edits inside the workspace", mode)
 	}
 	return ask("approval mode %s asks before tools that %s", mode, kindDoes(ci.kind))
+}
+
+// readOnlyShell reports whether ci is a foreground shell command known to
+// only read: default mode runs it unasked (confined), and so may plan mode,
+// where looking around (ls, git status) is the point.
+func (p *Policy) readOnlyShell(ci *callInfo) bool {
+	return ci.name == ToolShell && ci.argsOK && !ci.args.IsBackground && p.shellReadOnly(ci)
 }
 
 // kindDoes describes what tools of kind k do, for reasons.

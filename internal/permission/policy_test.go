@@ -43,7 +43,13 @@ func TestCheckTable(t *testing.T) {
 		{name: "plan edit", mode: ModePlan, tool: ToolEdit, args: edit, want: denyV, reason: "plan mode"},
 		{name: "plan write", mode: ModePlan, tool: ToolWriteFile, args: file("new.txt"), want: denyV, reason: ToolExitPlanMode},
 		{name: "plan delete", mode: ModePlan, tool: "delete_file", args: file("README.md"), want: denyV},
-		{name: "plan read-only shell", mode: ModePlan, tool: ToolShell, args: sh("git status"), want: denyV, reason: "plan mode"},
+		// A command default mode runs unasked (read-only, confined) runs in
+		// plan mode too: planning needs ls and git status.
+		{name: "plan read-only shell", mode: ModePlan, tool: ToolShell, args: sh("git status"), want: allowV, reason: "only reads"},
+		{name: "plan ls", mode: ModePlan, tool: ToolShell, args: sh("ls -la src"), want: allowV},
+		{name: "plan read-only shell in background", mode: ModePlan, tool: ToolShell, args: args{"command": "ls", "is_background": true}, want: denyV, reason: "plan mode"},
+		{name: "plan read-only shell asked by rule", mode: ModePlan, tool: ToolShell, args: sh("ls"), ask: []string{"Bash(ls)"}, want: askV},
+		{name: "plan read-only shell denied by rule", mode: ModePlan, tool: ToolShell, args: sh("ls"), deny: []string{"Bash(ls)"}, want: denyV},
 		{name: "plan shell", mode: ModePlan, tool: ToolShell, args: sh("rm -rf x"), want: denyV},
 		{name: "plan mcp", mode: ModePlan, tool: "mcp__gh__create_issue", args: args{}, want: denyV},
 		{name: "plan exit", mode: ModePlan, tool: ToolExitPlanMode, args: args{"plan": "p"}, want: askV, reason: "plan"},

@@ -50,6 +50,8 @@ type Settings struct {
 	// hand secrets to children (see User).
 	ShellEnvironment ShellEnvironment `json:"shellEnvironment"`
 	Checkpointing    Checkpointing    `json:"checkpointing"`
+	// UI is how the interactive UI looks ("ui": {"theme": ...}; ui.go).
+	UI UI `json:"ui"`
 	// Sources lists the files read, user first.
 	Sources []string `json:"-"`
 }
@@ -249,6 +251,7 @@ func merge(files []File) Settings {
 			out.MCPServers[name] = srv
 		}
 		out.Checkpointing = out.Checkpointing.over(s.Checkpointing)
+		out.UI = out.UI.over(s.UI)
 		out.Sources = append(out.Sources, f.Path)
 	}
 	return out

@@ -23,17 +23,11 @@ type MCPPrompt struct {
 // mcpPromptTimeout bounds rendering one prompt on its server.
 const mcpPromptTimeout = time.Minute
 
-// funcMsg is work finished off the UI goroutine that goes on with the
-// model: Update calls it.
-type funcMsg func(m *model) tea.Cmd
-
-func init() {
-	registerCommand(slashCommand{name: "/mcp", help: "list the MCP servers' prompts; run one as /mcp__server__prompt args", run: (*model).mcpCommand})
-}
-
-func (m *model) mcpCommand(string) tea.Cmd {
+// mcpPromptsList lists the servers' prompts, for /mcp (cmd_info.go); nil
+// when the session has no MCP prompts to offer.
+func (m *model) mcpPromptsList() tea.Cmd {
 	if m.cfg.MCPPrompts == nil {
-		return m.unavailable("/mcp")
+		return nil
 	}
 	// Listing asks every server: off the UI goroutine.
 	list := m.cfg.MCPPrompts

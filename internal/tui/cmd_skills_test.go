@@ -49,7 +49,7 @@ func TestSkillCommands(t *testing.T) {
 	if p := h.printed(); !strings.Contains(p, "/review") || !strings.Contains(p, "Review a branch") || !strings.Contains(p, "user: /home/u/.ply/skills/review/SKILL.md") {
 		t.Fatalf("/skills:\n%s", p)
 	}
-	if !strings.Contains(helpText(), "/skills") {
+	if !strings.Contains((&model{}).helpText(), "/skills") {
 		t.Error("/help does not list /skills")
 	}
 

@@ -31,7 +31,7 @@ var commands = []slashCommand{
 	{name: "/clear", help: "start a new conversation", idle: true, run: (*model).clearCommand},
 	{name: "/compress", help: "summarise the older conversation now, to free context", idle: true, run: (*model).compressCommand},
 	{name: "/stats", help: "token usage, rounds, tool calls and time of this session", run: func(m *model, _ string) tea.Cmd { return m.commit(m.statsText()) }},
-	{name: "/model", help: "[name]  show the model, or switch to name", run: (*model).modelCommand},
+	{name: "/model", help: "[name|N]  list the models, or switch to one", run: (*model).modelCommand},
 	{name: "/approval-mode", help: "[mode]  show the approval mode, or set it (Shift+Tab cycles plan, default and auto-edit; yolo only here)", run: (*model).approvalCommand},
 	{name: "/resume", help: "pick a saved session of this workspace to go on with", idle: true, run: (*model).resumeCommand},
 	{name: "/rewind", help: "put the files and/or the conversation back to before a prompt", idle: true, run: func(m *model, _ string) tea.Cmd { return m.openRewind() }},
@@ -41,7 +41,7 @@ var commands = []slashCommand{
 }
 
 func init() {
-	commands[0].run = func(m *model, _ string) tea.Cmd { return m.commit(helpText()) }
+	commands[0].run = func(m *model, _ string) tea.Cmd { return m.commit(m.helpText()) } // cmd_help.go
 }
 
 // registerCommand adds a command kept in another file. Help lists it
@@ -63,13 +63,14 @@ func lookupCommand(name string) *slashCommand {
 	return nil
 }
 
-func commandsWithPrefix(p string) []string {
+func (m *model) commandsWithPrefix(p string) []string {
 	var out []string
 	for _, c := range commands {
 		if strings.HasPrefix(c.name, p) {
 			out = append(out, c.name)
 		}
 	}
+	out = append(out, m.customWithPrefix(p)...) // cmd_custom.go
 	if p == "/e" || p == "/ex" || p == "/exi" || p == "/exit" {
 		out = append(out, "/exit")
 	}
@@ -103,8 +104,11 @@ func (m *model) command(text string) tea.Cmd {
 		}
 		return c.run(m, arg)
 	}
+	if c := m.lookupCustom(name); c != nil {
+		return m.runCustom(c, arg) // cmd_custom.go
+	}
 	msg := "unknown command " + name
-	if c := commandsWithPrefix(name); len(c) > 0 {
+	if c := m.commandsWithPrefix(name); len(c) > 0 {
 		msg += " (did you mean " + strings.Join(c, ", ") + "?)"
 	} else {
 		msg += " (try /help)"
@@ -136,19 +140,7 @@ func (m *model) compressCommand(string) tea.Cmd {
 	})
 }
 
-func (m *model) modelCommand(arg string) tea.Cmd {
-	if arg == "" {
-		return m.commit("model: " + m.cfg.Model)
-	}
-	if m.cfg.SetModel == nil {
-		return m.unavailable("/model")
-	}
-	if err := m.cfg.SetModel(arg); err != nil {
-		return m.commit(m.st.err.Render("✗ " + err.Error()))
-	}
-	m.cfg.Model = arg
-	return m.commit(m.st.dim.Render("model set to " + arg + " (from the next request on)"))
-}
+func (m *model) modelCommand(arg string) tea.Cmd { return m.pickModel(arg) } // cmd_model.go
 
 func (m *model) approvalCommand(arg string) tea.Cmd {
 	if arg == "" {
@@ -282,40 +274,23 @@ func (m *model) statsText() string {
 	return strings.Join(lines, "\n")
 }
 
-func helpText() string {
-	var b strings.Builder
-	b.WriteString("Commands:\n")
-	for _, c := range commands {
-		fmt.Fprintf(&b, "  %-15s %s\n", c.name, c.help)
-	}
-	b.WriteString(`Keys:
-  Enter           send (while the agent works: queue for when it is done)
-  Ctrl+J          new line (Shift+Enter where the terminal reports it)
-  Up/Down         previous/next prompt
-  Tab             complete a /command or an @path
-  Esc, Ctrl+C     stop the running request or tool
-  Ctrl+Y          retry the last failed request
-  Ctrl+T          show or fold the model's thoughts
-  Shift+Tab       next approval mode
-  Ctrl+C twice    leave, on an empty prompt
-In the approval dialog: y allow once, a allow always (for the scope it names, this session),
-p/u allow always and save the rule to the project's/user's settings, n deny (then type a reason,
-Enter); ↑/↓, PgUp/PgDn, Home/End scroll. A plan: a approve with auto-accepted edits, y approve
-and ask before each edit, n keep planning.`)
-	return b.String()
-}
-
 // picker is the /resume session list.
 type picker struct {
 	items  []SessionInfo
 	sel    int
 	rewind *rewindPicker // /rewind's picker instead (rewind.go)
+	// confirm asks whether to run a custom command's shell commands
+	// instead (cmd_custom.go).
+	confirm *confirmBox
 }
 
 func (m *model) pickerKey(k tea.KeyPressMsg) tea.Cmd {
 	p := m.picker
 	if p.rewind != nil {
 		return m.rewindKey(k)
+	}
+	if p.confirm != nil {
+		return m.confirmKey(k) // cmd_custom.go
 	}
 	switch k.String() {
 	case "up", "k":
@@ -348,6 +323,9 @@ func (m *model) renderPicker() string {
 	p := m.picker
 	if p.rewind != nil {
 		return m.renderRewind()
+	}
+	if p.confirm != nil {
+		return m.renderConfirm()
 	}
 	room := max(m.height-6, 3)
 	first := max(0, min(p.sel-room/2, len(p.items)-room))

@@ -28,6 +28,8 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.stop()
 		case m.compacting:
 			m.stopCompressing()
+		case m.cmds.stopShell != nil:
+			m.cmds.stopShell() // a !cmd (cmd_shell.go)
 		case m.picker != nil:
 			m.picker = nil
 		case m.input.Value() != "":
@@ -49,6 +51,8 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.stop()
 		case m.compacting:
 			m.stopCompressing()
+		case m.cmds.stopShell != nil:
+			m.cmds.stopShell() // a !cmd (cmd_shell.go)
 		case m.input.Value() == "" && m.approval == nil && m.cfg.Rewind != nil:
 			// Esc twice on an empty input opens /rewind.
 			m.hint = ""
@@ -87,6 +91,9 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.remember(text)
 		if strings.HasPrefix(text, "/") && !strings.Contains(text, "\n") {
 			return m.command(text)
+		}
+		if strings.HasPrefix(text, "!") {
+			return m.bang(strings.TrimSpace(text[1:])) // cmd_shell.go
 		}
 		if m.busy || m.compacting {
 			// Type-ahead: sent as the next prompt when this turn ends.
@@ -170,7 +177,7 @@ func (m *model) expandPastes(text string) string {
 func (m *model) complete() {
 	val := m.input.Value()
 	if strings.HasPrefix(val, "/") && !strings.ContainsAny(val, " \n") {
-		cands := commandsWithPrefix(val)
+		cands := m.commandsWithPrefix(val)
 		switch len(cands) {
 		case 0:
 			m.hint = "no command " + val + " (try /help)"
@@ -263,8 +270,8 @@ func commonPrefix(ss []string) string {
 func (m *model) updateHint() {
 	val := m.input.Value()
 	if !strings.HasPrefix(val, "/") || strings.ContainsAny(val, " \n") {
-		m.hint = ""
+		m.hint = m.atHint() // cmd_atsuggest.go
 		return
 	}
-	m.hint = strings.Join(commandsWithPrefix(val), "  ")
+	m.hint = strings.Join(m.commandsWithPrefix(val), "  ")
 }

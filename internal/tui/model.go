@@ -79,6 +79,8 @@ type model struct {
 	armed   bool
 	// escArmed: the last key was Esc on an empty input; another opens /rewind.
 	escArmed bool
+	// cmds is the state of the commands in cmd_*.go.
+	cmds cmdState
 }
 
 // stats is what /stats reports.
@@ -113,6 +115,7 @@ func newModel(cfg Config, drv *driver) *model {
 	}
 	m.stats.start = time.Now()
 	m.md = newMarkdown(cfg.NoColor)
+	m.applyTheme(cfg.Extra.Theme) // cmd_theme.go
 	m.input.SetWidth(m.width)
 	if cfg.NoColor {
 		// The editor's drawn cursor is reverse video: without styling the
@@ -209,10 +212,10 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.finish(msg)
 	case compressedMsg:
 		return m, m.compressed(msg)
-	case noticeMsg:
-		return m, m.commit(m.st.dim.Render(sanitize(msg.text)))
 	case funcMsg:
 		return m, msg(m)
+	case noticeMsg:
+		return m, m.commit(m.st.dim.Render(sanitize(msg.text)))
 	}
 	return m, nil
 }
@@ -237,7 +240,7 @@ func (m *model) submit(text string) tea.Cmd {
 	if m.cfg.Expand != nil {
 		sent = m.cfg.Expand(sent)
 	}
-	return tea.Batch(append(cmds, m.start([]llm.Part{{Text: sent}}, client.UserQuery))...)
+	return tea.Batch(append(cmds, m.start(append(m.takeShellContext(), llm.Part{Text: sent}), client.UserQuery))...)
 }
 
 // retry resends the history as it stands after a failed request (Ctrl+Y):

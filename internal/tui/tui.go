@@ -161,6 +161,10 @@ type Config struct {
 	MCPPrompts   func() []MCPPrompt
 	GetMCPPrompt func(ctx context.Context, command, args string) (string, error)
 
+	// tuicmds: what the commands of cmd_*.go reach (custom commands, !cmd,
+	// /export, /copy, /diff, /context, /permissions, /mcp, /agents, /theme).
+	Extra Extra
+
 	// In and Out are the terminal; nil means the process's own.
 	In  io.Reader
 	Out io.Writer

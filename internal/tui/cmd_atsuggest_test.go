@@ -1,0 +1,42 @@
+package tui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestAtSuggestionsWhileTyping(t *testing.T) {
+	root := t.TempDir()
+	for _, f := range []string{"README.md", "src/main.go", "src/model.go"} {
+		p := filepath.Join(root, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := newHarness(t, nil, nil)
+	h.m.cfg.Root = root
+	h.typeText("look at @src/m")
+	if h.m.hint != "src/main.go  src/model.go" {
+		t.Fatalf("no suggestions while typing: %q", h.m.hint)
+	}
+	if !strings.Contains(strings.Join(strings.Fields(h.view()), " "), "src/main.go src/model.go") {
+		t.Fatalf("suggestions not drawn:\n%s", h.view())
+	}
+	h.typeText("a")
+	if h.m.hint != "src/main.go" {
+		t.Fatalf("hint %q", h.m.hint)
+	}
+	h.typeText(" and")
+	if h.m.hint != "" {
+		t.Fatalf("the hint stays past the word: %q", h.m.hint)
+	}
+	h.typeText(" @zz")
+	if h.m.hint != "" {
+		t.Fatalf("hint for nothing: %q", h.m.hint)
+	}
+}
