@@ -36,7 +36,8 @@ type opened struct {
 func openSession(cfg *config, root string, log *slog.Logger, stderr io.Writer) (*opened, int, error) {
 	o := cfg.opts
 	prompt := []llm.Part(nil)
-	if cfg.prompt != "" {
+	// The interactive UI submits -i's prompt as if typed (tui.go).
+	if cfg.prompt != "" && !cfg.interactive {
 		prompt = []llm.Part{{Text: cfg.prompt}}
 	}
 	id := o.SessionID

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/loopdetect"
@@ -57,9 +56,10 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 		Expand:       func(p string) string { return expandAtPaths(p, c.ws) },
 		In:           sio.Stdin, Out: sio.Stdout, Stderr: sio.Stderr,
 	}
-	if cfg.opts.PromptInteractive != "" && sess.history == nil && sess.firstType == client.UserQuery {
-		// -i on a new session: the prompt shows and goes out as if typed.
-		tcfg.First, tcfg.FirstPrompt = nil, cfg.prompt
+	if cfg.opts.PromptInteractive != "" {
+		// -i: the prompt shows and goes out as if typed (the UI expands
+		// its @paths), after an interrupted turn of a resumed session.
+		tcfg.FirstPrompt = cfg.opts.PromptInteractive
 	}
 	// SessionStart runs before the first prompt the session sends, as
 	// headless runs it; UserPromptSubmit before every typed prompt.

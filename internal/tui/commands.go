@@ -109,7 +109,7 @@ func (m *model) clearCommand(string) tea.Cmd {
 	}
 	m.stats.usage, m.todos, m.lastThought, m.retryable = llm.Usage{}, nil, "", false
 	m.refreshContext()
-	return tea.Sequence(tea.ClearScreen, m.commit(m.st.dim.Render("(new conversation)")))
+	return m.clearThen(m.st.dim.Render("(new conversation)"))
 }
 
 func (m *model) compressCommand(string) tea.Cmd {
@@ -330,9 +330,7 @@ func (m *model) resume(s SessionInfo) tea.Cmd {
 	}
 	m.stats.usage, m.todos, m.lastThought, m.retryable = llm.Usage{}, nil, "", false
 	m.refreshContext()
-	return tea.Sequence(tea.ClearScreen,
-		m.commit(m.st.dim.Render("resumed session "+s.ID)),
-		m.commit(m.renderHistory(h)))
+	return m.clearThen(m.st.dim.Render("resumed session "+s.ID), m.renderHistory(h))
 }
 
 func (m *model) renderPicker() string {

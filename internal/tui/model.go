@@ -38,6 +38,10 @@ type model struct {
 	// other. keep, set by tests, also keeps every block in printed.
 	toPrint  []string
 	printing bool
+	// holdPrint keeps blocks queued while the screen is being cleared
+	// (see clearThen); frameLines is the height of the last frame drawn.
+	holdPrint  bool
+	frameLines int
 	keep     bool
 	printed  []string
 
@@ -120,7 +124,11 @@ func newModel(cfg Config, drv *driver) *model {
 
 func (m *model) Init() tea.Cmd {
 	title := strings.TrimSpace("ply "+m.cfg.Version) + " · " + m.cfg.Model + " · /help for help"
-	cmds := []tea.Cmd{m.commit(m.st.dim.Render(title))}
+	// Nothing is printed before the renderer has drawn a first frame:
+	// until then it takes the whole screen for the frame, and a print
+	// would land under it (see clearThen).
+	m.holdPrint = true
+	cmds := []tea.Cmd{tea.Tick(clearDelay, func(time.Time) tea.Msg { return clearedMsg{} }), m.commit(m.st.dim.Render(title))}
 	if m.cfg.Notice != "" {
 		cmds = append(cmds, m.commit(m.st.warn.Render(sanitizeLines(m.cfg.Notice))))
 	}
@@ -131,6 +139,10 @@ func (m *model) Init() tea.Cmd {
 	if len(m.cfg.First) > 0 || m.cfg.FirstType == client.Retry {
 		cmds = append(cmds, m.commit(m.st.dim.Render("↻ going on with the interrupted turn")),
 			m.start(m.cfg.First, m.cfg.FirstType))
+		if m.cfg.FirstPrompt != "" {
+			// -i on a resumed session: sent once the turn is done.
+			m.queued = append(m.queued, m.cfg.FirstPrompt)
+		}
 	} else if m.cfg.FirstPrompt != "" {
 		cmds = append(cmds, m.submit(m.cfg.FirstPrompt))
 	}
@@ -146,16 +158,6 @@ func (m *model) commit(block string) tea.Cmd {
 	return m.flush()
 }
 
-func (m *model) flush() tea.Cmd {
-	if m.printing || len(m.toPrint) == 0 {
-		return nil
-	}
-	m.printing = true
-	s := strings.Join(m.toPrint, "\n")
-	clear(m.toPrint)
-	m.toPrint = m.toPrint[:0]
-	return tea.Sequence(tea.Println(s), func() tea.Msg { return printedMsg{} })
-}
 
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
@@ -163,6 +165,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.resize(msg.Width, msg.Height)
 	case printedMsg:
 		m.printing = false
+		return m, m.flush()
+	case clearedMsg:
+		m.holdPrint = false
 		return m, m.flush()
 	case spinner.TickMsg:
 		if !m.busy && !m.compacting {
