@@ -42,8 +42,8 @@ type model struct {
 	// (see clearThen); frameLines is the height of the last frame drawn.
 	holdPrint  bool
 	frameLines int
-	keep     bool
-	printed  []string
+	keep       bool
+	printed    []string
 
 	// The running interaction.
 	busy       bool
@@ -157,7 +157,6 @@ func (m *model) commit(block string) tea.Cmd {
 	m.toPrint = append(m.toPrint, block)
 	return m.flush()
 }
-
 
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
