@@ -107,7 +107,7 @@ func (m *model) clearCommand(string) tea.Cmd {
 	if m.cfg.Clear != nil {
 		m.cfg.Clear()
 	}
-	m.stats.usage, m.todos, m.lastThought, m.retryable = llm.Usage{}, nil, "", false
+	m.stats.usage, m.todos, m.lastThought, m.retryable, m.lastCards = llm.Usage{}, nil, "", false, nil
 	m.refreshContext()
 	return m.clearThen(m.st.dim.Render("(new conversation)"))
 }
@@ -287,6 +287,7 @@ func helpText() string {
   Esc, Ctrl+C     stop the running request or tool
   Ctrl+Y          retry the last failed request
   Ctrl+T          show or fold the model's thoughts
+  Ctrl+O          show or fold the full output of tool calls (prints the latest again in full)
   Shift+Tab       next approval mode
   Ctrl+C twice    leave, on an empty prompt
 In the approval dialog: y allow once, a allow always (for the scope it names, this session),
@@ -328,7 +329,7 @@ func (m *model) resume(s SessionInfo) tea.Cmd {
 	if err != nil {
 		return m.commit(m.st.err.Render("✗ resuming " + s.ID + ": " + err.Error()))
 	}
-	m.stats.usage, m.todos, m.lastThought, m.retryable = llm.Usage{}, nil, "", false
+	m.stats.usage, m.todos, m.lastThought, m.retryable, m.lastCards = llm.Usage{}, nil, "", false, nil
 	m.refreshContext()
 	return m.clearThen(m.st.dim.Render("resumed session "+s.ID), m.renderHistory(h))
 }

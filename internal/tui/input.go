@@ -62,6 +62,8 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case "ctrl+t":
 		return m.toggleThoughts()
+	case "ctrl+o":
+		return m.toggleOutput()
 	}
 	if m.approval != nil {
 		return m.dialogKey(k)

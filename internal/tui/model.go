@@ -61,6 +61,11 @@ type model struct {
 	// stopCompress cancels the running /compress.
 	stopCompress context.CancelFunc
 
+	// Tool output: the cards of the latest batch, and whether output is
+	// shown unfolded (Ctrl+O).
+	lastCards    []*callView
+	expandOutput bool
+
 	// Thoughts: the last one, and whether they are shown unfolded.
 	lastThought  string
 	showThoughts bool

@@ -71,7 +71,7 @@ func firstLine(s string, n int) string {
 	first, rest, more := strings.Cut(s, "\n")
 	first = abbreviate(first, n)
 	if more {
-		first += fmt.Sprintf(" (+%d lines)", strings.Count(rest, "\n")+1)
+		first += " (+" + plural(strings.Count(rest, "\n")+1, "line") + ")"
 	}
 	return first
 }
