@@ -7,8 +7,8 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/plyhq/ply/internal/chat"
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/modelinfo"
 	"github.com/plyhq/ply/internal/permission"
 	"github.com/plyhq/ply/internal/repair"
 	"github.com/plyhq/ply/internal/session"
@@ -29,8 +29,9 @@ func addTUIControls(t *tui.Config, cfg *config, c *core, log *slog.Logger) {
 		return ev.TokensBefore, ev.TokensAfter, ok
 	}
 	t.ContextUsed = func() (int, int) {
-		return chat.EstimateTokens(ch.History()), ch.Config().ContextWindow
+		return contextUsed(ch.Estimate()), contextWindow(cfg, ch.Config().Model)
 	}
+	t.ModelInfo = func() (modelinfo.Info, bool) { return modelFacts(cfg, ch.Config().Model) }
 	t.SetModel = func(m string) error {
 		if strings.TrimSpace(m) == "" {
 			return errors.New("empty model name")

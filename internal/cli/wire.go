@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -274,7 +273,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		Retry:  retry,
 		// Without a configured window, assume one most current models
 		// have; compressing at 70% of it keeps long sessions alive.
-		ContextWindow:   cmp.Or(cfg.contextWindow, defaultContextWindow),
+		ContextWindow:   contextWindow(cfg, cfg.model),
 		MaxOutputTokens: cfg.maxOutput,
 		Repair: func(h []llm.Message) []llm.Message {
 			out, rep := repair.Repair(h)

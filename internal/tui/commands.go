@@ -267,8 +267,11 @@ func (m *model) statsText() string {
 		fmt.Sprintf("  tool calls  %d (%d failed or denied)", s.toolCalls, s.toolFailed),
 		fmt.Sprintf("  tokens      %d in (%d cached), %d out (%d reasoning)", u.InputTokens, u.CachedTokens, u.OutputTokens, u.ReasoningTokens),
 	}
-	if m.ctxPct >= 0 {
-		lines = append(lines, fmt.Sprintf("  context     %d%% of the window used", m.ctxPct))
+	if s.priced {
+		lines = append(lines, "  cost        ~"+money(s.cost)+" (at the model's list prices; settings modelProviders.*.pricing)")
+	}
+	if m.ctx.window > 0 {
+		lines = append(lines, "  context     "+contextText(m.ctx))
 	}
 	return strings.Join(lines, "\n")
 }

@@ -80,6 +80,8 @@ type model struct {
 	todos   []todo
 	stats   stats
 	ctxPct  int // context used in percent, -1 unknown
+	ctx     ctxFigure
+	footerC footerCache
 	armed   bool
 	// escArmed: the last key was Esc on an empty input; another opens /rewind.
 	escArmed bool
@@ -94,6 +96,10 @@ type stats struct {
 	toolFailed   int
 	usage        llm.Usage
 	compressions int
+	// cost is the usage priced at each request's model; priced says
+	// whether any price was known.
+	cost   float64
+	priced bool
 }
 
 // printedMsg reports that the last print reached the terminal.
@@ -339,5 +345,9 @@ func (m *model) refreshContext() {
 	used, window := m.cfg.ContextUsed()
 	if window > 0 {
 		m.ctxPct = min(used*100/window, 999)
+	}
+	m.ctx = ctxFigure{used: used, window: window, known: true}
+	if m.cfg.ModelInfo != nil {
+		_, m.ctx.known = m.cfg.ModelInfo()
 	}
 }

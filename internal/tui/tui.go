@@ -21,6 +21,7 @@ import (
 
 	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/modelinfo"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/turn"
 )
@@ -129,6 +130,11 @@ type Config struct {
 	// Memory lists the instruction files loaded into the system prompt
 	// (/memory).
 	Memory func() []MemoryFile
+
+	// tuientry: model facts. ModelInfo gives the current model's window
+	// and prices (from settings or the built-in table); known is false
+	// when its window is not known and ContextUsed's is assumed.
+	ModelInfo func() (info modelinfo.Info, known bool)
 
 	// In and Out are the terminal; nil means the process's own.
 	In  io.Reader
