@@ -29,6 +29,9 @@ type opened struct {
 	firstType client.SendType
 	// todos is the task list recorded last (a JSON array), or nil.
 	todos json.RawMessage
+	// created: this run created the session (neither resumed nor
+	// forked); if it never gets a prompt it is not kept (closeSession).
+	created bool
 }
 
 // openSession creates a new session, or loads the one --continue or
@@ -51,7 +54,7 @@ func openSession(cfg *config, root string, log *slog.Logger, stderr io.Writer) (
 		if err != nil {
 			return nil, 1, fmt.Errorf("creating the session transcript: %w", err)
 		}
-		return &opened{id: id, w: w, first: prompt, firstType: client.UserQuery}, 0, nil
+		return &opened{id: id, w: w, first: prompt, firstType: client.UserQuery, created: true}, 0, nil
 	}
 	var sum session.Summary
 	var err error

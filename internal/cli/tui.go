@@ -94,7 +94,9 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	c.agents.approver = ui
 	c.agents.format, c.agents.stdout, c.agents.stderr = headless.FormatText, io.Discard, io.Discard
 	log.Info("interactive run", "session", sess.id, "model", cfg.model, "mode", cfg.mode)
-	return ui.Run(ctx, c.client, tuiRunner{&runner{sched: sched, chat: ch, cp: c.cp}})
+	code = ui.Run(ctx, c.client, tuiRunner{&runner{sched: sched, chat: ch, cp: c.cp}})
+	endTUI(cfg, c, ui.Summary(), sio.Stdout, log)
+	return code
 }
 
 // tuiRunner gives the UI the responses of headless's runner.

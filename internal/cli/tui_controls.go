@@ -110,11 +110,11 @@ func switchSession(cfg *config, c *core, root, id string, log *slog.Logger) ([]l
 	if rep.Changed() {
 		log.Warn("repaired the loaded history", "report", rep.String())
 	}
-	old := c.sess.w
+	old, created := c.sess.w, c.sess.created
 	c.chat.SetHistory(h)
 	c.chat.OnAppend(w.Append)
-	c.sess.w, c.sess.id, c.sess.history = w, tr.Meta.ID, h
-	if err := old.Close(); err != nil {
+	c.sess.w, c.sess.id, c.sess.history, c.sess.created = w, tr.Meta.ID, h, false
+	if err := closeSession(cfg, root, old, created, log); err != nil {
 		log.Error("saving the session left by /resume", "err", err)
 	}
 	log.Info("resumed from the UI", "session", tr.Meta.ID, "entries", len(h))

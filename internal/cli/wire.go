@@ -242,7 +242,8 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		}
 	}
 	c.closers = append(c.closers, func() {
-		if err := sess.w.Close(); err != nil {
+		// The interactive UI may have closed it already (closeSession).
+		if err := sess.w.Close(); err != nil && !errors.Is(err, session.ErrClosed) {
 			fmt.Fprintf(sio.Stderr, "ply: saving the session: %v\n", err)
 		}
 	})

@@ -172,6 +172,8 @@ type UI struct {
 
 	mu   sync.Mutex
 	prog *tea.Program
+	// last is the model after Run, for Summary.
+	last *model
 }
 
 // New returns the UI for cfg.
@@ -221,6 +223,9 @@ func (u *UI) Run(ctx context.Context, rounds Rounds, tools ToolRunner) int {
 	// reference, and make the session durable before reporting.
 	m.cancelRunning()
 	m.drv.wait()
+	u.mu.Lock()
+	u.last = m
+	u.mu.Unlock()
 	if errors.Is(err, tea.ErrProgramPanic) && u.cfg.Checkpoint != nil {
 		u.cfg.Checkpoint()
 	}
