@@ -352,7 +352,7 @@ func (m *model) renderPicker() string {
 		if s.Current {
 			cur = " (this one)"
 		}
-		line := fmt.Sprintf("%s  %3d turns  %s%s", s.Modified.Local().Format("01-02 15:04"), s.Turns, sanitize(s.FirstPrompt), cur)
+		line := fmt.Sprintf("%s  %9s  %s%s", s.Modified.Local().Format("01-02 15:04"), plural(s.Turns, "turn"), sanitize(s.FirstPrompt), cur)
 		line = abbreviate(line, max(m.width-4, 10))
 		if i == p.sel {
 			b.WriteString("\n" + m.st.user.Render("› ") + m.st.bold.Render(line))

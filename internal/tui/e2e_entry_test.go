@@ -138,7 +138,7 @@ func TestTmuxResumeDrawsAll(t *testing.T) {
 				want = append(want, fmt.Sprintf("step line %03d", i))
 			}
 			checkInOrder(t, all, append(want, "omega", "END-OF-FIRST-REPLY"))
-			if scr := x.screen(); strings.Contains(scr, "Resume a session") || strings.Contains(scr, "turns ") {
+			if scr := x.screen(); strings.Contains(scr, "Resume a session") || strings.Contains(scr, " turn") {
 				t.Errorf("picker lines left on screen:\n%s", scr)
 			}
 		})

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -138,4 +139,34 @@ func (m *model) toggleOutput() tea.Cmd {
 		return m.commit(m.st.dim.Render("tool output unfolded · ctrl+o to fold"))
 	}
 	return m.commit(m.st.dim.Render("full output (ctrl+o to fold):") + "\n" + strings.Join(blocks, "\n"))
+}
+
+// fieldSummary says a tool's arguments in plain words when none of them
+// is the one a reader looks for: a task list's length, or each field's
+// value, a list's length, in name order.
+func fieldSummary(obj map[string]any) string {
+	if t, ok := obj["todos"].([]any); ok {
+		return plural(len(t), "todo")
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		switch v := obj[k].(type) {
+		case string:
+			first, _, _ := strings.Cut(strings.TrimSpace(v), "\n")
+			parts = append(parts, k+": "+first)
+		case []any:
+			parts = append(parts, k+": "+plural(len(v), "item"))
+		case map[string]any:
+			parts = append(parts, k+": …")
+		case nil:
+		default:
+			parts = append(parts, fmt.Sprint(k, " ", v))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

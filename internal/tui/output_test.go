@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -73,3 +74,37 @@ func TestPlainWords(t *testing.T) {
 		}
 	}
 }
+
+// A card's summary of its arguments is the argument that matters, or a
+// few plain fields: never the raw JSON.
+func TestArgSummary(t *testing.T) {
+	for args, want := range map[string]string{
+		`{"file_path":"a.go","content":"x"}`:                                  "a.go",
+		`{"todos":[{"id":"1","content":"a"},{"id":"2"},{"id":"3"}]}`:          "3 todos",
+		`{"todos":[{"id":"1","content":"a","status":"pending"}]}`:             "1 todo",
+		`{"description":"mark final","prompt":"set the status to final"}`:     "mark final",
+		`{"limit":5,"recursive":true,"names":["a","b"]}`:                      "limit 5, names: 2 items, recursive true",
+		`{"note":"first line\nsecond"}`:                                       "note: first line",
+		`not json`:                                                            "not json",
+	} {
+		if got := argSummary(args); got != want {
+			t.Errorf("argSummary(%s) = %q, want %q", args, got, want)
+		}
+	}
+}
+
+func FuzzArgSummary(f *testing.F) {
+	f.Add(`{"todos":[1,2]}`)
+	f.Add(`{"a":{"b":[1]},"c":"d\ne"}`)
+	f.Fuzz(func(t *testing.T, args string) {
+		s := argSummary(args)
+		if strings.HasPrefix(strings.TrimSpace(args), "{") && strings.HasPrefix(s, "{\"") && len(s) > 2 {
+			var probe map[string]any
+			if jsonValid(args, &probe) {
+				t.Fatalf("raw JSON summary %q", s)
+			}
+		}
+	})
+}
+
+func jsonValid(s string, v any) bool { return json.Unmarshal([]byte(s), v) == nil }
