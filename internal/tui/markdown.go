@@ -33,8 +33,8 @@ type markdown struct {
 	strike lipgloss.Style
 	link   lipgloss.Style
 	quote  lipgloss.Style
-	rule    lipgloss.Style
-	hl      highlighter
+	rule   lipgloss.Style
+	hl     highlighter
 }
 
 func newMarkdown(noColor bool) *markdown {

@@ -79,13 +79,13 @@ func TestPlainWords(t *testing.T) {
 // few plain fields: never the raw JSON.
 func TestArgSummary(t *testing.T) {
 	for args, want := range map[string]string{
-		`{"file_path":"a.go","content":"x"}`:                                  "a.go",
-		`{"todos":[{"id":"1","content":"a"},{"id":"2"},{"id":"3"}]}`:          "3 todos",
-		`{"todos":[{"id":"1","content":"a","status":"pending"}]}`:             "1 todo",
-		`{"description":"mark final","prompt":"set the status to final"}`:     "mark final",
-		`{"limit":5,"recursive":true,"names":["a","b"]}`:                      "limit 5, names: 2 items, recursive true",
-		`{"note":"first line\nsecond"}`:                                       "note: first line",
-		`not json`:                                                            "not json",
+		`{"file_path":"a.go","content":"x"}`:                              "a.go",
+		`{"todos":[{"id":"1","content":"a"},{"id":"2"},{"id":"3"}]}`:      "3 todos",
+		`{"todos":[{"id":"1","content":"a","status":"pending"}]}`:         "1 todo",
+		`{"description":"mark final","prompt":"set the status to final"}`: "mark final",
+		`{"limit":5,"recursive":true,"names":["a","b"]}`:                  "limit 5, names: 2 items, recursive true",
+		`{"note":"first line\nsecond"}`:                                   "note: first line",
+		`not json`:                                                        "not json",
 	} {
 		if got := argSummary(args); got != want {
 			t.Errorf("argSummary(%s) = %q, want %q", args, got, want)
