@@ -31,10 +31,11 @@ type markdown struct {
 	// of ═ sets it apart instead.
 	h1     lipgloss.Style
 	strike lipgloss.Style
-	link   lipgloss.Style
-	quote  lipgloss.Style
-	rule   lipgloss.Style
-	hl     highlighter
+	// linkOn and linkOff surround a link's text (see links).
+	linkOn, linkOff string
+	quote           lipgloss.Style
+	rule            lipgloss.Style
+	hl              highlighter
 }
 
 func newMarkdown(noColor bool) *markdown {
@@ -46,7 +47,7 @@ func newMarkdown(noColor bool) *markdown {
 		md.heading = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("75"))
 		md.h1 = lipgloss.NewStyle().Bold(true).Underline(true).Foreground(lipgloss.Color("81"))
 		md.strike = lipgloss.NewStyle().Strikethrough(true)
-		md.link = lipgloss.NewStyle().Underline(true).Foreground(lipgloss.Color("75"))
+		md.linkOn, md.linkOff = sgrAround(lipgloss.NewStyle().Underline(true).Foreground(lipgloss.Color("75")).Render)
 		md.quote = lipgloss.NewStyle().Foreground(lipgloss.Color("245"))
 		md.rule = lipgloss.NewStyle().Foreground(lipgloss.Color("240"))
 	}
@@ -57,7 +58,6 @@ var (
 	boldRe   = regexp.MustCompile(`\*\*([^*\n]+)\*\*|__([^_\n]+)__`)
 	italicRe = regexp.MustCompile(`(^|[\s(])[*_]([^*_\s][^*_\n]*)[*_]`)
 	codeRe   = regexp.MustCompile("`([^`\n]+)`")
-	linkRe   = regexp.MustCompile(`\[([^\]\n]+)\]\(([^()\s]+)\)|<((?:https?|mailto):[^>\s]+)>`)
 	strikeRe = regexp.MustCompile(`~~([^~\n]+)~~`)
 	headRe   = regexp.MustCompile(`^(#{1,6})\s+(.*)$`)
 	bulletRe = regexp.MustCompile(`^(\s*)[-*+]\s+(.*)$`)
@@ -349,7 +349,7 @@ func (md *markdown) inline(s string) string {
 	}
 	s = codeRe.ReplaceAllStringFunc(s, func(m string) string { return md.code.Render(m[1 : len(m)-1]) })
 	if strings.ContainsAny(s, "[<") {
-		s = linkRe.ReplaceAllStringFunc(s, md.renderLink)
+		s = md.links(s)
 	}
 	if !md.noColor && strings.Contains(s, "~~") {
 		// Without styling the markers stay: dropping them would say
@@ -362,20 +362,6 @@ func (md *markdown) inline(s string) string {
 		return sub[1] + md.italic.Render(sub[2])
 	})
 	return s
-}
-
-// renderLink shows a link as its text and, when it differs, its address
-// in parentheses: a terminal cannot follow a hidden address.
-func (md *markdown) renderLink(m string) string {
-	sub := linkRe.FindStringSubmatch(m)
-	text, url := sub[1], sub[2]
-	if sub[3] != "" {
-		text, url = sub[3], sub[3]
-	}
-	if text == url || "mailto:"+text == url {
-		return md.link.Render(url)
-	}
-	return md.link.Render(text) + " (" + url + ")"
 }
 
 // h1Lines renders a first-level heading: its own style, or without
