@@ -2,6 +2,7 @@ package tui_test
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -143,4 +144,42 @@ func TestTmuxResumeDrawsAll(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTmuxPromptInteractive: -i sends its prompt from the UI as if typed
+// (its @path inlined once), on a new session and with -c on the latest.
+func TestTmuxPromptInteractive(t *testing.T) {
+	bin := buildPly(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("NOTE-CONTENT\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(t.TempDir(), "home")
+	srv := fp.New(t, fp.Turn{fp.Text("FIRST-ANSWER")}, fp.Turn{fp.Text("SECOND-ANSWER")})
+	userText := func(r fp.Request) string {
+		var b strings.Builder
+		for _, m := range r.Messages {
+			if m.Role == "user" {
+				b.WriteString(m.Text() + "\n")
+			}
+		}
+		return b.String()
+	}
+	t.Run("new", func(t *testing.T) {
+		x := startPly(t, bin, dir, srv, 100, 30, []string{"PLY_HOME=" + home}, "-i", "'read @notes.txt'")
+		x.waitFor("FIRST-ANSWER")
+		x.waitFor("> read @notes.txt")
+		if n := strings.Count(userText(srv.Requests()[0]), "NOTE-CONTENT"); n != 1 {
+			t.Errorf("the file is in the request %d times, want once", n)
+		}
+	})
+	t.Run("continue", func(t *testing.T) {
+		x := startPly(t, bin, dir, srv, 100, 30, []string{"PLY_HOME=" + home}, "-c", "-i", "'and more'")
+		x.waitFor("SECOND-ANSWER")
+		s := x.screen()
+		checkInOrder(t, s, []string{"> read @notes.txt", "FIRST-ANSWER", "> and more", "SECOND-ANSWER"})
+		if got := userText(srv.Requests()[1]); !strings.Contains(got, "NOTE-CONTENT") || !strings.Contains(got, "and more") {
+			t.Errorf("the second request lacks the first prompt or the new one:\n%s", got)
+		}
+	})
 }
