@@ -287,7 +287,8 @@ func helpText() string {
   Ctrl+J          new line (Shift+Enter where the terminal reports it)
   Up/Down         previous/next prompt
   Tab             complete a /command or an @path
-  Esc, Ctrl+C     stop the running request or tool
+  Esc, Ctrl+C     stop the running request or tool (messages typed meanwhile go back into the input)
+  Esc Esc         on an empty input: /rewind
   Ctrl+Y          retry the last failed request
   Ctrl+T          show or fold the model's thoughts
   Ctrl+O          show or fold the full output of tool calls (prints the latest again in full)
