@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/turn"
 )
@@ -108,3 +110,20 @@ func FuzzArgSummary(f *testing.F) {
 }
 
 func jsonValid(s string, v any) bool { return json.Unmarshal([]byte(s), v) == nil }
+
+// Esc on a running request puts what was typed ahead back into the
+// input box, before what the box holds; nothing is left queued.
+func TestEscUnqueues(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	h.m.busy, h.m.id = true, 1
+	h.m.cancel = func() {}
+	h.m.queued = []string{"one", "two"}
+	h.typeText("draft")
+	h.update(tea.KeyPressMsg{Code: tea.KeyEscape})
+	if got := h.m.input.Value(); got != "one\n\ntwo\n\ndraft" {
+		t.Fatalf("input %q; want the queued messages, then the draft", got)
+	}
+	if len(h.m.queued) != 0 {
+		t.Fatalf("still queued: %q", h.m.queued)
+	}
+}
