@@ -113,8 +113,9 @@ type Chat struct {
 	// calib is the last ratio of reported to estimated prompt tokens (0:
 	// none yet); see calibrate.
 	calib float64
-	// lastPrompt is the prompt size the provider last reported.
-	lastPrompt int
+	// lastPrompt is the prompt size the provider last reported, and
+	// lastRaw the raw estimate of that request.
+	lastPrompt, lastRaw int
 
 	// partial is the index of a model entry pushed by the attempt in
 	// flight, or -1.

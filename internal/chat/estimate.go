@@ -6,6 +6,10 @@ type Estimate struct {
 	// LastPrompt is the prompt size the provider last reported; 0
 	// before the first reply.
 	LastPrompt int
+	// Added is the raw estimate of what the next request holds beyond
+	// the one LastPrompt measured (the reply, tool results, a prompt);
+	// negative when the history shrank since (compression, /clear).
+	Added int
 }
 
 // Estimate sizes the request the chat would send now: the four-characters
@@ -18,12 +22,13 @@ func (c *Chat) Estimate() Estimate {
 		tools += len(t.Name) + len(t.Description) + len(t.Parameters)
 	}
 	c.mu.Lock()
-	last := c.lastPrompt
+	last, lastRaw := c.lastPrompt, c.lastRaw
 	c.mu.Unlock()
 	return Estimate{
 		System:     c.calibrated(len(req.System) / 4),
 		Tools:      c.calibrated(tools / 4),
 		History:    c.calibrated(EstimateTokens(req.Messages)),
 		LastPrompt: last,
+		Added:      estimateRequest(req) - lastRaw,
 	}
 }

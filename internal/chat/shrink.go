@@ -111,7 +111,7 @@ func (c *Chat) calibrate(reported, estimated int) {
 	r := min(max(float64(reported)/float64(estimated), 0.25), 4)
 	c.mu.Lock()
 	c.calib = r
-	c.lastPrompt = reported
+	c.lastPrompt, c.lastRaw = reported, estimated
 	c.mu.Unlock()
 }
 

@@ -170,3 +170,20 @@ func FuzzCutOutput(f *testing.F) {
 		}
 	})
 }
+
+// Estimate's Added is what the history gained since the request the
+// provider measured: the reply, here; the next request's size is that
+// report plus it.
+func TestEstimateAddedSinceReport(t *testing.T) {
+	reply := strings.Repeat("reply words ", 200)
+	p := &scripted{steps: []step{{chunks: []llm.Chunk{text(reply), stop(), {Usage: &llm.Usage{InputTokens: 5000}}}}}}
+	c := New(p, Config{Retry: fast}, nil)
+	drain(t, c, userText("a short prompt"))
+	e := c.Estimate()
+	if e.LastPrompt != 5000 {
+		t.Fatalf("LastPrompt %d, want 5000", e.LastPrompt)
+	}
+	if want := estimateMessage(&c.History()[1]); e.Added != want {
+		t.Fatalf("Added %d, want the reply's estimate %d", e.Added, want)
+	}
+}

@@ -262,6 +262,14 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 			return nil, headless.ExitInput, errors.New("no prompt given: pass one with -p \"...\" or as arguments, or run ply in a terminal for the interactive UI")
 		}
 		c.interactive = true
+	} else if strings.TrimSpace(prompt) == "" && sio.StdinIsTTY && sio.StdoutIsTTY {
+		// -c or -r ID with no prompt, in a terminal: the UI opens on the
+		// session and the next prompt is typed there.
+		c.interactive = true
+	}
+	if c.interactive && (o.Continue || o.Resume != "") {
+		// The UI sends -i's prompt itself, after drawing the session.
+		c.promptLater = true
 	}
 	c.prompt = prompt
 

@@ -239,7 +239,11 @@ func (s *flagSpec) set(val string) error {
 func usage() string {
 	var b strings.Builder
 	b.WriteString("ply — a coding agent in your terminal\n\n")
-	b.WriteString("Usage:\n  ply [flags] [prompt]\n  ply -p \"prompt\" [flags]\n  git diff | ply -p \"review this\"\n  ply trust [--parent] [DIR] | ply trust --list | ply trust --remove DIR\n\n")
+	b.WriteString("Usage:\n  ply                    the interactive UI (in a terminal)\n" +
+		"  ply -c | ply -r ID     the interactive UI on the latest session, or on session ID\n" +
+		"  ply -i \"prompt\"        the interactive UI with this prompt already sent\n" +
+		"  ply [flags] \"prompt\"   headless: a prompt as arguments or with -p runs without the UI\n" +
+		"  ply -p \"prompt\" [flags]\n  git diff | ply -p \"review this\"\n  ply trust [--parent] [DIR] | ply trust --list | ply trust --remove DIR\n\n")
 	b.WriteString("Folder trust: a folder's own .ply/settings.json and .ply/agents load only once it is trusted\n(ply trust, or --trust-workspace for one run); its AGENTS.md and PLY.md are always read.\n\n")
 	b.WriteString(securityHelp)
 	b.WriteString("Environment: OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL, PLY_HOME, PLY_MAX_TOOL_CONCURRENCY,\n" +

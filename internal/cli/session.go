@@ -35,6 +35,9 @@ type opened struct {
 	lost string
 	// tasks is how many background tasks the session started before.
 	tasks int
+	// created: this run created the session (neither resumed nor
+	// forked); if it never gets a prompt it is not kept (closeSession).
+	created bool
 }
 
 // openSession creates a new session, or loads the one --continue or
@@ -42,7 +45,8 @@ type opened struct {
 func openSession(cfg *config, root string, log *slog.Logger, stderr io.Writer) (*opened, int, error) {
 	o := cfg.opts
 	prompt := []llm.Part(nil)
-	if cfg.prompt != "" {
+	// The interactive UI submits -i's prompt as if typed (tui.go).
+	if cfg.prompt != "" && !cfg.interactive {
 		prompt = []llm.Part{{Text: cfg.prompt}}
 	}
 	id := o.SessionID
@@ -56,7 +60,7 @@ func openSession(cfg *config, root string, log *slog.Logger, stderr io.Writer) (
 		if err != nil {
 			return nil, 1, fmt.Errorf("creating the session transcript: %w", err)
 		}
-		return &opened{id: id, w: w, first: prompt, firstType: client.UserQuery}, 0, nil
+		return &opened{id: id, w: w, first: prompt, firstType: client.UserQuery, created: true}, 0, nil
 	}
 	var sum session.Summary
 	var err error

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/hooks"
 	"github.com/plyhq/ply/internal/llm"
@@ -58,9 +57,10 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 		Expand:       func(p string) string { return expandAtPaths(p, c.ws) },
 		In:           sio.Stdin, Out: sio.Stdout, Stderr: sio.Stderr,
 	}
-	if cfg.opts.PromptInteractive != "" && sess.history == nil && sess.firstType == client.UserQuery {
-		// -i on a new session: the prompt shows and goes out as if typed.
-		tcfg.First, tcfg.FirstPrompt = nil, cfg.prompt
+	if cfg.opts.PromptInteractive != "" {
+		// -i: the prompt shows and goes out as if typed (the UI expands
+		// its @paths), after an interrupted turn of a resumed session.
+		tcfg.FirstPrompt = cfg.opts.PromptInteractive
 	}
 	// SessionStart runs before the first prompt the session sends, as
 	// headless runs it; UserPromptSubmit before every typed prompt.
@@ -102,7 +102,9 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	c.agents.approver = ui
 	c.agents.format, c.agents.stdout, c.agents.stderr = headless.FormatText, io.Discard, io.Discard
 	log.Info("interactive run", "session", sess.id, "model", cfg.model, "mode", cfg.mode)
-	return ui.Run(ctx, c.client, tuiRunner{&runner{sched: sched, chat: ch, cp: c.cp}})
+	code = ui.Run(ctx, c.client, tuiRunner{&runner{sched: sched, chat: ch, cp: c.cp}})
+	endTUI(cfg, c, ui.Summary(), sio.Stdout, log)
+	return code
 }
 
 // tuiRunner gives the UI the responses of headless's runner.

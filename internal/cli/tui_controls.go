@@ -7,8 +7,8 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/plyhq/ply/internal/chat"
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/modelinfo"
 	"github.com/plyhq/ply/internal/permission"
 	"github.com/plyhq/ply/internal/repair"
 	"github.com/plyhq/ply/internal/session"
@@ -29,8 +29,9 @@ func addTUIControls(t *tui.Config, cfg *config, c *core, log *slog.Logger) {
 		return ev.TokensBefore, ev.TokensAfter, ok
 	}
 	t.ContextUsed = func() (int, int) {
-		return chat.EstimateTokens(ch.History()), ch.Config().ContextWindow
+		return contextUsed(ch.Estimate()), contextWindow(cfg, ch.Config().Model)
 	}
+	t.ModelInfo = func() (modelinfo.Info, bool) { return modelFacts(cfg, ch.Config().Model) }
 	t.SetModel = func(m string) error {
 		if strings.TrimSpace(m) == "" {
 			return errors.New("empty model name")
@@ -109,11 +110,11 @@ func switchSession(cfg *config, c *core, root, id string, log *slog.Logger) ([]l
 	if rep.Changed() {
 		log.Warn("repaired the loaded history", "report", rep.String())
 	}
-	old := c.sess.w
+	old, created := c.sess.w, c.sess.created
 	c.chat.SetHistory(h)
 	c.chat.OnAppend(w.Append)
-	c.sess.w, c.sess.id, c.sess.history = w, tr.Meta.ID, h
-	if err := old.Close(); err != nil {
+	c.sess.w, c.sess.id, c.sess.history, c.sess.created = w, tr.Meta.ID, h, false
+	if err := closeSession(cfg, root, old, created, log); err != nil {
 		log.Error("saving the session left by /resume", "err", err)
 	}
 	log.Info("resumed from the UI", "session", tr.Meta.ID, "entries", len(h))

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -274,7 +273,8 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		}
 	}
 	c.closers = append(c.closers, func() {
-		if err := sess.w.Close(); err != nil {
+		// The interactive UI may have closed it already (closeSession).
+		if err := sess.w.Close(); err != nil && !errors.Is(err, session.ErrClosed) {
 			fmt.Fprintf(sio.Stderr, "ply: saving the session: %v\n", err)
 		}
 	})
@@ -310,7 +310,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		Retry:  retry,
 		// Without a configured window, assume one most current models
 		// have; compressing at 70% of it keeps long sessions alive.
-		ContextWindow:   cmp.Or(cfg.contextWindow, defaultContextWindow),
+		ContextWindow:   contextWindow(cfg, cfg.model),
 		MaxOutputTokens: cfg.maxOutput,
 		Effort:          cfg.effort,
 		Repair: func(h []llm.Message) []llm.Message {

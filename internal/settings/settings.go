@@ -66,6 +66,17 @@ type ModelProvider struct {
 	ContextWindow   int               `json:"contextWindow"`
 	MaxOutputTokens int               `json:"maxOutputTokens"`
 	Headers         map[string]string `json:"headers"`
+	// Pricing (tuientry: the cost in /stats and the exit summary) is
+	// the model's price in US dollars per million tokens.
+	Pricing Pricing `json:"pricing"`
+}
+
+// Pricing is a model's price per million tokens; cachedInput is input
+// read from the provider's prompt cache (0: priced as input).
+type Pricing struct {
+	Input       float64 `json:"input"`
+	CachedInput float64 `json:"cachedInput"`
+	Output      float64 `json:"output"`
 }
 
 // WebFetch configures web_fetch. Private, loopback and link-local

@@ -137,12 +137,12 @@ func argSummary(args string) string {
 	if json.Unmarshal([]byte(args), &obj) != nil {
 		return args
 	}
-	for _, k := range []string{"file_path", "path", "command", "pattern", "absolute_path", "dir_path", "url", "query"} {
+	for _, k := range []string{"file_path", "path", "command", "pattern", "absolute_path", "dir_path", "url", "query", "description"} {
 		if v, ok := obj[k].(string); ok {
 			return v
 		}
 	}
-	return args
+	return fieldSummary(obj)
 }
 
 // bodyRoom is how many body lines the dialog shows: what the screen has

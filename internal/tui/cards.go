@@ -76,6 +76,9 @@ func (m *model) commitCards() tea.Cmd {
 	for _, c := range m.cards {
 		cmds = append(cmds, m.commit(m.renderCard(c, false)))
 	}
+	if len(m.cards) > 0 {
+		m.lastCards = m.cards // Ctrl+O prints them again, unfolded
+	}
 	m.cards = nil
 	return tea.Batch(cmds...)
 }
@@ -103,10 +106,7 @@ func (m *model) renderCard(c *callView, live bool) string {
 	default:
 		icon = "○"
 	}
-	state := string(c.state)
-	if state == "" {
-		state = "pending"
-	}
+	state := stateWords(c)
 	d := c.duration
 	if c.state == scheduler.StateExecuting && !c.started.IsZero() {
 		d = time.Since(c.started).Truncate(time.Second)
@@ -130,16 +130,24 @@ func (m *model) renderCard(c *callView, live bool) string {
 	}
 	if c.state == scheduler.StateError {
 		msg := sanitize(firstLine(c.output, w-2))
-		if c.errorType != "" {
-			msg = c.errorType + ": " + msg
+		if c.errorType != "" && c.errorType != scheduler.ErrorTypeExecutionDenied && c.errorType != scheduler.ErrorTypeExecution {
+			// The type in words: "SHELL_TIMEOUT" says "shell timeout".
+			msg = strings.ToLower(strings.ReplaceAll(c.errorType, "_", " ")) + ": " + msg
 		}
 		b.WriteString("\n  ⎿ " + m.st.err.Render(abbreviate(msg, w)))
 		return b.String()
 	}
 	if c.state == scheduler.StateSuccess && isDiff(c.display) {
-		for _, l := range m.diffLines(c.display, cardDiffLines, w) {
+		n := cardDiffLines
+		if m.expandOutput {
+			n = expandedLines
+		}
+		for _, l := range m.diffLines(c.display, n, w) {
 			b.WriteString("\n    " + l)
 		}
+		return b.String()
+	}
+	if m.outputLines(&b, c, w) {
 		return b.String()
 	}
 	out := c.display
@@ -184,7 +192,7 @@ func (m *model) diffLines(diff string, n, width int) []string {
 		out = append(out, m.md.hl.diffLine(abbreviateKeep(sanitize(l), width)))
 	}
 	if skipped > 0 {
-		out = append(out, m.st.dim.Render(fmt.Sprintf("… +%d more lines", skipped)))
+		out = append(out, m.st.dim.Render("… "+plural(skipped, "more line")+m.expandHint()))
 	}
 	return out
 }

@@ -30,8 +30,10 @@ const helpKeys = `Keys at the prompt:
   Esc Esc         rewind to before a prompt (on an empty prompt)
   Ctrl+C twice    leave (on an empty prompt)
 While the agent (or a !command) works:
-  Esc, Ctrl+C     stop it
+  Esc, Ctrl+C     stop it (messages typed meanwhile go back into the input)
+Any time:
   Ctrl+T          show or fold the model's thoughts
+  Ctrl+O          show or fold the full output of tool calls (prints the latest again in full)
 In the approval dialog:
   y               allow once
   a               allow always (for the scope it names, this session)

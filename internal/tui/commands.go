@@ -120,9 +120,9 @@ func (m *model) clearCommand(string) tea.Cmd {
 	if m.cfg.Clear != nil {
 		m.cfg.Clear()
 	}
-	m.stats.usage, m.todos, m.lastThought, m.retryable = llm.Usage{}, nil, "", false
+	m.stats.usage, m.todos, m.lastThought, m.retryable, m.lastCards = llm.Usage{}, nil, "", false, nil
 	m.refreshContext()
-	return tea.Sequence(tea.ClearScreen, m.commit(m.st.dim.Render("(new conversation)")))
+	return m.clearThen(m.st.dim.Render("(new conversation)"))
 }
 
 func (m *model) compressCommand(string) tea.Cmd {
@@ -268,8 +268,11 @@ func (m *model) statsText() string {
 		fmt.Sprintf("  tool calls  %d (%d failed or denied)", s.toolCalls, s.toolFailed),
 		fmt.Sprintf("  tokens      %d in (%d cached), %d out (%d reasoning)", u.InputTokens, u.CachedTokens, u.OutputTokens, u.ReasoningTokens),
 	}
-	if m.ctxPct >= 0 {
-		lines = append(lines, fmt.Sprintf("  context     %d%% of the window used", m.ctxPct))
+	if s.priced {
+		lines = append(lines, "  cost        ~"+money(s.cost)+" (at the model's list prices; settings modelProviders.*.pricing)")
+	}
+	if m.ctx.window > 0 {
+		lines = append(lines, "  context     "+contextText(m.ctx))
 	}
 	return strings.Join(lines, "\n")
 }
@@ -312,11 +315,9 @@ func (m *model) resume(s SessionInfo) tea.Cmd {
 	if err != nil {
 		return m.commit(m.st.err.Render("✗ resuming " + s.ID + ": " + err.Error()))
 	}
-	m.stats.usage, m.todos, m.lastThought, m.retryable = llm.Usage{}, nil, "", false
+	m.stats.usage, m.todos, m.lastThought, m.retryable, m.lastCards = llm.Usage{}, nil, "", false, nil
 	m.refreshContext()
-	return tea.Sequence(tea.ClearScreen,
-		m.commit(m.st.dim.Render("resumed session "+s.ID)),
-		m.commit(m.renderHistory(h)))
+	return m.clearThen(m.st.dim.Render("resumed session "+s.ID), m.renderHistory(h))
 }
 
 func (m *model) renderPicker() string {
@@ -337,7 +338,7 @@ func (m *model) renderPicker() string {
 		if s.Current {
 			cur = " (this one)"
 		}
-		line := fmt.Sprintf("%s  %3d turns  %s%s", s.Modified.Local().Format("01-02 15:04"), s.Turns, sanitize(s.FirstPrompt), cur)
+		line := fmt.Sprintf("%s  %9s  %s%s", s.Modified.Local().Format("01-02 15:04"), plural(s.Turns, "turn"), sanitize(s.FirstPrompt), cur)
 		line = abbreviate(line, max(m.width-4, 10))
 		if i == p.sel {
 			b.WriteString("\n" + m.st.user.Render("› ") + m.st.bold.Render(line))

@@ -132,7 +132,7 @@ func testTmuxApproveEdit(t *testing.T, w, h int, noColor bool) {
 	if noColor && colour.MatchString(x.run("capture-pane", "-p", "-e", "-t", "ply")) {
 		t.Errorf("NO_COLOR screen has colour escapes:\n%q", x.run("capture-pane", "-p", "-e", "-t", "ply"))
 	}
-	for _, want := range []string{"> use an f-string", "read_file", "edit", "success", "now uses an f-string"} {
+	for _, want := range []string{"> use an f-string", "read_file", "edit", "done", "now uses an f-string"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("screen lacks %q:\n%s", want, s)
 		}

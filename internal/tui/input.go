@@ -26,6 +26,7 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		switch {
 		case m.busy:
 			m.stop()
+			m.unqueue()
 		case m.compacting:
 			m.stopCompressing()
 		case m.cmds.stopShell != nil:
@@ -49,8 +50,10 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.picker = nil
 		case m.busy:
 			m.stop()
+			m.unqueue()
 		case m.compacting:
 			m.stopCompressing()
+			m.unqueue()
 		case m.cmds.stopShell != nil:
 			m.cmds.stopShell() // a !cmd (cmd_shell.go)
 		case m.input.Value() == "" && m.approval == nil && m.cfg.Rewind != nil:
@@ -66,6 +69,8 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case "ctrl+t":
 		return m.toggleThoughts()
+	case "ctrl+o":
+		return m.toggleOutput()
 	}
 	if m.approval != nil {
 		return m.dialogKey(k)
@@ -125,6 +130,22 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	m.input, cmd = m.input.Update(k)
 	m.updateHint()
 	return cmd
+}
+
+// unqueue puts the messages typed ahead back into the input box, before
+// what it holds: the request they waited for was stopped, and they are
+// not sent unless sent again.
+func (m *model) unqueue() {
+	if len(m.queued) == 0 {
+		return
+	}
+	text := strings.Join(m.queued, "\n\n")
+	if cur := m.input.Value(); cur != "" {
+		text += "\n\n" + cur
+	}
+	m.queued = nil
+	m.input.SetValue(text)
+	m.hint = ""
 }
 
 func (m *model) remember(text string) {

@@ -27,9 +27,15 @@ type markdown struct {
 	italic  lipgloss.Style
 	code    lipgloss.Style
 	heading lipgloss.Style
-	quote   lipgloss.Style
-	rule    lipgloss.Style
-	hl      highlighter
+	// h1 is a first-level heading's style; without colour an underline
+	// of ═ sets it apart instead.
+	h1     lipgloss.Style
+	strike lipgloss.Style
+	// linkOn and linkOff surround a link's text (see links).
+	linkOn, linkOff string
+	quote           lipgloss.Style
+	rule            lipgloss.Style
+	hl              highlighter
 }
 
 func newMarkdown(noColor bool) *markdown {
@@ -39,6 +45,9 @@ func newMarkdown(noColor bool) *markdown {
 		md.italic = lipgloss.NewStyle().Italic(true)
 		md.code = lipgloss.NewStyle().Foreground(lipgloss.Color("215"))
 		md.heading = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("75"))
+		md.h1 = lipgloss.NewStyle().Bold(true).Underline(true).Foreground(lipgloss.Color("81"))
+		md.strike = lipgloss.NewStyle().Strikethrough(true)
+		md.linkOn, md.linkOff = sgrAround(lipgloss.NewStyle().Underline(true).Foreground(lipgloss.Color("75")).Render)
 		md.quote = lipgloss.NewStyle().Foreground(lipgloss.Color("245"))
 		md.rule = lipgloss.NewStyle().Foreground(lipgloss.Color("240"))
 	}
@@ -49,6 +58,7 @@ var (
 	boldRe   = regexp.MustCompile(`\*\*([^*\n]+)\*\*|__([^_\n]+)__`)
 	italicRe = regexp.MustCompile(`(^|[\s(])[*_]([^*_\s][^*_\n]*)[*_]`)
 	codeRe   = regexp.MustCompile("`([^`\n]+)`")
+	strikeRe = regexp.MustCompile(`~~([^~\n]+)~~`)
 	headRe   = regexp.MustCompile(`^(#{1,6})\s+(.*)$`)
 	bulletRe = regexp.MustCompile(`^(\s*)[-*+]\s+(.*)$`)
 	numRe    = regexp.MustCompile(`^(\s*)(\d{1,9}[.)])\s+(.*)$`)
@@ -307,6 +317,9 @@ func (md *markdown) line(out []string, st *mdState, line string, width int) []st
 	switch {
 	case headRe.MatchString(line):
 		h := headRe.FindStringSubmatch(line)
+		if len(h[1]) == 1 {
+			return md.h1Lines(out, md.inline(h[2]), w)
+		}
 		return append(out, wrapIndent("", md.heading.Render(md.inline(h[2])), w)...)
 	case ruleRe.MatchString(line), tableSep.MatchString(line):
 		return append(out, md.rule.Render(strings.Repeat("─", min(w, 40))))
@@ -331,16 +344,38 @@ func indent(lead string, w int) string {
 // inline applies emphasis and inline code; markers are removed even
 // without colour, so NO_COLOR output reads as text.
 func (md *markdown) inline(s string) string {
-	if !strings.ContainsAny(s, "`*_") {
+	if !strings.ContainsAny(s, "`*_[<~") {
 		return s
 	}
 	s = codeRe.ReplaceAllStringFunc(s, func(m string) string { return md.code.Render(m[1 : len(m)-1]) })
+	if strings.ContainsAny(s, "[<") {
+		s = md.links(s)
+	}
+	if !md.noColor && strings.Contains(s, "~~") {
+		// Without styling the markers stay: dropping them would say
+		// the opposite of what the text means.
+		s = strikeRe.ReplaceAllStringFunc(s, func(m string) string { return md.strike.Render(m[2 : len(m)-2]) })
+	}
 	s = boldRe.ReplaceAllStringFunc(s, func(m string) string { return md.bold.Render(m[2 : len(m)-2]) })
 	s = italicRe.ReplaceAllStringFunc(s, func(m string) string {
 		sub := italicRe.FindStringSubmatch(m)
 		return sub[1] + md.italic.Render(sub[2])
 	})
 	return s
+}
+
+// h1Lines renders a first-level heading: its own style, or without
+// colour an underline as wide as its text.
+func (md *markdown) h1Lines(out []string, text string, w int) []string {
+	if !md.noColor {
+		return append(out, wrapIndent("", md.h1.Render(text), w)...)
+	}
+	lines := wrapIndent("", text, w)
+	width := 0
+	for _, l := range lines {
+		width = max(width, ansi.StringWidth(l))
+	}
+	return append(append(out, lines...), strings.Repeat("═", width))
 }
 
 // wrapIndent wraps s to width, prefixing the first line with lead and the

@@ -91,6 +91,7 @@ func FuzzMarkdown(f *testing.F) {
 		"日本語のテキスト 🎉 emoji and combining é\u0301 and zero\u200bwidth",
 		"\x1b[31mred\x1b[0m\r\n\x00\x7f\u202e",
 		strings.Repeat("word ", 1000),
+		"# Big [link](https://example.invalid/a) ~~gone~~ <https://example.invalid>\n## small\n[x](y) [](z)",
 	} {
 		f.Add(s, uint16(7), uint8(60))
 	}
@@ -159,5 +160,35 @@ func TestMarkdownTable(t *testing.T) {
 	}
 	if v := s.view(); !strings.Contains(v, "ccc │ d") || !strings.Contains(v, "e   │") {
 		t.Errorf("live view of a streaming table:\n%s", v)
+	}
+}
+
+// Links show their text and address, strikethrough is struck, and a
+// first-level heading stands apart from a second-level one.
+func TestMarkdownLinksStrikeHeadings(t *testing.T) {
+	plain := newMarkdown(true)
+	got := plain.render("See [the docs](https://example.invalid/d) or <https://example.invalid/x>, ~~old~~ new.", 80)
+	for _, want := range []string{"See the docs (https://example.invalid/d) or https://example.invalid/x,", "~~old~~"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("plain: missing %q in %q", want, got)
+		}
+	}
+	if got := plain.render("[https://example.invalid](https://example.invalid)", 80); got != "https://example.invalid" {
+		t.Errorf("a link whose text is its address: %q", got)
+	}
+	styled := newMarkdown(false)
+	got = styled.render("a ~~gone~~ b [site](https://example.invalid)", 80)
+	if strings.Contains(got, "~~") || strings.Contains(got, "](") {
+		t.Errorf("styled: markers left in %q", got)
+	}
+	if !strings.Contains(got, "\x1b[9m") && !strings.Contains(got, ";9m") && !strings.Contains(got, "[9;") {
+		t.Errorf("styled: no strikethrough in %q", got)
+	}
+	h1, h2 := styled.render("# Top", 80), styled.render("## Top", 80)
+	if h1 == h2 {
+		t.Errorf("H1 and H2 render alike: %q", h1)
+	}
+	if p1, p2 := plain.render("# Top", 80), plain.render("## Top", 80); p1 == p2 {
+		t.Errorf("without colour H1 and H2 render alike: %q", p1)
 	}
 }

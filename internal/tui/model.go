@@ -38,8 +38,12 @@ type model struct {
 	// other. keep, set by tests, also keeps every block in printed.
 	toPrint  []string
 	printing bool
-	keep     bool
-	printed  []string
+	// holdPrint keeps blocks queued while the screen is being cleared
+	// (see clearThen); frameLines is the height of the last frame drawn.
+	holdPrint  bool
+	frameLines int
+	keep       bool
+	printed    []string
 
 	// The running interaction.
 	busy       bool
@@ -62,6 +66,11 @@ type model struct {
 	// stopCompress cancels the running /compress.
 	stopCompress context.CancelFunc
 
+	// Tool output: the cards of the latest batch, and whether output is
+	// shown unfolded (Ctrl+O).
+	lastCards    []*callView
+	expandOutput bool
+
 	// Thoughts: the last one, and whether they are shown unfolded.
 	lastThought  string
 	showThoughts bool
@@ -76,6 +85,8 @@ type model struct {
 	todos   []todo
 	stats   stats
 	ctxPct  int // context used in percent, -1 unknown
+	ctx     ctxFigure
+	footerC footerCache
 	armed   bool
 	// escArmed: the last key was Esc on an empty input; another opens /rewind.
 	escArmed bool
@@ -92,6 +103,10 @@ type stats struct {
 	toolFailed   int
 	usage        llm.Usage
 	compressions int
+	// cost is the usage priced at each request's model; priced says
+	// whether any price was known.
+	cost   float64
+	priced bool
 }
 
 // printedMsg reports that the last print reached the terminal.
@@ -128,7 +143,11 @@ func newModel(cfg Config, drv *driver) *model {
 
 func (m *model) Init() tea.Cmd {
 	title := strings.TrimSpace("ply "+m.cfg.Version) + " · " + m.cfg.Model + " · /help for help"
-	cmds := []tea.Cmd{m.commit(m.st.dim.Render(title))}
+	// Nothing is printed before the renderer has drawn a first frame:
+	// until then it takes the whole screen for the frame, and a print
+	// would land under it (see clearThen).
+	m.holdPrint = true
+	cmds := []tea.Cmd{tea.Tick(clearDelay, func(time.Time) tea.Msg { return clearedMsg{} }), m.commit(m.st.dim.Render(title))}
 	if m.cfg.Notice != "" {
 		cmds = append(cmds, m.commit(m.st.warn.Render(sanitizeLines(m.cfg.Notice))))
 	}
@@ -139,6 +158,10 @@ func (m *model) Init() tea.Cmd {
 	if len(m.cfg.First) > 0 || m.cfg.FirstType == client.Retry {
 		cmds = append(cmds, m.commit(m.st.dim.Render("↻ going on with the interrupted turn")),
 			m.start(m.cfg.First, m.cfg.FirstType))
+		if m.cfg.FirstPrompt != "" {
+			// -i on a resumed session: sent once the turn is done.
+			m.queued = append(m.queued, m.cfg.FirstPrompt)
+		}
 	} else if m.cfg.FirstPrompt != "" {
 		cmds = append(cmds, m.submit(m.cfg.FirstPrompt))
 	}
@@ -154,23 +177,15 @@ func (m *model) commit(block string) tea.Cmd {
 	return m.flush()
 }
 
-func (m *model) flush() tea.Cmd {
-	if m.printing || len(m.toPrint) == 0 {
-		return nil
-	}
-	m.printing = true
-	s := strings.Join(m.toPrint, "\n")
-	clear(m.toPrint)
-	m.toPrint = m.toPrint[:0]
-	return tea.Sequence(tea.Println(s), func() tea.Msg { return printedMsg{} })
-}
-
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		return m, m.resize(msg.Width, msg.Height)
 	case printedMsg:
 		m.printing = false
+		return m, m.flush()
+	case clearedMsg:
+		m.holdPrint = false
 		return m, m.flush()
 	case spinner.TickMsg:
 		if !m.busy && !m.compacting {
@@ -337,5 +352,9 @@ func (m *model) refreshContext() {
 	used, window := m.cfg.ContextUsed()
 	if window > 0 {
 		m.ctxPct = min(used*100/window, 999)
+	}
+	m.ctx = ctxFigure{used: used, window: window, known: true}
+	if m.cfg.ModelInfo != nil {
+		_, m.ctx.known = m.cfg.ModelInfo()
 	}
 }

@@ -144,28 +144,28 @@ func TestToolCardStates(t *testing.T) {
 	h.m.busy, h.m.id = true, 1
 	args := `{"file_path":"a.go"}`
 	h.update(eventMsg{id: 1, ev: &turn.ToolCallRequest{CallID: "c1", Name: "read_file", Args: args}})
-	if v := h.view(); !strings.Contains(v, "read_file a.go pending") {
+	if v := h.view(); !strings.Contains(v, "read_file a.go waiting") {
 		t.Fatalf("no pending card:\n%s", v)
 	}
-	for _, st := range []scheduler.State{scheduler.StateValidating, scheduler.StateScheduled, scheduler.StateExecuting} {
+	for st, words := range map[scheduler.State]string{scheduler.StateValidating: "checking", scheduler.StateScheduled: "queued", scheduler.StateExecuting: "running"} {
 		h.update(callMsg{call: callView{id: "c1", name: "read_file", state: st}})
-		if v := h.view(); !strings.Contains(v, "read_file a.go "+string(st)) {
+		if v := h.view(); !strings.Contains(v, "read_file a.go "+words) {
 			t.Fatalf("card not %s:\n%s", st, v)
 		}
 	}
 	h.update(callMsg{call: callView{id: "c1", name: "read_file", state: scheduler.StateSuccess,
 		output: "line one\nline two\nline three", duration: 42 * time.Millisecond}})
-	if v := h.view(); !strings.Contains(v, "success · 42ms") || !strings.Contains(v, "line one (+2 lines)") {
+	if v := h.view(); !strings.Contains(v, "done · 42ms") || !strings.Contains(v, "line one (+2 lines)") {
 		t.Fatalf("finished card wrong:\n%s", v)
 	}
 	h.update(eventMsg{id: 1, ev: &turn.ToolCallRequest{CallID: "c2", Name: "edit", Args: `{"file_path":"b.go"}`}})
 	h.update(callMsg{call: callView{id: "c2", name: "edit", state: scheduler.StateError,
 		errorType: "EXECUTION_DENIED", output: "not allowed"}})
-	if v := h.view(); !strings.Contains(v, "EXECUTION_DENIED: not allowed") {
+	if v := h.view(); !strings.Contains(v, "edit b.go denied") || !strings.Contains(v, "⎿ not allowed") || strings.Contains(v, "EXECUTION_DENIED") {
 		t.Fatalf("error card wrong:\n%s", v)
 	}
 	h.update(toolsDoneMsg{id: 1})
-	if len(h.m.cards) != 0 || !strings.Contains(h.printed(), "✓ read_file a.go success") || !strings.Contains(h.printed(), "✗ edit b.go error") {
+	if len(h.m.cards) != 0 || !strings.Contains(h.printed(), "✓ read_file a.go done") || !strings.Contains(h.printed(), "✗ edit b.go denied") {
 		t.Fatalf("cards not committed in order:\n%s", h.printed())
 	}
 }
@@ -187,7 +187,7 @@ func TestApprovalRound(t *testing.T) {
 			h.update(approvalMsg{reply: reply, call: callView{id: "c1", name: "edit", state: scheduler.StateAwaitingApproval,
 				args: `{"file_path":"x.go","old_string":"a","new_string":"b"}`}})
 			v := h.view()
-			for _, want := range []string{"Allow edit?", "file_path: x.go", "-a", "+b", "y allow once", "edit x.go awaiting_approval"} {
+			for _, want := range []string{"Allow edit?", "file_path: x.go", "-a", "+b", "y allow once", "edit x.go waiting for approval"} {
 				if !strings.Contains(v, want) {
 					t.Fatalf("dialog lacks %q:\n%s", want, v)
 				}

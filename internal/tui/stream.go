@@ -62,9 +62,11 @@ func (m *model) event(ev turn.Event) tea.Cmd {
 	case turn.Finished:
 		if e.Usage != nil {
 			m.stats.usage.Add(e.Usage)
+			m.addCost(e.Usage)
 		}
 		m.stats.rounds++
 		m.roundDone = true
+		m.refreshContext()
 		return m.commitText()
 	case turn.Retry:
 		// What was printed of the failed attempt cannot be taken back from

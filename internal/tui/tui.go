@@ -22,6 +22,7 @@ import (
 	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/inbox"
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/modelinfo"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/tools"
 	"github.com/plyhq/ply/internal/turn"
@@ -165,6 +166,11 @@ type Config struct {
 	// /export, /copy, /diff, /context, /permissions, /mcp, /agents, /theme).
 	Extra Extra
 
+	// tuientry: model facts. ModelInfo gives the current model's window
+	// and prices (from settings or the built-in table); known is false
+	// when its window is not known and ContextUsed's is assumed.
+	ModelInfo func() (info modelinfo.Info, known bool)
+
 	// In and Out are the terminal; nil means the process's own.
 	In  io.Reader
 	Out io.Writer
@@ -201,6 +207,8 @@ type UI struct {
 
 	mu   sync.Mutex
 	prog *tea.Program
+	// last is the model after Run, for Summary.
+	last *model
 }
 
 // New returns the UI for cfg.
@@ -257,6 +265,9 @@ func (u *UI) Run(ctx context.Context, rounds Rounds, tools ToolRunner) int {
 	// reference, and make the session durable before reporting.
 	m.cancelRunning()
 	m.drv.wait()
+	u.mu.Lock()
+	u.last = m
+	u.mu.Unlock()
 	if errors.Is(err, tea.ErrProgramPanic) && u.cfg.Checkpoint != nil {
 		u.cfg.Checkpoint()
 	}

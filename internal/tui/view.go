@@ -12,6 +12,8 @@ import (
 
 type styles struct {
 	user, dim, err, ok, warn, bold, dialog lipgloss.Style
+	// modes colours each approval mode in the footer; yolo is red.
+	modes map[string]lipgloss.Style
 }
 
 // newStyles returns the palette; with noColor every style only lays out
@@ -30,6 +32,12 @@ func newStyles(noColor bool) styles {
 	s.warn = plain.Foreground(lipgloss.Color("11"))
 	s.bold = plain.Bold(true)
 	s.dialog = s.dialog.BorderForeground(lipgloss.Color("11"))
+	s.modes = map[string]lipgloss.Style{
+		"plan":      plain.Foreground(lipgloss.Color("14")),
+		"default":   plain.Foreground(lipgloss.Color("10")),
+		"auto-edit": plain.Foreground(lipgloss.Color("11")),
+		"yolo":      plain.Foreground(lipgloss.Color("9")).Bold(true),
+	}
 	return s
 }
 
@@ -71,7 +79,7 @@ func firstLine(s string, n int) string {
 	first, rest, more := strings.Cut(s, "\n")
 	first = abbreviate(first, n)
 	if more {
-		first += fmt.Sprintf(" (+%d lines)", strings.Count(rest, "\n")+1)
+		first += " (+" + plural(strings.Count(rest, "\n")+1, "line") + ")"
 	}
 	return first
 }
@@ -157,6 +165,7 @@ func (m *model) View() tea.View {
 			}
 		}
 	}
+	m.frameLines = strings.Count(content, "\n") + 1
 	v := tea.NewView(content)
 	v.Cursor = cur
 	return v
@@ -171,26 +180,16 @@ func (m *model) tail(s string, n int) string {
 	return strings.Join(lines[len(lines)-n:], "\n")
 }
 
-func (m *model) footer() string {
-	if m.armed {
-		return m.st.warn.Render("Press Ctrl+C again to exit")
-	}
-	s := m.cfg.Model + " · " + m.mode() + " mode"
-	if m.ctxPct >= 0 {
-		s += fmt.Sprintf(" · %d%% context", m.ctxPct)
-	}
-	s += fmt.Sprintf(" · %s in / %s out tokens", count(m.stats.usage.InputTokens), count(m.stats.usage.OutputTokens))
-	if m.retryable && !m.busy {
-		s += " · ctrl+y retry"
-	}
-	return m.st.dim.Render(abbreviate(s, max(m.width-1, 10)))
-}
-
 func count(n int) string {
-	if n < 1000 {
+	switch {
+	case n < 1000:
 		return fmt.Sprint(n)
+	case n < 100_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
+	case n < 1_000_000:
+		return fmt.Sprintf("%dk", (n+500)/1000)
 	}
-	return fmt.Sprintf("%.1fk", float64(n)/1000)
+	return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1e6), ".0") + "M"
 }
 
 // inputCache keeps the input box's drawing while what it shows stays the
