@@ -129,6 +129,9 @@ func (m *model) editRule(arg string) tea.Cmd {
 
 func (m *model) mcpCommand(string) tea.Cmd {
 	if m.cfg.Extra.MCP == nil {
+		if prompts := m.mcpPromptsList(); prompts != nil {
+			return prompts
+		}
 		return m.unavailable("/mcp")
 	}
 	servers := m.cfg.Extra.MCP()
