@@ -32,6 +32,11 @@ type Options struct {
 	// is not copied into the store; Checkpoint fails with ErrTooLarge.
 	MaxFiles     int64
 	MaxReadBytes int64
+	// Track keeps, on Linux, a watch on every directory of the workspace
+	// for the life of the Store, so that a checkpoint lists again only the
+	// directories where something changed (see the package doc). For a
+	// long-lived Store, such as a session's; Close releases the watches.
+	Track bool
 }
 
 // Defaults of the bounds of one checkpoint.
@@ -50,8 +55,24 @@ type Store struct {
 	dir  string
 	opts Options
 
-	mu    sync.Mutex // serialises Checkpoint and Restore
-	cache *statCache // the newest scan, nil until loaded
+	mu     sync.Mutex // serialises Checkpoint and Restore
+	cache  *statCache // the newest scan, nil until loaded
+	tr     *tracker   // what changed since cache, with Options.Track; nil when unknown
+	closed bool       // Close was called: track no more
+	scans  int        // full scans made, for tests
+}
+
+// Close releases the change tracker. The Store remains usable; its
+// checkpoints scan in full.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	if s.tr != nil {
+		s.tr.close()
+		s.tr = nil
+	}
+	return nil
 }
 
 // ErrNotFound is returned for an id the store does not hold.
