@@ -104,6 +104,10 @@ func (s *Store) LastRewind() (undo, target string, ok bool) {
 // an error stops the restore there, as a crash would.
 var afterChange func(n int) error
 
+// beforeWrite, when set by a test, runs when a restore has found the
+// directory (slash path under its root) of a file it is about to write.
+var beforeWrite func(dir string)
+
 // Restore puts the workspace back as checkpoint id recorded it. It first
 // records the current state (RestoreResult.Undo). Paths outside the
 // recorded set (ignored files, .git) are not touched. After an
@@ -190,18 +194,11 @@ func (s *Store) apply(ctx context.Context, target, cur *Manifest, res *RestoreRe
 			res.LeftInPlace = append(res.LeftInPlace, p)
 			continue
 		}
-		if err := checkParents(root, e.Rel); err != nil {
+		if err := removeEntry(root, e.Rel); err != nil {
 			return err
 		}
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("checkpoint: restore: delete %s: %w", p, err)
-		}
 		res.Deleted = append(res.Deleted, p)
-		for d := path.Dir(e.Rel); d != "." && !keepDirs[cacheKey(root, d)]; d = path.Dir(d) {
-			if os.Remove(filepath.Join(root, filepath.FromSlash(d))) != nil {
-				break // not empty: ignored files live there
-			}
-		}
+		removeEmptyDirs(root, e.Rel, func(d string) bool { return keepDirs[cacheKey(root, d)] })
 		if err := step(); err != nil {
 			return err
 		}
@@ -226,98 +223,6 @@ func (s *Store) apply(ctx context.Context, target, cur *Manifest, res *RestoreRe
 		res.Written = append(res.Written, p)
 		if err := step(); err != nil {
 			return err
-		}
-	}
-	return nil
-}
-
-// writeEntry puts e in place under root, replacing what is there.
-func (s *Store) writeEntry(root string, e *Entry) error {
-	p := filepath.Join(root, filepath.FromSlash(e.Rel))
-	if err := mkdirs(root, path.Dir(e.Rel)); err != nil {
-		return err
-	}
-	tmp := filepath.Join(filepath.Dir(p), ".ply-restore-"+randHex(6))
-	var err error
-	if e.Kind == KindLink {
-		err = os.Symlink(e.Target, tmp)
-	} else {
-		err = s.writeTemp(tmp, e)
-	}
-	if err == nil {
-		if err = os.Rename(tmp, p); err != nil {
-			os.Remove(tmp)
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("checkpoint: restore %s: %w", p, err)
-	}
-	return nil
-}
-
-func (s *Store) writeTemp(tmp string, e *Entry) error {
-	data, err := s.readBlob(e.Hash)
-	if err != nil {
-		return err
-	}
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(e.Mode)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
-}
-
-// mkdirs creates the directory rel under root one component at a time,
-// refusing to go through a symbolic link or a file, so that a restore
-// never writes outside the root.
-func mkdirs(root, rel string) error {
-	if rel == "." {
-		return nil
-	}
-	dir := root
-	for _, c := range strings.Split(rel, "/") {
-		dir = filepath.Join(dir, c)
-		fi, err := os.Lstat(dir)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-				return fmt.Errorf("checkpoint: restore: create %s: %w", dir, err)
-			}
-		case err != nil:
-			return fmt.Errorf("checkpoint: restore: %w", err)
-		case !fi.IsDir():
-			return fmt.Errorf("checkpoint: restore: %s is in the way (not a directory)", dir)
-		}
-	}
-	return nil
-}
-
-// checkParents refuses a path whose directories under root are not all
-// real directories.
-func checkParents(root, rel string) error {
-	dir := root
-	d := path.Dir(rel)
-	if d == "." {
-		return nil
-	}
-	for _, c := range strings.Split(d, "/") {
-		dir = filepath.Join(dir, c)
-		fi, err := os.Lstat(dir)
-		if err != nil {
-			return fmt.Errorf("checkpoint: restore: %w", err)
-		}
-		if !fi.IsDir() {
-			return fmt.Errorf("checkpoint: restore: %s is not a directory", dir)
 		}
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -237,4 +238,12 @@ func excludeStats(roots []string) []string {
 		out[i] = fmt.Sprint(e.Size, e.Mtime, e.Ctime, e.Ino, e.Mode)
 	}
 	return out
+}
+
+// parentDir returns the directory of rel, "" for the root.
+func parentDir(rel string) string {
+	if p := path.Dir(rel); p != "." {
+		return p
+	}
+	return ""
 }

@@ -3,7 +3,6 @@ package checkpoint
 import (
 	"errors"
 	"os"
-	"path"
 	"strconv"
 	"strings"
 	"sync"
@@ -180,11 +179,4 @@ func (t *tracker) event(wd int32, mask uint32, name string, c *changes) {
 			c.dirs[d] = false
 		}
 	}
-}
-
-func parentDir(rel string) string {
-	if p := path.Dir(rel); p != "." {
-		return p
-	}
-	return ""
 }
