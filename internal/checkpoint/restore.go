@@ -116,6 +116,11 @@ func (s *Store) Restore(ctx context.Context, id string) (RestoreResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	res := RestoreResult{Target: id}
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return res, err
+	}
+	defer unlock()
 	target, err := s.Load(id)
 	if err != nil {
 		return res, err

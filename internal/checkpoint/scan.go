@@ -97,6 +97,11 @@ type Result struct {
 func (s *Store) Checkpoint(ctx context.Context, roots []string) (Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
 	_, res, err := s.checkpoint(ctx, roots)
 	return res, err
 }
@@ -154,6 +159,15 @@ func (s *Store) checkpoint(ctx context.Context, roots []string) (*Manifest, Resu
 // loadCache returns the stat cache for roots, reading HEAD when this
 // process has not scanned yet; nil when there is none.
 func (s *Store) loadCache(roots []string) *statCache {
+	if s.cache != nil && !s.holds(s.cache.m.ID) {
+		// Another process pruned it: the contents it names may be gone
+		// too, so nothing of it can be reused.
+		s.cache = nil
+		if s.tr != nil {
+			s.tr.close()
+			s.tr = nil
+		}
+	}
 	if s.cache == nil {
 		if id := s.head(); id != "" {
 			if m, err := s.Load(id); err == nil {

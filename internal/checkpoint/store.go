@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"bytes"
+	"context"
 	"compress/flate"
 	"crypto/rand"
 	"encoding/hex"
@@ -230,6 +231,12 @@ func (s *Store) setHead(id string) error {
 	return writeAtomic(filepath.Join(s.dir, "HEAD"), []byte(id+"\n"), 0o600)
 }
 
+// holds reports whether the store has the manifest id.
+func (s *Store) holds(id string) bool {
+	_, err := os.Lstat(s.manifestPath(id))
+	return err == nil
+}
+
 // IDs returns the ids of the stored checkpoints, oldest first.
 func (s *Store) IDs() ([]string, error) {
 	ents, err := os.ReadDir(filepath.Join(s.dir, "manifests"))
@@ -251,6 +258,13 @@ func (s *Store) IDs() ([]string, error) {
 func (s *Store) Prune(cutoff time.Time) (removed int, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer unlock()
 	ids, err := s.IDs()
 	if err != nil {
 		return 0, err
