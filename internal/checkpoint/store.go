@@ -2,8 +2,8 @@ package checkpoint
 
 import (
 	"bytes"
-	"context"
 	"compress/flate"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
