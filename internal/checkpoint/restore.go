@@ -144,7 +144,7 @@ func (s *Store) Restore(ctx context.Context, id string) (RestoreResult, error) {
 	if err := s.apply(ctx, target, cur, &res); err != nil {
 		return res, err
 	}
-	if err := writeAtomic(filepath.Join(s.dir, "last-rewind"), []byte(res.Undo+" "+id+"\n"), 0o600); err != nil {
+	if err := writeDurable(filepath.Join(s.dir, "last-rewind"), []byte(res.Undo+" "+id+"\n")); err != nil {
 		return res, err
 	}
 	if err := os.Remove(s.journalPath()); err != nil {

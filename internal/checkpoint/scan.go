@@ -89,6 +89,8 @@ type Result struct {
 	Skipped  []string // files over the size cap, recorded without content
 	Reused   bool     // nothing changed: ID is the previous checkpoint's
 	Problems []string // paths that could not be read, directories that could not be listed
+
+	newBlobs []string // contents this checkpoint stored, to sync before its manifest
 }
 
 // Checkpoint records the state of the workspace roots (absolute, clean)
@@ -146,6 +148,9 @@ func (s *Store) checkpoint(ctx context.Context, roots []string) (*Manifest, Resu
 			stored, m.Depth = d, d.Depth
 		}
 	}
+	if err := s.syncBlobs(res.newBlobs); err != nil {
+		return nil, res, err
+	}
 	if err := s.saveManifest(stored); err != nil {
 		return nil, res, err
 	}
@@ -183,6 +188,7 @@ func (s *Store) loadCache(roots []string) *statCache {
 
 type scanWorker struct {
 	entries  []Entry
+	newBlobs []string // contents written, not yet synced
 	read     int
 	skipped  []string
 	problems []string
@@ -294,6 +300,7 @@ func (s *Store) walk(ctx context.Context, roots []string, regions []region, cach
 		res.Read += ws[i].read
 		res.Skipped = append(res.Skipped, ws[i].skipped...)
 		res.Problems = append(res.Problems, ws[i].problems...)
+		res.newBlobs = append(res.newBlobs, ws[i].newBlobs...)
 	}
 	return entries, res, int(reused.Load()), nil
 }
@@ -386,6 +393,10 @@ func (s *Store) readFile(path string, e *Entry, sw *scanWorker) error {
 		}
 		sum := sha256.Sum256(b.Bytes())
 		e.Hash = hex.EncodeToString(sum[:])
-		return s.putBlob(e.Hash, b.Bytes())
+		wrote, err := s.putBlob(e.Hash, b.Bytes())
+		if wrote {
+			sw.newBlobs = append(sw.newBlobs, e.Hash)
+		}
+		return err
 	}
 }

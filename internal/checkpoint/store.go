@@ -105,16 +105,19 @@ func (s *Store) blobPath(hash string) string {
 	return filepath.Join(s.dir, "objects", hash[:2], hash[2:])
 }
 
-// putBlob stores data under hash unless it is there already.
-func (s *Store) putBlob(hash string, data []byte) error {
+// putBlob stores data under hash unless it is there already, and
+// reports whether it wrote it: it is not synced yet (syncBlobs). A
+// stored content of the wrong size, left short by a crash before it was
+// synced, is written again.
+func (s *Store) putBlob(hash string, data []byte) (wrote bool, err error) {
 	p := s.blobPath(hash)
-	if _, err := os.Lstat(p); err == nil {
-		return nil
+	if fi, err := os.Lstat(p); err == nil && fi.Size() == int64(len(data)) {
+		return false, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return fmt.Errorf("checkpoint: store blob: %w", err)
+		return false, fmt.Errorf("checkpoint: store blob: %w", err)
 	}
-	return writeAtomic(p, data, 0o600)
+	return true, writeAtomic(p, data, 0o600)
 }
 
 func (s *Store) readBlob(hash string) ([]byte, error) {
@@ -173,7 +176,13 @@ func (s *Store) saveManifest(m *Manifest) error {
 	if err := zw.Close(); err != nil {
 		return fmt.Errorf("checkpoint: compress manifest: %w", err)
 	}
-	return writeAtomic(s.manifestPath(m.ID), b.Bytes(), 0o600)
+	if err := writeDurable(s.manifestPath(m.ID), b.Bytes()); err != nil {
+		return err
+	}
+	if syncHook != nil {
+		syncHook("manifest " + m.ID)
+	}
+	return nil
 }
 
 // Load returns the checkpoint id, whole.
@@ -228,7 +237,16 @@ func (s *Store) head() string {
 }
 
 func (s *Store) setHead(id string) error {
-	return writeAtomic(filepath.Join(s.dir, "HEAD"), []byte(id+"\n"), 0o600)
+	// Not synced: HEAD only says where the stat cache starts, and an
+	// older or missing one after a crash costs reads, never a wrong
+	// checkpoint.
+	if err := writeAtomic(filepath.Join(s.dir, "HEAD"), []byte(id+"\n"), 0o600); err != nil {
+		return err
+	}
+	if syncHook != nil {
+		syncHook("head " + id)
+	}
+	return nil
 }
 
 // holds reports whether the store has the manifest id.

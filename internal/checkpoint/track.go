@@ -66,6 +66,7 @@ func (s *Store) trackedScan(ctx context.Context, roots []string, cache *statCach
 		res.Read += r.Read
 		res.Skipped = append(res.Skipped, r.Skipped...)
 		res.Problems = append(res.Problems, r.Problems...)
+		res.newBlobs = append(res.newBlobs, r.newBlobs...)
 		regions = otherNames(roots, cache, w, covered)
 	}
 	kept := outside(cache.m.Entries, covered)
