@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -171,4 +172,51 @@ func benchRestore100(b *testing.B, opts Options) {
 		i++
 	}
 	reportCPU(b, cpu0)
+}
+
+// BenchmarkStoreGrowth reports the store's size after the first
+// checkpoint and what 50 checkpoints of 10 edited files each add to it.
+func BenchmarkStoreGrowth(b *testing.B) {
+	root, rels := benchTree(b, benchFiles())
+	ctx := context.Background()
+	for b.Loop() {
+		s, err := Open(b.TempDir(), Options{Track: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Checkpoint(ctx, []string{root}); err != nil {
+			b.Fatal(err)
+		}
+		first := dirBytes(b, s.Dir())
+		for c := range 50 {
+			for k := range 10 {
+				p := filepath.Join(root, rels[(c*10+k)*37%len(rels)])
+				f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				fmt.Fprintln(f, "edit", c)
+				f.Close()
+			}
+			if _, err := s.Checkpoint(ctx, []string{root}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(first), "first-B")
+		b.ReportMetric(float64(dirBytes(b, s.Dir())-first), "growth-B")
+		s.Close()
+	}
+}
+
+func dirBytes(b *testing.B, dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
 }
