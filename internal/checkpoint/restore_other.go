@@ -16,6 +16,19 @@ import (
 // checks each directory by name just before it writes: a link swapped in
 // between the check and the write is not caught on these platforms.
 
+// isRealDir reports whether rel (slash) is a directory under root
+// reached through no symbolic link.
+func isRealDir(root, rel string) bool {
+	dir := root
+	for _, c := range strings.Split(rel, "/") {
+		dir = filepath.Join(dir, c)
+		if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
 // removeEntry deletes rel under root, refusing to go through a link.
 func removeEntry(root, rel string) error {
 	if err := checkParents(root, rel); err != nil {

@@ -108,6 +108,17 @@ func removeEmptyDirs(root, rel string, keep func(dir string) bool) {
 	}
 }
 
+// isRealDir reports whether rel (slash) is a directory under root
+// reached through no symbolic link.
+func isRealDir(root, rel string) bool {
+	fd, err := tools.OpenDirBeneath(root, rel, false)
+	if err != nil {
+		return false
+	}
+	unix.Close(fd)
+	return true
+}
+
 // cleanDir turns the directory part of path.Split into OpenDirBeneath's.
 func cleanDir(dir string) string {
 	if dir == "" {

@@ -120,11 +120,16 @@ func (s *Store) checkpoint(ctx context.Context, roots []string) (*Manifest, Resu
 		if tr != nil {
 			tr.close()
 		}
-		if tr = nil; s.opts.Track && !s.closed {
+		if tr = nil; s.opts.Track && !s.closed && !s.untrackable {
 			tr = newTracker(roots)
 		}
 		s.scans++
 		m, res, err = s.scan(ctx, roots, cache, start, tr)
+		if tr != nil && tr.exhausted {
+			// Too many directories to watch: this Store scans.
+			tr.close()
+			tr, s.untrackable = nil, true
+		}
 	}
 	if err != nil {
 		if tr != nil {
@@ -250,6 +255,12 @@ func (s *Store) walk(ctx context.Context, roots []string, regions []region, cach
 	var errOnce sync.Once
 	for _, rg := range regions {
 		root, ri := roots[rg.root], rg.root
+		if rg.rel != "" && !isRealDir(root, rg.rel) {
+			// Gone, or a link now (its name in the parent is recorded
+			// by the parent's listing): nothing to list, and never the
+			// link's target.
+			continue
+		}
 		opts := tools.WalkWorkspaceOptions{Workers: workers, Dir: rg.rel}
 		if !rg.deep {
 			opts.MaxDepth = 1

@@ -60,7 +60,10 @@ type Store struct {
 	cache  *statCache // the newest scan, nil until loaded
 	tr     *tracker   // what changed since cache, with Options.Track; nil when unknown
 	closed bool       // Close was called: track no more
-	scans  int        // full scans made, for tests
+	// untrackable is set when the workspace has more directories than
+	// the tracker may watch: it is not tried again.
+	untrackable bool
+	scans       int // full scans made, for tests
 }
 
 // Close releases the change tracker. The Store remains usable; its

@@ -31,6 +31,9 @@ type tracker struct {
 	mu     sync.Mutex // guards what follows; watch is called from scan workers
 	dirs   map[int32]trackedDir
 	broken bool // a watch failed: what it would have seen is unknown
+	// exhausted is set when the watches ran out (the limit, ENOSPC):
+	// a new tracker would run out again.
+	exhausted bool
 	// exclude is what excludeStats said before the full scan.
 	exclude []string
 	buf     []byte
@@ -51,9 +54,15 @@ func newTracker(roots []string) *tracker {
 	return &tracker{fd: fd, roots: roots, limit: watchLimit(), dirs: map[int32]trackedDir{}, buf: make([]byte, 64<<10)}
 }
 
+// testWatchLimit, when set by a test, replaces watchLimit's answer.
+var testWatchLimit int
+
 // watchLimit is the share of the user's inotify watches a tracker may
 // take: a quarter, so that editors and build tools keep theirs.
 func watchLimit() int {
+	if testWatchLimit > 0 {
+		return testWatchLimit
+	}
 	b, err := os.ReadFile("/proc/sys/fs/inotify/max_user_watches")
 	if err != nil {
 		return 2048
@@ -81,13 +90,14 @@ func (t *tracker) watch(ri int, abs string) {
 		return
 	}
 	if len(t.dirs) >= t.limit {
-		t.broken = true
+		t.broken, t.exhausted = true, true
 		return
 	}
 	wd, err := unix.InotifyAddWatch(t.fd, abs, trackMask)
 	if err != nil {
 		if !errors.Is(err, unix.ENOENT) {
 			t.broken = true // ENOSPC, EACCES: this directory cannot be trusted
+			t.exhausted = errors.Is(err, unix.ENOSPC)
 		}
 		return // removed since its parent was listed: the parent's watch saw it
 	}

@@ -247,3 +247,45 @@ func randomOps(t *testing.T, seed uint64, batches int) {
 func fs0(rng *rand.Rand) os.FileMode {
 	return []os.FileMode{0o644, 0o600, 0o755, 0o700}[rng.IntN(4)]
 }
+
+// TestTrackerNeverListsThroughALink: a directory moved out of the
+// workspace keeps its watch, under its old name; when a link to
+// elsewhere takes that name, an event from the moved directory must not
+// make the tracker list the link's target.
+func TestTrackerNeverListsThroughALink(t *testing.T) {
+	root, away, elsewhere := t.TempDir(), t.TempDir(), t.TempDir()
+	write(t, root, "a/b/f.go", "f", 0o644)
+	write(t, elsewhere, "secret", "not in the workspace", 0o600)
+	p := newTrackPair(t, root)
+	must(t, os.Rename(filepath.Join(root, "a/b"), filepath.Join(away, "b")))
+	p.check(t, "moved out")
+	must(t, os.Symlink(elsewhere, filepath.Join(root, "a/b")))
+	write(t, away, "b/g.go", "written in the moved directory", 0o644)
+	p.check(t, "a link where the moved directory was")
+}
+
+// TestTrackerOverItsWatchLimit: a workspace with more directories than
+// the tracker may watch is scanned in full, correctly, and the tracker is
+// not started again at every checkpoint.
+func TestTrackerOverItsWatchLimit(t *testing.T) {
+	testWatchLimit = 3
+	t.Cleanup(func() { testWatchLimit = 0 })
+	root := t.TempDir()
+	for i := range 6 {
+		write(t, root, fmt.Sprintf("d%d/f.go", i), "x", 0o644)
+	}
+	tracked, err := Open(t.TempDir(), Options{Track: true})
+	must(t, err)
+	defer tracked.Close()
+	full, err := Open(t.TempDir(), Options{})
+	must(t, err)
+	p := &trackPair{root: root, tracked: tracked, full: full}
+	p.check(t, "start")
+	if tracked.tr != nil || !tracked.untrackable {
+		t.Fatal("a tracker over its limit was kept")
+	}
+	write(t, root, "d4/f.go", "y", 0o644)
+	if !p.check(t, "changed") {
+		t.Fatal("not scanned in full")
+	}
+}

@@ -4,8 +4,9 @@ package checkpoint
 
 // tracker is Linux's change tracker; elsewhere every checkpoint scans.
 type tracker struct {
-	roots   []string
-	exclude []string
+	roots     []string
+	exclude   []string
+	exhausted bool
 }
 
 type trackedDir struct {
