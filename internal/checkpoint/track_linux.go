@@ -93,13 +93,22 @@ func (t *tracker) watch(ri int, abs string) {
 		t.broken, t.exhausted = true, true
 		return
 	}
-	wd, err := unix.InotifyAddWatch(t.fd, abs, trackMask)
-	if err != nil {
-		if !errors.Is(err, unix.ENOENT) {
-			t.broken = true // ENOSPC, EACCES: this directory cannot be trusted
-			t.exhausted = errors.Is(err, unix.ENOSPC)
-		}
-		return // removed since its parent was listed: the parent's watch saw it
+	mask := uint32(trackMask)
+	if rel == "" {
+		mask &^= unix.IN_DONT_FOLLOW // a root may be named through a link
+	}
+	wd, err := unix.InotifyAddWatch(t.fd, abs, mask)
+	switch {
+	case err == nil:
+	case errors.Is(err, unix.ENOENT), errors.Is(err, unix.ENOTDIR), errors.Is(err, unix.EACCES):
+		// Removed or replaced since its parent was listed, or
+		// unreadable (the scan cannot list it either): the parent's
+		// watch sees it change.
+		return
+	default:
+		t.broken = true // this directory cannot be trusted
+		t.exhausted = errors.Is(err, unix.ENOSPC)
+		return
 	}
 	t.dirs[int32(wd)] = trackedDir{ri, rel}
 }

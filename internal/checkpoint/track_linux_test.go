@@ -289,3 +289,17 @@ func TestTrackerOverItsWatchLimit(t *testing.T) {
 		t.Fatal("not scanned in full")
 	}
 }
+
+// TestTrackerRootThroughALink: a root named through a symbolic link is
+// tracked like any other.
+func TestTrackerRootThroughALink(t *testing.T) {
+	real := t.TempDir()
+	write(t, real, "a/f.go", "f", 0o644)
+	root := filepath.Join(t.TempDir(), "ws")
+	must(t, os.Symlink(real, root))
+	p := newTrackPair(t, root)
+	write(t, real, "a/f.go", "changed", 0o644)
+	if p.check(t, "changed") {
+		t.Fatal("a root named through a link was scanned in full")
+	}
+}
