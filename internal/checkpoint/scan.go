@@ -221,11 +221,12 @@ func (s *Store) scan(ctx context.Context, roots []string, cache *statCache, star
 	if err != nil {
 		return nil, res, err
 	}
-	return s.finish(roots, cache, start, entries, reused, res)
+	return s.finish(roots, cache, start, entries, false, reused, res)
 }
 
-// finish makes the manifest of a scan from its entries (in any order).
-func (s *Store) finish(roots []string, cache *statCache, start time.Time, entries []Entry, reused int, res Result) (*Manifest, Result, error) {
+// finish makes the manifest of a scan from its entries, which are in
+// manifest order when sorted is set.
+func (s *Store) finish(roots []string, cache *statCache, start time.Time, entries []Entry, sorted bool, reused int, res Result) (*Manifest, Result, error) {
 	res.Files = len(entries)
 	slices.Sort(res.Skipped)
 	unchanged := cache != nil && reused == len(entries) && len(entries) == len(cache.m.Entries)
@@ -237,7 +238,9 @@ func (s *Store) finish(roots []string, cache *statCache, start time.Time, entrie
 	if unchanged {
 		m.ID, m.Created, m.Depth, res.Reused = cache.m.ID, cache.m.Created, cache.m.Depth, true
 	}
-	slices.SortFunc(m.Entries, func(a, b Entry) int { return entryKey(&a, &b) })
+	if !sorted {
+		m.Entries = sortEntries(entries)
+	}
 	res.ID = m.ID
 	return m, res, nil
 }
@@ -314,6 +317,21 @@ func (s *Store) walk(ctx context.Context, roots []string, regions []region, cach
 		res.newBlobs = append(res.newBlobs, ws[i].newBlobs...)
 	}
 	return entries, res, int(reused.Load()), nil
+}
+
+// sortEntries returns es in manifest order. It sorts pointers, not the
+// entries themselves, which are large to move and to compare by value.
+func sortEntries(es []Entry) []Entry {
+	ps := make([]*Entry, len(es))
+	for i := range es {
+		ps[i] = &es[i]
+	}
+	slices.SortFunc(ps, entryKey)
+	out := make([]Entry, len(es))
+	for i, p := range ps {
+		out[i] = *p
+	}
+	return out
 }
 
 // record returns the entry for f, reusing the cached one when its stat is

@@ -78,9 +78,8 @@ func (s *Store) trackedScan(ctx context.Context, roots []string, cache *statCach
 			res.Skipped = append(res.Skipped, filepath.Join(roots[kept[i].Root], filepath.FromSlash(kept[i].Rel)))
 		}
 	}
-	slices.SortFunc(walked, func(a, b Entry) int { return entryKey(&a, &b) })
-	entries := mergeSorted(kept, walked)
-	return s.finish(roots, cache, start, entries, reused+len(kept), res)
+	entries := mergeSorted(kept, sortEntries(walked))
+	return s.finish(roots, cache, start, entries, true, reused+len(kept), res)
 }
 
 // otherNames returns the directories, outside covered, of the other
