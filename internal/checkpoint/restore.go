@@ -1,13 +1,13 @@
 package checkpoint
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -153,34 +153,42 @@ func (s *Store) Restore(ctx context.Context, id string) (RestoreResult, error) {
 	return res, nil
 }
 
-// apply changes the paths where cur differs from target.
+// apply changes the paths where cur differs from target: a merge of
+// their entries, which are sorted, under the same roots.
 func (s *Store) apply(ctx context.Context, target, cur *Manifest, res *RestoreResult) error {
-	want := make(map[string]*Entry, len(target.Entries))
-	keepDirs := map[string]bool{}
-	for i := range target.Entries {
-		e := &target.Entries[i]
-		k := cacheKey(target.Roots[e.Root], e.Rel)
-		want[k] = e
-		for d := path.Dir(e.Rel); d != "."; d = path.Dir(d) {
-			dk := cacheKey(target.Roots[e.Root], d)
-			if keepDirs[dk] {
-				break
-			}
-			keepDirs[dk] = true
-		}
+	if !slices.Equal(target.Roots, cur.Roots) {
+		return fmt.Errorf("checkpoint: restore: the current state was recorded under other roots")
 	}
-	have := make(map[string]*Entry, len(cur.Entries))
 	var deletes []*Entry
-	for i := range cur.Entries {
-		e := &cur.Entries[i]
-		k := cacheKey(cur.Roots[e.Root], e.Rel)
-		have[k] = e
-		if want[k] == nil {
-			deletes = append(deletes, e)
+	var writes [][2]*Entry // target's entry, cur's (nil when absent)
+	te, ce := target.Entries, cur.Entries
+	for i, j := 0, 0; i < len(te) || j < len(ce); {
+		c := 0
+		switch {
+		case i == len(te):
+			c = 1
+		case j == len(ce):
+			c = -1
+		default:
+			c = entryKey(&te[i], &ce[j])
+		}
+		switch {
+		case c < 0:
+			writes = append(writes, [2]*Entry{&te[i], nil})
+			i++
+		case c > 0:
+			deletes = append(deletes, &ce[j])
+			j++
+		default:
+			if e, h := &te[i], &ce[j]; e.Kind == KindSkipped && !h.sameStat(e) || e.Kind != KindSkipped && !e.sameContent(h) {
+				writes = append(writes, [2]*Entry{e, h})
+			}
+			i++
+			j++
 		}
 	}
 	// Deepest first, so that emptied directories can go on the way up.
-	slices.SortFunc(deletes, func(a, b *Entry) int { return strings.Count(b.Rel, "/") - strings.Count(a.Rel, "/") })
+	slices.SortStableFunc(deletes, func(a, b *Entry) int { return strings.Count(b.Rel, "/") - strings.Count(a.Rel, "/") })
 	n := 0
 	step := func() error {
 		n++
@@ -203,23 +211,17 @@ func (s *Store) apply(ctx context.Context, target, cur *Manifest, res *RestoreRe
 			return err
 		}
 		res.Deleted = append(res.Deleted, p)
-		removeEmptyDirs(root, e.Rel, func(d string) bool { return keepDirs[cacheKey(root, d)] })
+		removeEmptyDirs(root, e.Rel, func(d string) bool { return holdsUnder(te, e.Root, d) })
 		if err := step(); err != nil {
 			return err
 		}
 	}
-	for i := range target.Entries {
-		e := &target.Entries[i]
+	for _, w := range writes {
+		e := w[0]
 		root := target.Roots[e.Root]
 		p := filepath.Join(root, filepath.FromSlash(e.Rel))
-		h := have[cacheKey(root, e.Rel)]
 		if e.Kind == KindSkipped {
-			if h == nil || !h.sameStat(e) {
-				res.NotRestored = append(res.NotRestored, p)
-			}
-			continue
-		}
-		if h != nil && e.sameContent(h) {
+			res.NotRestored = append(res.NotRestored, p)
 			continue
 		}
 		if err := s.writeEntry(root, e); err != nil {
@@ -231,4 +233,14 @@ func (s *Store) apply(ctx context.Context, target, cur *Manifest, res *RestoreRe
 		}
 	}
 	return nil
+}
+
+// holdsUnder reports whether the sorted entries hold a path under the
+// directory dir of root ri.
+func holdsUnder(es []Entry, ri int, dir string) bool {
+	prefix := dir + "/"
+	i, _ := slices.BinarySearchFunc(es, prefix, func(e Entry, p string) int {
+		return cmp.Or(cmp.Compare(e.Root, ri), strings.Compare(e.Rel, p))
+	})
+	return i < len(es) && es[i].Root == ri && strings.HasPrefix(es[i].Rel, prefix)
 }
