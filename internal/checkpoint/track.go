@@ -47,6 +47,11 @@ func (s *Store) trackedScan(ctx context.Context, roots []string, cache *statCach
 		res.Skipped = cache.skippedPaths(roots)
 		return cache.m, res, nil
 	}
+	if len(regions) > max(16, tr.watched()/8) {
+		// Changes all over (a branch switched, a restore): one walk of
+		// everything costs less than many small ones. The watches stay.
+		return s.scan(ctx, roots, cache, start, tr)
+	}
 	var walked []Entry
 	var res Result
 	reused := 0

@@ -76,6 +76,13 @@ func watchLimit() int {
 
 func (t *tracker) close() { unix.Close(t.fd) }
 
+// watched returns the number of watches held.
+func (t *tracker) watched() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.dirs)
+}
+
 // watch starts watching the directory abs (rel under root ri), before the
 // scan lists it: a change after this call is reported, one before it is
 // seen by the listing.

@@ -303,3 +303,26 @@ func TestTrackerRootThroughALink(t *testing.T) {
 		t.Fatal("a root named through a link was scanned in full")
 	}
 }
+
+// TestTrackerChangesEverywhere: changes in more directories than are
+// worth listing one by one are recorded by one walk, with the watches
+// kept.
+func TestTrackerChangesEverywhere(t *testing.T) {
+	root := t.TempDir()
+	for i := range 40 {
+		write(t, root, fmt.Sprintf("d%02d/f.go", i), "x", 0o644)
+	}
+	p := newTrackPair(t, root)
+	for i := range 40 {
+		write(t, root, fmt.Sprintf("d%02d/f.go", i), "changed", 0o644)
+		write(t, root, fmt.Sprintf("d%02d/new.go", i), "new", 0o644)
+	}
+	p.check(t, "changes everywhere")
+	if p.tracked.tr == nil {
+		t.Fatal("the tracker was dropped")
+	}
+	write(t, root, "d07/f.go", "again", 0o644)
+	if p.check(t, "one more change") {
+		t.Fatal("scanned in full after a walk that kept the watches")
+	}
+}

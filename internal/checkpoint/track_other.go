@@ -21,5 +21,6 @@ type changes struct {
 
 func newTracker([]string) *tracker   { return nil }
 func (t *tracker) close()            {}
+func (t *tracker) watched() int      { return 0 }
 func (t *tracker) watch(int, string) {}
 func (t *tracker) drain() changes    { return changes{full: true} }
