@@ -58,8 +58,6 @@ func (c *statCache) lookup(ri int, rel string) *Entry {
 	return &es[i]
 }
 
-func cacheKey(root, rel string) string { return root + "\x00" + rel }
-
 // racyWindow returns how close to a scan's start a file's times must lie
 // for its stat not to prove its content: a file system with whole-second
 // times (nanoseconds zero) needs two seconds, a fine-grained one a margin
