@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -44,29 +45,52 @@ func benchTree(b *testing.B, n int) (root string, rels []string) {
 	return root, rels
 }
 
-func BenchmarkCheckpointCold(b *testing.B) {
+// modes runs f as two sub-benchmarks: a store that scans every time and
+// one that keeps a change tracker (Options.Track).
+func modes(b *testing.B, f func(b *testing.B, opts Options)) {
+	b.Run("scan", func(b *testing.B) { f(b, Options{}) })
+	b.Run("tracked", func(b *testing.B) { f(b, Options{Track: true}) })
+}
+
+// reportCPU reports the CPU time per op since cpu0, which other work on
+// a shared machine does not inflate as it does wall time.
+func reportCPU(b *testing.B, cpu0 time.Duration) {
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+}
+
+func BenchmarkCheckpointCold(b *testing.B) { modes(b, benchCold) }
+
+func benchCold(b *testing.B, opts Options) {
 	root, _ := benchTree(b, benchFiles())
 	ctx := context.Background()
+	var cpu time.Duration
 	for b.Loop() {
 		b.StopTimer()
-		s, err := Open(b.TempDir(), Options{})
+		s, err := Open(b.TempDir(), opts)
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()
+		cpu0 := cpuTime()
 		if _, err := s.Checkpoint(ctx, []string{root}); err != nil {
 			b.Fatal(err)
 		}
+		cpu += cpuTime() - cpu0
+		s.Close()
 	}
+	b.ReportMetric(float64(cpu)/float64(b.N)/1e6, "cpu-ms/op")
 }
 
-func BenchmarkCheckpointUnchanged(b *testing.B) {
+func BenchmarkCheckpointUnchanged(b *testing.B) { modes(b, benchUnchanged) }
+
+func benchUnchanged(b *testing.B, opts Options) {
 	root, _ := benchTree(b, benchFiles())
 	ctx := context.Background()
-	s, err := Open(b.TempDir(), Options{})
+	s, err := Open(b.TempDir(), opts)
 	if err != nil {
 		b.Fatal(err)
 	}
+	defer s.Close()
 	if _, err := s.Checkpoint(ctx, []string{root}); err != nil {
 		b.Fatal(err)
 	}
@@ -77,20 +101,24 @@ func BenchmarkCheckpointUnchanged(b *testing.B) {
 			b.Fatalf("unchanged tree: %+v %v", r, err)
 		}
 	}
-	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+	reportCPU(b, cpu0)
 }
 
-func BenchmarkCheckpointOneChanged(b *testing.B) {
+func BenchmarkCheckpointOneChanged(b *testing.B) { modes(b, benchOneChanged) }
+
+func benchOneChanged(b *testing.B, opts Options) {
 	root, rels := benchTree(b, benchFiles())
 	ctx := context.Background()
-	s, err := Open(b.TempDir(), Options{})
+	s, err := Open(b.TempDir(), opts)
 	if err != nil {
 		b.Fatal(err)
 	}
+	defer s.Close()
 	if _, err := s.Checkpoint(ctx, []string{root}); err != nil {
 		b.Fatal(err)
 	}
 	i := 0
+	var cpu time.Duration
 	for b.Loop() {
 		b.StopTimer()
 		i++
@@ -98,22 +126,28 @@ func BenchmarkCheckpointOneChanged(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
+		cpu0 := cpuTime()
 		if r, err := s.Checkpoint(ctx, []string{root}); err != nil || r.Reused {
 			b.Fatalf("one change: %+v %v", r, err)
 		}
+		cpu += cpuTime() - cpu0
 	}
+	b.ReportMetric(float64(cpu)/float64(b.N)/1e6, "cpu-ms/op")
 }
 
 // BenchmarkRestore100 restores a checkpoint that differs from the
 // workspace in 100 files, alternating between two states; each restore
 // includes recording the state it leaves (the undo checkpoint).
-func BenchmarkRestore100(b *testing.B) {
+func BenchmarkRestore100(b *testing.B) { modes(b, benchRestore100) }
+
+func benchRestore100(b *testing.B, opts Options) {
 	root, rels := benchTree(b, benchFiles())
 	ctx := context.Background()
-	s, err := Open(b.TempDir(), Options{})
+	s, err := Open(b.TempDir(), opts)
 	if err != nil {
 		b.Fatal(err)
 	}
+	defer s.Close()
 	a, err := s.Checkpoint(ctx, []string{root})
 	if err != nil {
 		b.Fatal(err)
@@ -129,6 +163,7 @@ func BenchmarkRestore100(b *testing.B) {
 	}
 	ids := []string{a.ID, c.ID}
 	i := 0
+	cpu0 := cpuTime()
 	for b.Loop() {
 		res, err := s.Restore(ctx, ids[i%2])
 		if err != nil || len(res.Written) != 100 {
@@ -136,4 +171,52 @@ func BenchmarkRestore100(b *testing.B) {
 		}
 		i++
 	}
+	reportCPU(b, cpu0)
+}
+
+// BenchmarkStoreGrowth reports the store's size after the first
+// checkpoint and what 50 checkpoints of 10 edited files each add to it.
+func BenchmarkStoreGrowth(b *testing.B) {
+	root, rels := benchTree(b, benchFiles())
+	ctx := context.Background()
+	for b.Loop() {
+		s, err := Open(b.TempDir(), Options{Track: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Checkpoint(ctx, []string{root}); err != nil {
+			b.Fatal(err)
+		}
+		first := dirBytes(b, s.Dir())
+		for c := range 50 {
+			for k := range 10 {
+				p := filepath.Join(root, rels[(c*10+k)*37%len(rels)])
+				f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				fmt.Fprintln(f, "edit", c)
+				f.Close()
+			}
+			if _, err := s.Checkpoint(ctx, []string{root}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(first), "first-B")
+		b.ReportMetric(float64(dirBytes(b, s.Dir())-first), "growth-B")
+		s.Close()
+	}
+}
+
+func dirBytes(b *testing.B, dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
 }

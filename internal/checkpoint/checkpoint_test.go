@@ -132,59 +132,65 @@ func newWorkspace(t *testing.T, git bool) string {
 
 func TestRestoreEachCheckpoint(t *testing.T) {
 	for _, git := range []bool{true, false} {
-		t.Run(map[bool]string{true: "git", false: "no-git"}[git], func(t *testing.T) {
-			ctx := context.Background()
-			root := newWorkspace(t, git)
-			s, err := Open(t.TempDir(), Options{})
-			must(t, err)
-			steps := []struct {
-				name string
-				do   func()
-			}{
-				{"start", func() {}},
-				{"edit", func() { write(t, root, "main.go", "package main\n\nfunc main() {}\n", 0o644) }},
-				{"create", func() { write(t, root, "new.txt", "new", 0o644) }},
-				{"delete", func() { must(t, os.Remove(filepath.Join(root, "lib/a.go"))) }},
-				{"chmod", func() { must(t, os.Chmod(filepath.Join(root, "run.sh"), 0o644)) }},
-				{"relink", func() {
-					must(t, os.Remove(filepath.Join(root, "link")))
-					must(t, os.Symlink("new.txt", filepath.Join(root, "link")))
-				}},
-				{"nested", func() {
-					write(t, root, "x/y/z/deep.txt", "deep", 0o600)
-					write(t, root, "x/y/other.txt", "other", 0o644)
-				}},
-				{"unnest", func() { must(t, os.RemoveAll(filepath.Join(root, "x/y/z"))) }},
-				{"ignored", func() { write(t, root, "build/later.o", "later", 0o644) }},
-			}
-			var ids []string
-			var snaps []map[string]node
-			for _, st := range steps {
-				st.do()
-				r, err := s.Checkpoint(ctx, []string{root})
-				must(t, err)
-				if st.name != "start" && st.name != "ignored" && r.Reused {
-					t.Fatalf("%s: change not seen", st.name)
-				}
-				if st.name == "ignored" && !r.Reused {
-					t.Errorf("ignored file made a new checkpoint")
-				}
-				ids = append(ids, r.ID)
-				snaps = append(snaps, part(snapshot(t, root), false))
-			}
-			outside := part(snapshot(t, root), true)
-			// Restore in an order that crosses every change both ways.
-			for _, i := range []int{0, 8, 3, 6, 1, 7, 2, 5, 4, 0} {
-				res, err := s.Restore(ctx, ids[i])
-				must(t, err)
-				now := snapshot(t, root)
-				diffSnap(t, "restore to "+steps[i].name, part(now, false), snaps[i])
-				diffSnap(t, "outside after restore to "+steps[i].name, part(now, true), outside)
-				if res.Undo == "" {
-					t.Fatal("no undo checkpoint")
-				}
-			}
-		})
+		for _, track := range []bool{false, true} {
+			name := map[bool]string{true: "git", false: "no-git"}[git] + map[bool]string{true: "-tracked"}[track]
+			t.Run(name, func(t *testing.T) { restoreEachCheckpoint(t, git, track) })
+		}
+	}
+}
+
+func restoreEachCheckpoint(t *testing.T, git, track bool) {
+	ctx := context.Background()
+	root := newWorkspace(t, git)
+	s, err := Open(t.TempDir(), Options{Track: track})
+	must(t, err)
+	defer s.Close()
+	steps := []struct {
+		name string
+		do   func()
+	}{
+		{"start", func() {}},
+		{"edit", func() { write(t, root, "main.go", "package main\n\nfunc main() {}\n", 0o644) }},
+		{"create", func() { write(t, root, "new.txt", "new", 0o644) }},
+		{"delete", func() { must(t, os.Remove(filepath.Join(root, "lib/a.go"))) }},
+		{"chmod", func() { must(t, os.Chmod(filepath.Join(root, "run.sh"), 0o644)) }},
+		{"relink", func() {
+			must(t, os.Remove(filepath.Join(root, "link")))
+			must(t, os.Symlink("new.txt", filepath.Join(root, "link")))
+		}},
+		{"nested", func() {
+			write(t, root, "x/y/z/deep.txt", "deep", 0o600)
+			write(t, root, "x/y/other.txt", "other", 0o644)
+		}},
+		{"unnest", func() { must(t, os.RemoveAll(filepath.Join(root, "x/y/z"))) }},
+		{"ignored", func() { write(t, root, "build/later.o", "later", 0o644) }},
+	}
+	var ids []string
+	var snaps []map[string]node
+	for _, st := range steps {
+		st.do()
+		r, err := s.Checkpoint(ctx, []string{root})
+		must(t, err)
+		if st.name != "start" && st.name != "ignored" && r.Reused {
+			t.Fatalf("%s: change not seen", st.name)
+		}
+		if st.name == "ignored" && !r.Reused {
+			t.Errorf("ignored file made a new checkpoint")
+		}
+		ids = append(ids, r.ID)
+		snaps = append(snaps, part(snapshot(t, root), false))
+	}
+	outside := part(snapshot(t, root), true)
+	// Restore in an order that crosses every change both ways.
+	for _, i := range []int{0, 8, 3, 6, 1, 7, 2, 5, 4, 0} {
+		res, err := s.Restore(ctx, ids[i])
+		must(t, err)
+		now := snapshot(t, root)
+		diffSnap(t, "restore to "+steps[i].name, part(now, false), snaps[i])
+		diffSnap(t, "outside after restore to "+steps[i].name, part(now, true), outside)
+		if res.Undo == "" {
+			t.Fatal("no undo checkpoint")
+		}
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"path/filepath"
 	"slices"
-	"strconv"
 )
 
 // Op is how a path differs between two checkpoints.
@@ -90,22 +89,26 @@ func delta(prev, m *Manifest) *Manifest {
 	return d
 }
 
-// applyDelta returns base with the delta d applied, whole.
+// applyDelta returns base with the delta d applied, whole: a merge of
+// sorted lists, as base's entries are sorted and the delta's are put so.
 func applyDelta(base, d *Manifest) *Manifest {
 	out := &Manifest{ID: d.ID, Created: d.Created, Roots: d.Roots, Depth: d.Depth}
-	gone := make(map[[2]string]bool, len(d.Entries)+len(d.Deleted))
-	for _, list := range [][]Entry{d.Entries, d.Deleted} {
-		for _, e := range list {
-			gone[[2]string{strconv.Itoa(e.Root), e.Rel}] = true
+	changed, deleted := sortEntries(d.Entries), sortEntries(d.Deleted)
+	kept := make([]Entry, 0, len(base.Entries))
+	i, j := 0, 0
+	for k := range base.Entries {
+		e := &base.Entries[k]
+		for i < len(changed) && entryKey(&changed[i], e) < 0 {
+			i++
 		}
-	}
-	out.Entries = make([]Entry, 0, len(base.Entries)+len(d.Entries))
-	for _, e := range base.Entries {
-		if !gone[[2]string{strconv.Itoa(e.Root), e.Rel}] {
-			out.Entries = append(out.Entries, e)
+		for j < len(deleted) && entryKey(&deleted[j], e) < 0 {
+			j++
 		}
+		if i < len(changed) && entryKey(&changed[i], e) == 0 || j < len(deleted) && entryKey(&deleted[j], e) == 0 {
+			continue
+		}
+		kept = append(kept, *e)
 	}
-	out.Entries = append(out.Entries, d.Entries...)
-	slices.SortFunc(out.Entries, func(a, b Entry) int { return entryKey(&a, &b) })
+	out.Entries = mergeSorted(kept, slices.CompactFunc(changed, func(a, b Entry) bool { return entryKey(&a, &b) == 0 }))
 	return out
 }

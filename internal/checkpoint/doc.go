@@ -47,11 +47,45 @@
 // keep the same times (the "racy" window of a coarse file system clock)
 // is read again.
 //
-// # Crash safety
+// # Change tracking (Linux)
 //
-// Blobs and manifests are written to a temporary name and renamed. A
+// A scan costs a stat per file: for 50,000 files, 0.4 to 0.5 s of CPU on
+// the small shared VM it was measured on, of which the stats alone are
+// about 90 ms.
+// A Store opened with Options.Track (a session's) keeps an inotify watch
+// on every directory its scans list, added before the directory is read,
+// so that any later change to an entry or to a file's content, mode or
+// times is reported. A checkpoint then reads the queued events and lists
+// again only the directories where something happened (with their
+// subtrees when a directory was made, moved or removed); a workspace where
+// nothing happened is recorded in microseconds, without a system call per
+// file. It falls back to a full scan, and starts its watches afresh, when
+// it cannot tell: the queue overflowed, a watch could not be added (the
+// limit of watches, a quarter of fs.inotify.max_user_watches, is reached),
+// a .gitignore, .plyignore or .git/info/exclude changed, a root was moved,
+// or the stored checkpoint it started from was pruned by another process.
+// It is never trusted across processes: a new Store scans first.
+//
+// What inotify cannot see: a file with several names (hard links) may
+// change through a name no watch covers; such files, known by their link
+// count, are stat'ed at every checkpoint, and the other names of a file
+// found with several are checked too. Left unseen: a hard link made after
+// the scan from an ignored directory or from outside the workspace to a
+// recorded file, then written through; writes through a shared memory
+// mapping (which update a file without a write call). A later full scan
+// (a new process, a change of ignore rules) records them.
+//
+// # Crash safety and concurrency
+//
+// Contents are written to a temporary name and renamed, and synced before
+// a manifest names them; manifests are synced before their rename (see
+// durable.go). A content found with the wrong size is written again. A
 // restore first records the current state (the undo checkpoint), then
 // writes a journal naming the target and the undo checkpoint, then applies
 // the changes; each change is idempotent, and running the restore again
 // after a crash reuses the journal's undo checkpoint and finishes the job.
+// A restore writes beneath each root through directory descriptors that
+// follow no symbolic link, so a directory swapped for a link cannot send a
+// write elsewhere. Checkpoint, Restore and Prune hold an flock on the
+// store's lock file, so ply processes sharing a store take turns.
 package checkpoint

@@ -39,6 +39,8 @@ type Entry struct {
 	// readBytes is what the scan read of the file: 0 when its stat
 	// proved it unchanged.
 	readBytes int64
+	// nlink is the file's number of names when scanned (0 where unknown).
+	nlink uint64
 }
 
 // sameStat reports whether e and o describe the same file by stat alone.

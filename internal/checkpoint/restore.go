@@ -1,13 +1,13 @@
 package checkpoint
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -104,6 +104,10 @@ func (s *Store) LastRewind() (undo, target string, ok bool) {
 // an error stops the restore there, as a crash would.
 var afterChange func(n int) error
 
+// beforeWrite, when set by a test, runs when a restore has found the
+// directory (slash path under its root) of a file it is about to write.
+var beforeWrite func(dir string)
+
 // Restore puts the workspace back as checkpoint id recorded it. It first
 // records the current state (RestoreResult.Undo). Paths outside the
 // recorded set (ignored files, .git) are not touched. After an
@@ -112,6 +116,11 @@ func (s *Store) Restore(ctx context.Context, id string) (RestoreResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	res := RestoreResult{Target: id}
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return res, err
+	}
+	defer unlock()
 	target, err := s.Load(id)
 	if err != nil {
 		return res, err
@@ -135,7 +144,7 @@ func (s *Store) Restore(ctx context.Context, id string) (RestoreResult, error) {
 	if err := s.apply(ctx, target, cur, &res); err != nil {
 		return res, err
 	}
-	if err := writeAtomic(filepath.Join(s.dir, "last-rewind"), []byte(res.Undo+" "+id+"\n"), 0o600); err != nil {
+	if err := writeDurable(filepath.Join(s.dir, "last-rewind"), []byte(res.Undo+" "+id+"\n")); err != nil {
 		return res, err
 	}
 	if err := os.Remove(s.journalPath()); err != nil {
@@ -144,34 +153,42 @@ func (s *Store) Restore(ctx context.Context, id string) (RestoreResult, error) {
 	return res, nil
 }
 
-// apply changes the paths where cur differs from target.
+// apply changes the paths where cur differs from target: a merge of
+// their entries, which are sorted, under the same roots.
 func (s *Store) apply(ctx context.Context, target, cur *Manifest, res *RestoreResult) error {
-	want := make(map[string]*Entry, len(target.Entries))
-	keepDirs := map[string]bool{}
-	for i := range target.Entries {
-		e := &target.Entries[i]
-		k := cacheKey(target.Roots[e.Root], e.Rel)
-		want[k] = e
-		for d := path.Dir(e.Rel); d != "."; d = path.Dir(d) {
-			dk := cacheKey(target.Roots[e.Root], d)
-			if keepDirs[dk] {
-				break
-			}
-			keepDirs[dk] = true
-		}
+	if !slices.Equal(target.Roots, cur.Roots) {
+		return fmt.Errorf("checkpoint: restore: the current state was recorded under other roots")
 	}
-	have := make(map[string]*Entry, len(cur.Entries))
 	var deletes []*Entry
-	for i := range cur.Entries {
-		e := &cur.Entries[i]
-		k := cacheKey(cur.Roots[e.Root], e.Rel)
-		have[k] = e
-		if want[k] == nil {
-			deletes = append(deletes, e)
+	var writes [][2]*Entry // target's entry, cur's (nil when absent)
+	te, ce := target.Entries, cur.Entries
+	for i, j := 0, 0; i < len(te) || j < len(ce); {
+		c := 0
+		switch {
+		case i == len(te):
+			c = 1
+		case j == len(ce):
+			c = -1
+		default:
+			c = entryKey(&te[i], &ce[j])
+		}
+		switch {
+		case c < 0:
+			writes = append(writes, [2]*Entry{&te[i], nil})
+			i++
+		case c > 0:
+			deletes = append(deletes, &ce[j])
+			j++
+		default:
+			if e, h := &te[i], &ce[j]; e.Kind == KindSkipped && !h.sameStat(e) || e.Kind != KindSkipped && !e.sameContent(h) {
+				writes = append(writes, [2]*Entry{e, h})
+			}
+			i++
+			j++
 		}
 	}
 	// Deepest first, so that emptied directories can go on the way up.
-	slices.SortFunc(deletes, func(a, b *Entry) int { return strings.Count(b.Rel, "/") - strings.Count(a.Rel, "/") })
+	slices.SortStableFunc(deletes, func(a, b *Entry) int { return strings.Count(b.Rel, "/") - strings.Count(a.Rel, "/") })
 	n := 0
 	step := func() error {
 		n++
@@ -190,34 +207,21 @@ func (s *Store) apply(ctx context.Context, target, cur *Manifest, res *RestoreRe
 			res.LeftInPlace = append(res.LeftInPlace, p)
 			continue
 		}
-		if err := checkParents(root, e.Rel); err != nil {
+		if err := removeEntry(root, e.Rel); err != nil {
 			return err
 		}
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("checkpoint: restore: delete %s: %w", p, err)
-		}
 		res.Deleted = append(res.Deleted, p)
-		for d := path.Dir(e.Rel); d != "." && !keepDirs[cacheKey(root, d)]; d = path.Dir(d) {
-			if os.Remove(filepath.Join(root, filepath.FromSlash(d))) != nil {
-				break // not empty: ignored files live there
-			}
-		}
+		removeEmptyDirs(root, e.Rel, func(d string) bool { return holdsUnder(te, e.Root, d) })
 		if err := step(); err != nil {
 			return err
 		}
 	}
-	for i := range target.Entries {
-		e := &target.Entries[i]
+	for _, w := range writes {
+		e := w[0]
 		root := target.Roots[e.Root]
 		p := filepath.Join(root, filepath.FromSlash(e.Rel))
-		h := have[cacheKey(root, e.Rel)]
 		if e.Kind == KindSkipped {
-			if h == nil || !h.sameStat(e) {
-				res.NotRestored = append(res.NotRestored, p)
-			}
-			continue
-		}
-		if h != nil && e.sameContent(h) {
+			res.NotRestored = append(res.NotRestored, p)
 			continue
 		}
 		if err := s.writeEntry(root, e); err != nil {
@@ -231,94 +235,12 @@ func (s *Store) apply(ctx context.Context, target, cur *Manifest, res *RestoreRe
 	return nil
 }
 
-// writeEntry puts e in place under root, replacing what is there.
-func (s *Store) writeEntry(root string, e *Entry) error {
-	p := filepath.Join(root, filepath.FromSlash(e.Rel))
-	if err := mkdirs(root, path.Dir(e.Rel)); err != nil {
-		return err
-	}
-	tmp := filepath.Join(filepath.Dir(p), ".ply-restore-"+randHex(6))
-	var err error
-	if e.Kind == KindLink {
-		err = os.Symlink(e.Target, tmp)
-	} else {
-		err = s.writeTemp(tmp, e)
-	}
-	if err == nil {
-		if err = os.Rename(tmp, p); err != nil {
-			os.Remove(tmp)
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("checkpoint: restore %s: %w", p, err)
-	}
-	return nil
-}
-
-func (s *Store) writeTemp(tmp string, e *Entry) error {
-	data, err := s.readBlob(e.Hash)
-	if err != nil {
-		return err
-	}
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(e.Mode)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
-}
-
-// mkdirs creates the directory rel under root one component at a time,
-// refusing to go through a symbolic link or a file, so that a restore
-// never writes outside the root.
-func mkdirs(root, rel string) error {
-	if rel == "." {
-		return nil
-	}
-	dir := root
-	for _, c := range strings.Split(rel, "/") {
-		dir = filepath.Join(dir, c)
-		fi, err := os.Lstat(dir)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-				return fmt.Errorf("checkpoint: restore: create %s: %w", dir, err)
-			}
-		case err != nil:
-			return fmt.Errorf("checkpoint: restore: %w", err)
-		case !fi.IsDir():
-			return fmt.Errorf("checkpoint: restore: %s is in the way (not a directory)", dir)
-		}
-	}
-	return nil
-}
-
-// checkParents refuses a path whose directories under root are not all
-// real directories.
-func checkParents(root, rel string) error {
-	dir := root
-	d := path.Dir(rel)
-	if d == "." {
-		return nil
-	}
-	for _, c := range strings.Split(d, "/") {
-		dir = filepath.Join(dir, c)
-		fi, err := os.Lstat(dir)
-		if err != nil {
-			return fmt.Errorf("checkpoint: restore: %w", err)
-		}
-		if !fi.IsDir() {
-			return fmt.Errorf("checkpoint: restore: %s is not a directory", dir)
-		}
-	}
-	return nil
+// holdsUnder reports whether the sorted entries hold a path under the
+// directory dir of root ri.
+func holdsUnder(es []Entry, ri int, dir string) bool {
+	prefix := dir + "/"
+	i, _ := slices.BinarySearchFunc(es, prefix, func(e Entry, p string) int {
+		return cmp.Or(cmp.Compare(e.Root, ri), strings.Compare(e.Rel, p))
+	})
+	return i < len(es) && es[i].Root == ri && strings.HasPrefix(es[i].Rel, prefix)
 }

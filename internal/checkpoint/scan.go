@@ -6,10 +6,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
@@ -19,26 +21,42 @@ import (
 	"github.com/plyhq/ply/internal/tools"
 )
 
-// statCache is the newest scan, by path, with the time it started: an
-// entry whose times lie well before that start cannot have changed
-// without its stat changing.
+// statCache is the newest scan with the time it started: an entry whose
+// times lie well before that start cannot have changed without its stat
+// changing.
 type statCache struct {
 	m       *Manifest
-	byPath  map[string]*Entry // root + "\x00" + rel
 	scanned time.Time
+	multi   []int // entries of files with more than one name, which a tracker cannot watch
+	skipped []int // entries over the size cap
 }
 
 func newStatCache(m *Manifest, scanned time.Time) *statCache {
-	c := &statCache{m: m, scanned: scanned, byPath: make(map[string]*Entry, len(m.Entries))}
+	c := &statCache{m: m, scanned: scanned}
 	for i := range m.Entries {
 		e := &m.Entries[i]
 		e.racy = isRacy(e, scanned)
-		c.byPath[cacheKey(m.Roots[e.Root], e.Rel)] = e
+		if e.nlink > 1 {
+			c.multi = append(c.multi, i)
+		}
+		if e.Kind == KindSkipped {
+			c.skipped = append(c.skipped, i)
+		}
 	}
 	return c
 }
 
-func cacheKey(root, rel string) string { return root + "\x00" + rel }
+// lookup returns the cached entry of rel under root ri, or nil.
+func (c *statCache) lookup(ri int, rel string) *Entry {
+	es := c.m.Entries
+	i, ok := slices.BinarySearchFunc(es, rel, func(e Entry, rel string) int {
+		return cmp.Or(cmp.Compare(e.Root, ri), cmp.Compare(e.Rel, rel))
+	})
+	if !ok {
+		return nil
+	}
+	return &es[i]
+}
 
 // racyWindow returns how close to a scan's start a file's times must lie
 // for its stat not to prove its content: a file system with whole-second
@@ -69,6 +87,8 @@ type Result struct {
 	Skipped  []string // files over the size cap, recorded without content
 	Reused   bool     // nothing changed: ID is the previous checkpoint's
 	Problems []string // paths that could not be read, directories that could not be listed
+
+	newBlobs []string // contents this checkpoint stored, to sync before its manifest
 }
 
 // Checkpoint records the state of the workspace roots (absolute, clean)
@@ -77,6 +97,11 @@ type Result struct {
 func (s *Store) Checkpoint(ctx context.Context, roots []string) (Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
 	_, res, err := s.checkpoint(ctx, roots)
 	return res, err
 }
@@ -84,19 +109,38 @@ func (s *Store) Checkpoint(ctx context.Context, roots []string) (Result, error) 
 func (s *Store) checkpoint(ctx context.Context, roots []string) (*Manifest, Result, error) {
 	start := time.Now()
 	cache := s.loadCache(roots)
-	m, res, err := s.scan(ctx, roots, cache, start)
+	// The tracker is trusted only if this checkpoint succeeds: it drains
+	// its events here, and a failed scan would lose them.
+	tr := s.tr
+	s.tr = nil
+	m, res, err := s.trackedScan(ctx, roots, cache, start, tr)
+	if errors.Is(err, errFullScan) {
+		if tr != nil {
+			tr.close()
+		}
+		if tr = nil; s.opts.Track && !s.closed && !s.untrackable {
+			tr = newTracker(roots)
+		}
+		s.scans++
+		m, res, err = s.scan(ctx, roots, cache, start, tr)
+		if tr != nil && tr.exhausted {
+			// Too many directories to watch: this Store scans.
+			tr.close()
+			tr, s.untrackable = nil, true
+		}
+	}
 	if err != nil {
+		if tr != nil {
+			tr.close()
+		}
 		return nil, res, err
 	}
+	s.tr = tr
 	if res.Reused {
-		if res.Read > 0 {
-			// Racy files were read again and found unchanged: keep
-			// the checkpoint, refresh what the cache knows of them.
-			s.cache = &statCache{m: m, scanned: start, byPath: cache.byPath}
-			for i := range m.Entries {
-				e := &m.Entries[i]
-				cache.byPath[cacheKey(roots[e.Root], e.Rel)] = e
-			}
+		if m != cache.m {
+			// Files were read again and found unchanged: keep the
+			// checkpoint, refresh what the cache knows of them.
+			s.cache = newStatCache(m, start)
 		}
 		return m, res, nil
 	}
@@ -106,6 +150,9 @@ func (s *Store) checkpoint(ctx context.Context, roots []string) (*Manifest, Resu
 		if d := delta(cache.m, m); len(d.Entries)+len(d.Deleted) <= len(m.Entries)/4 {
 			stored, m.Depth = d, d.Depth
 		}
+	}
+	if err := s.syncBlobs(res.newBlobs); err != nil {
+		return nil, res, err
 	}
 	if err := s.saveManifest(stored); err != nil {
 		return nil, res, err
@@ -120,6 +167,15 @@ func (s *Store) checkpoint(ctx context.Context, roots []string) (*Manifest, Resu
 // loadCache returns the stat cache for roots, reading HEAD when this
 // process has not scanned yet; nil when there is none.
 func (s *Store) loadCache(roots []string) *statCache {
+	if s.cache != nil && !s.holds(s.cache.m.ID) {
+		// Another process pruned it: the contents it names may be gone
+		// too, so nothing of it can be reused.
+		s.cache = nil
+		if s.tr != nil {
+			s.tr.close()
+			s.tr = nil
+		}
+	}
 	if s.cache == nil {
 		if id := s.head(); id != "" {
 			if m, err := s.Load(id); err == nil {
@@ -135,25 +191,87 @@ func (s *Store) loadCache(roots []string) *statCache {
 
 type scanWorker struct {
 	entries  []Entry
+	newBlobs []string // contents written, not yet synced
 	read     int
 	skipped  []string
 	problems []string
 }
 
-func (s *Store) scan(ctx context.Context, roots []string, cache *statCache, start time.Time) (*Manifest, Result, error) {
+// region is a directory to list: its files alone, or (deep) its whole
+// subtree.
+type region struct {
+	root int
+	rel  string // "" for the root
+	deep bool
+}
+
+// scan records the whole of every root, starting tr's watches (when not
+// nil) on every directory before it is listed.
+func (s *Store) scan(ctx context.Context, roots []string, cache *statCache, start time.Time, tr *tracker) (*Manifest, Result, error) {
+	if tr != nil {
+		tr.exclude = excludeStats(roots)
+	}
+	regions := make([]region, len(roots))
+	for i := range roots {
+		regions[i] = region{root: i, deep: true}
+	}
+	entries, res, reused, err := s.walk(ctx, roots, regions, cache, start, tr)
+	if err != nil {
+		return nil, res, err
+	}
+	return s.finish(roots, cache, start, entries, false, reused, res)
+}
+
+// finish makes the manifest of a scan from its entries, which are in
+// manifest order when sorted is set.
+func (s *Store) finish(roots []string, cache *statCache, start time.Time, entries []Entry, sorted bool, reused int, res Result) (*Manifest, Result, error) {
+	res.Files = len(entries)
+	slices.Sort(res.Skipped)
+	unchanged := cache != nil && reused == len(entries) && len(entries) == len(cache.m.Entries)
+	if unchanged && res.Read == 0 {
+		res.ID, res.Reused = cache.m.ID, true
+		return cache.m, res, nil
+	}
+	m := &Manifest{ID: newID(start), Created: start, Roots: slices.Clone(roots), Entries: entries}
+	if unchanged {
+		m.ID, m.Created, m.Depth, res.Reused = cache.m.ID, cache.m.Created, cache.m.Depth, true
+	}
+	if !sorted {
+		m.Entries = sortEntries(entries)
+	}
+	res.ID = m.ID
+	return m, res, nil
+}
+
+// walk records the files of regions, returning their entries (unsorted)
+// and how many of them are unchanged from the cache.
+func (s *Store) walk(ctx context.Context, roots []string, regions []region, cache *statCache, start time.Time, tr *tracker) ([]Entry, Result, int, error) {
 	workers := s.opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	ws := make([]scanWorker, workers)
-	var changed atomic.Bool
-	var files, read atomic.Int64
+	var files, read, reused atomic.Int64
 	var firstErr error
 	var errOnce sync.Once
-	for ri, root := range roots {
-		unreadable, err := tools.WalkWorkspace(ctx, root, workers, func(w int, f tools.WorkspaceFile) bool {
+	for _, rg := range regions {
+		root, ri := roots[rg.root], rg.root
+		if rg.rel != "" && !isRealDir(root, rg.rel) {
+			// Gone, or a link now (its name in the parent is recorded
+			// by the parent's listing): nothing to list, and never the
+			// link's target.
+			continue
+		}
+		opts := tools.WalkWorkspaceOptions{Workers: workers, Dir: rg.rel}
+		if !rg.deep {
+			opts.MaxDepth = 1
+		}
+		if tr != nil {
+			opts.BeforeDir = func(dir string) { tr.watch(ri, dir) }
+		}
+		unreadable, err := tools.WalkWorkspaceWith(ctx, root, opts, func(w int, f tools.WorkspaceFile) bool {
 			sw := &ws[w]
-			e, reused, err := s.record(root, ri, f, cache, start, sw)
+			e, same, err := s.record(ri, f, cache, start, sw)
 			if err != nil {
 				errOnce.Do(func() { firstErr = err })
 				return false
@@ -161,8 +279,8 @@ func (s *Store) scan(ctx context.Context, roots []string, cache *statCache, star
 			if e == nil {
 				return true
 			}
-			if !reused {
-				changed.Store(true)
+			if same {
+				reused.Add(1)
 			}
 			if n, b := files.Add(1), read.Add(e.readBytes); n > s.opts.MaxFiles || b > s.opts.MaxReadBytes {
 				errOnce.Do(func() {
@@ -174,54 +292,56 @@ func (s *Store) scan(ctx context.Context, roots []string, cache *statCache, star
 			return true
 		})
 		if err != nil {
-			return nil, Result{}, fmt.Errorf("checkpoint: scan %s: %w", root, err)
+			return nil, Result{}, 0, fmt.Errorf("checkpoint: scan %s: %w", root, err)
 		}
 		if unreadable > 0 {
-			ws[0].problems = append(ws[0].problems, fmt.Sprintf("%d directories under %s could not be listed", unreadable, root))
+			ws[0].problems = append(ws[0].problems, fmt.Sprintf("%d directories under %s could not be listed", unreadable, filepath.Join(root, rg.rel)))
 		}
 	}
 	if firstErr != nil {
-		return nil, Result{}, firstErr
+		return nil, Result{}, 0, firstErr
 	}
-	res := Result{}
+	var res Result
 	n := 0
 	for i := range ws {
 		n += len(ws[i].entries)
+	}
+	entries := make([]Entry, 0, n)
+	for i := range ws {
+		entries = append(entries, ws[i].entries...)
 		res.Read += ws[i].read
 		res.Skipped = append(res.Skipped, ws[i].skipped...)
 		res.Problems = append(res.Problems, ws[i].problems...)
+		res.newBlobs = append(res.newBlobs, ws[i].newBlobs...)
 	}
-	res.Files = n
-	slices.Sort(res.Skipped)
-	unchanged := cache != nil && !changed.Load() && n == len(cache.m.Entries)
-	if unchanged && res.Read == 0 {
-		res.ID, res.Reused = cache.m.ID, true
-		return cache.m, res, nil
+	return entries, res, int(reused.Load()), nil
+}
+
+// sortEntries returns es in manifest order. It sorts pointers, not the
+// entries themselves, which are large to move and to compare by value.
+func sortEntries(es []Entry) []Entry {
+	ps := make([]*Entry, len(es))
+	for i := range es {
+		ps[i] = &es[i]
 	}
-	m := &Manifest{ID: newID(start), Created: start, Roots: slices.Clone(roots), Entries: make([]Entry, 0, n)}
-	if unchanged {
-		m.ID, m.Created, m.Depth, res.Reused = cache.m.ID, cache.m.Created, cache.m.Depth, true
+	slices.SortFunc(ps, entryKey)
+	out := make([]Entry, len(es))
+	for i, p := range ps {
+		out[i] = *p
 	}
-	for i := range ws {
-		m.Entries = append(m.Entries, ws[i].entries...)
-	}
-	slices.SortFunc(m.Entries, func(a, b Entry) int {
-		return cmp.Or(cmp.Compare(a.Root, b.Root), cmp.Compare(a.Rel, b.Rel))
-	})
-	res.ID = m.ID
-	return m, res, nil
+	return out
 }
 
 // record returns the entry for f, reusing the cached one when its stat is
 // unchanged; nil when f vanished or cannot be read (noted as a problem).
-func (s *Store) record(root string, ri int, f tools.WorkspaceFile, cache *statCache, start time.Time, sw *scanWorker) (ep *Entry, same bool, err error) {
+func (s *Store) record(ri int, f tools.WorkspaceFile, cache *statCache, start time.Time, sw *scanWorker) (ep *Entry, same bool, err error) {
 	fi, err := f.Lstat()
 	if err != nil {
 		return nil, false, nil // removed while scanning
 	}
 	e := entryFromStat(ri, f.Rel, fi)
 	if cache != nil {
-		prev := cache.byPath[cacheKey(root, f.Rel)]
+		prev := cache.lookup(ri, f.Rel)
 		if prev != nil && prev.sameStat(&e) && !prev.racy {
 			e.Hash, e.Target, e.Kind = prev.Hash, prev.Target, prev.Kind
 			return &e, true, nil
@@ -262,6 +382,7 @@ func entryFromStat(ri int, rel string, fi fs.FileInfo) Entry {
 		e.Kind, e.Mode = KindLink, 0
 	}
 	e.Ctime, e.Ino = statExtra(fi)
+	e.nlink = nlinkOf(fi)
 	return e
 }
 
@@ -299,6 +420,10 @@ func (s *Store) readFile(path string, e *Entry, sw *scanWorker) error {
 		}
 		sum := sha256.Sum256(b.Bytes())
 		e.Hash = hex.EncodeToString(sum[:])
-		return s.putBlob(e.Hash, b.Bytes())
+		wrote, err := s.putBlob(e.Hash, b.Bytes())
+		if wrote {
+			sw.newBlobs = append(sw.newBlobs, e.Hash)
+		}
+		return err
 	}
 }

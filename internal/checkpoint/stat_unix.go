@@ -22,3 +22,14 @@ func statExtra(fi fs.FileInfo) (ctime int64, ino uint64) {
 	}
 	return ctimeOf(st), uint64(st.Ino)
 }
+
+// nlinkOf returns the number of names of the file fi describes.
+func nlinkOf(fi fs.FileInfo) uint64 {
+	if x, ok := fi.(interface{ Nlink() uint64 }); ok {
+		return x.Nlink()
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 0
+}

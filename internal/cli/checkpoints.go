@@ -31,12 +31,14 @@ type checkpointer struct {
 }
 
 // checkpointStore opens the checkpoint store of the workspace root.
-func checkpointStore(home, root string, st settings.Checkpointing) (*checkpoint.Store, error) {
+// A session's store (track) keeps a change tracker, so that a checkpoint
+// of an unchanged workspace costs nothing like a scan.
+func checkpointStore(home, root string, st settings.Checkpointing, track bool) (*checkpoint.Store, error) {
 	proj, err := session.ProjectDir(home, root)
 	if err != nil {
 		return nil, err
 	}
-	return checkpoint.Open(filepath.Join(home, "checkpoints", filepath.Base(proj)), checkpoint.Options{MaxFileBytes: st.MaxFile()})
+	return checkpoint.Open(filepath.Join(home, "checkpoints", filepath.Base(proj)), checkpoint.Options{MaxFileBytes: st.MaxFile(), Track: track})
 }
 
 // newCheckpointer returns the checkpointer of a session, or nil when
@@ -46,7 +48,7 @@ func newCheckpointer(cfg *config, ws *tools.Workspace, sess *opened, reg *tools.
 	if !st.IsEnabled() || cfg.home == "" {
 		return nil
 	}
-	store, err := checkpointStore(cfg.home, ws.Root(), st)
+	store, err := checkpointStore(cfg.home, ws.Root(), st, true)
 	if err != nil {
 		log.Warn("checkpoints are off: opening the store failed", "err", err)
 		return nil
@@ -69,6 +71,13 @@ func pruneDaily(store *checkpoint.Store, days int, log *slog.Logger) {
 		log.Warn("pruning old checkpoints", "err", err)
 	} else if n > 0 {
 		log.Info("pruned old checkpoints", "removed", n)
+	}
+}
+
+// close releases the store's change tracker.
+func (c *checkpointer) close() {
+	if c != nil {
+		c.store.Close()
 	}
 }
 

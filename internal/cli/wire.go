@@ -339,6 +339,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 	})
 	c.loops = newLoopDetector(cfg.settings.Model)
 	c.cp = newCheckpointer(cfg, ws, sess, reg, log)
+	c.closers = append(c.closers, c.cp.close) // checkpoints: the change tracker's watches
 	c.client = client.New(ch, client.Options{
 		Loop:        guard{c.loops},
 		NextSpeaker: true,

@@ -53,17 +53,18 @@ func openDirBeneath(root, rel string) (int, error) {
 		unix.Close(rootfd)
 		return fd, nil
 	}
-	return walkBeneath(rootfd, root, strings.Split(rel, string(filepath.Separator)))
+	return walkBeneath(rootfd, root, strings.Split(rel, string(filepath.Separator)), true)
 }
 
 // walkBeneath opens comps one at a time under fd, which it takes over,
-// refusing to follow a symbolic link and creating missing directories.
-func walkBeneath(fd int, root string, comps []string) (int, error) {
+// refusing to follow a symbolic link and, with create, creating missing
+// directories.
+func walkBeneath(fd int, root string, comps []string, create bool) (int, error) {
 	const flags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
 	for i, c := range comps {
 		at := filepath.Join(root, filepath.Join(comps[:i+1]...))
 		next, err := unix.Openat(fd, c, flags, 0)
-		if err == unix.ENOENT {
+		if err == unix.ENOENT && create {
 			if err := unix.Mkdirat(fd, c, 0o755); err != nil && err != unix.EEXIST {
 				unix.Close(fd)
 				return -1, fmt.Errorf("create directory %s: %w", at, &os.PathError{Op: "mkdir", Path: at, Err: err})

@@ -53,6 +53,10 @@ type walkOptions struct {
 	// passes its descriptor (walkFile.DirFD), so that the callback can
 	// stat a file by name without resolving its whole path again.
 	DirFD bool
+	// BeforeDir, when set, is called with each directory's path (Root
+	// included) before it is listed, so that a caller watching the tree
+	// for changes starts watching a directory before it reads it.
+	BeforeDir func(dir string)
 }
 
 // walkStats reports what a walk could not read.
@@ -169,6 +173,9 @@ func (w *walker) readDir(worker int, d walkDir) []walkDir {
 	if w.ctx.Err() != nil {
 		w.stop()
 		return nil
+	}
+	if w.opts.BeforeDir != nil {
+		w.opts.BeforeDir(d.path)
 	}
 	f, err := os.Open(d.path)
 	if err != nil {

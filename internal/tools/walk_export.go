@@ -4,6 +4,7 @@ import (
 	"context"
 	"io/fs"
 	"os"
+	"path/filepath"
 )
 
 // WorkspaceFile is one entry reported by WalkWorkspace.
@@ -35,9 +36,36 @@ func (f WorkspaceFile) Lstat() (fs.FileInfo, error) {
 // in [0, workers), in no particular order, and returns false to stop.
 // Directories that cannot be listed are counted in unreadable.
 func WalkWorkspace(ctx context.Context, root string, workers int, fn func(worker int, f WorkspaceFile) bool) (unreadable int, err error) {
-	opts := walkOptions{Root: root, Workers: workers, Links: true, PlyIgnore: true, DirFD: true}
+	return WalkWorkspaceWith(ctx, root, WalkWorkspaceOptions{Workers: workers}, fn)
+}
+
+// WalkWorkspaceOptions narrows WalkWorkspaceWith.
+type WalkWorkspaceOptions struct {
+	// Workers is the number of goroutines; 0 means GOMAXPROCS.
+	Workers int
+	// Dir is the directory to walk, relative to the root and
+	// slash-separated; "" walks the whole root. The .gitignore and
+	// .plyignore files between the root and Dir apply; Dir itself is walked
+	// even if they exclude it. WorkspaceFile.Rel stays relative to the root.
+	Dir string
+	// MaxDepth limits how deep files are reported: 1 is the files directly
+	// in Dir. 0 is unlimited.
+	MaxDepth int
+	// BeforeDir, when set, is called with the path of each directory, Dir
+	// included, before the directory is listed (from any worker).
+	BeforeDir func(dir string)
+}
+
+// WalkWorkspaceWith is WalkWorkspace over part of the tree.
+func WalkWorkspaceWith(ctx context.Context, root string, o WalkWorkspaceOptions, fn func(worker int, f WorkspaceFile) bool) (unreadable int, err error) {
+	opts := walkOptions{Root: root, Workers: o.Workers, Links: true, PlyIgnore: true, DirFD: true, MaxDepth: o.MaxDepth, BeforeDir: o.BeforeDir}
+	prefix := ""
+	if o.Dir != "" {
+		opts.IgnoreRoot, opts.Root = root, walkDirPrefix(root)+filepath.FromSlash(o.Dir)
+		prefix = o.Dir + "/"
+	}
 	st, err := walkTree(ctx, opts, func(worker int, f walkFile) bool {
-		return fn(worker, WorkspaceFile{Path: f.Path, Rel: f.Rel, Type: f.Entry.Type() & fs.ModeSymlink, dirfd: f.DirFD})
+		return fn(worker, WorkspaceFile{Path: f.Path, Rel: prefix + f.Rel, Type: f.Entry.Type() & fs.ModeSymlink, dirfd: f.DirFD})
 	})
 	return st.Unreadable, err
 }

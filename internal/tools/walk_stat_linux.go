@@ -33,6 +33,7 @@ func (s *statInfo) IsDir() bool        { return s.Mode().IsDir() }
 func (s *statInfo) Sys() any           { return nil }
 func (s *statInfo) Ino() uint64        { return s.st.Ino }
 func (s *statInfo) CtimeNano() int64   { return s.st.Ctim.Nano() }
+func (s *statInfo) Nlink() uint64      { return uint64(s.st.Nlink) }
 
 func (s *statInfo) Mode() fs.FileMode {
 	m := fs.FileMode(s.st.Mode & 0o777)

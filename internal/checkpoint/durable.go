@@ -1,0 +1,105 @@
+package checkpoint
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// Durability. Contents are written without a sync as a scan finds them;
+// before a manifest names them they are made durable, file by file when
+// few (each file, then each directory holding a new one), by one sync of
+// the whole file system when many (a cold checkpoint), which costs one
+// call instead of thousands. A manifest and the record of the last rewind
+// are synced before their rename and their directory after it; HEAD, a
+// hint for the stat cache, is not.
+// A crash thus leaves at worst contents no manifest names (pruning
+// removes them) or a manifest that HEAD does not name yet.
+
+// syncFileByFile is the most new contents synced one by one.
+const syncFileByFile = 64
+
+// syncHook, when set by a test, is told of each sync, in order.
+var syncHook func(what string)
+
+// syncBlobs makes the contents hashes durable.
+func (s *Store) syncBlobs(hashes []string) error {
+	if len(hashes) == 0 {
+		return nil
+	}
+	if len(hashes) > syncFileByFile {
+		if err := syncFS(s.dir); err == nil {
+			if syncHook != nil {
+				syncHook("filesystem")
+			}
+			return nil
+		}
+	}
+	var dirs []string
+	for _, h := range hashes {
+		p := s.blobPath(h)
+		if err := syncPath(p); err != nil {
+			return fmt.Errorf("checkpoint: sync saved content: %w", err)
+		}
+		if syncHook != nil {
+			syncHook("blob " + h)
+		}
+		dirs = append(dirs, filepath.Dir(p))
+	}
+	slices.Sort(dirs)
+	for _, d := range slices.Compact(dirs) {
+		syncDir(d)
+	}
+	return nil
+}
+
+func syncPath(p string) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// syncDir makes the entries of dir durable where the system can; a file
+// system that cannot sync a directory is not an error.
+func syncDir(dir string) {
+	if f, err := os.Open(dir); err == nil {
+		f.Sync()
+		f.Close()
+	}
+	if syncHook != nil {
+		syncHook("dir " + dir)
+	}
+}
+
+// writeDurable writes data to a temporary file beside path, syncs it,
+// renames it over path and syncs the directory.
+func writeDurable(path string, data []byte) error {
+	tmp := fmt.Sprintf("%s.tmp-%s", path, randHex(6))
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("checkpoint: write %s: %w", filepath.Base(path), err)
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("checkpoint: write %s: %w", filepath.Base(path), err)
+	}
+	syncDir(filepath.Dir(path))
+	return nil
+}
