@@ -103,3 +103,50 @@ func waitTranscript(t *testing.T, home, want string) {
 	}
 	t.Fatalf("no transcript holds %s", want)
 }
+
+// An ACP prompt "/loop 1s PROMPT" starts a schedule; a firing that comes
+// while a prompt runs is sent after its round, within that prompt turn;
+// "/loop stop ID" ends it.
+func TestACPLoop(t *testing.T) {
+	srv := fp.New(t,
+		fp.Turn{fp.When("hello"), fp.Stall(1500 * time.Millisecond), fp.Text("hi there")},
+		fp.Turn{fp.When("TICK-PROMPT"), fp.Text("tock")},
+	)
+	r := startACP(t, srv, filepath.Join(t.TempDir(), "home"))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ns := r.newSession(t, ctx, t.TempDir())
+	if got := r.waitUpdate(t, `"sessionUpdate":"available_commands_update"`); !strings.Contains(got, `"name":"loop"`) {
+		t.Errorf("available commands lack loop:\n%s", got)
+	}
+	r.client.seen()
+	for _, bad := range []string{"/loop soon TICK", "/loop 1s", "/loop stop loop-9"} {
+		acpPrompt(t, ctx, r, ns.SessionId, bad)
+		if got := r.client.seen(); !strings.Contains(got, "/loop failed") {
+			t.Errorf("%s answered:\n%s", bad, got)
+		}
+	}
+	if sr := acpPrompt(t, ctx, r, ns.SessionId, "/loop 1s TICK-PROMPT"); sr != sdk.StopReasonEndTurn {
+		t.Fatalf("stop reason %q", sr)
+	}
+	got := r.client.seen()
+	if !strings.Contains(got, "loop-1") || !strings.Contains(got, "every 1s") {
+		t.Fatalf("/loop answered:\n%s", got)
+	}
+	acpPrompt(t, ctx, r, ns.SessionId, "/loop")
+	if got := r.client.seen(); !strings.Contains(got, "TICK-PROMPT") {
+		t.Errorf("/loop lists:\n%s", got)
+	}
+	if sr := acpPrompt(t, ctx, r, ns.SessionId, "hello"); sr != sdk.StopReasonEndTurn {
+		t.Fatalf("stop reason %q", sr)
+	}
+	got = r.client.seen()
+	i, j, k := strings.Index(got, "hi there"), strings.Index(got, "[cron from schedule loop-1"), strings.Index(got, "tock")
+	if i < 0 || j < i || k < j {
+		t.Fatalf("updates (want the reply, the firing, its answer):\n%s", got)
+	}
+	acpPrompt(t, ctx, r, ns.SessionId, "/loop stop loop-1")
+	if got := r.client.seen(); !strings.Contains(got, "stopped loop-1") {
+		t.Errorf("/loop stop answered:\n%s", got)
+	}
+}
