@@ -19,6 +19,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/plyhq/ply/internal/client"
+	"github.com/plyhq/ply/internal/inbox"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/tools"
@@ -79,6 +80,13 @@ type Session struct {
 	SetEffort func(effort string) error
 	// Commands are what the client may run as a prompt "/name args".
 	Commands []Command
+
+	// Background work (inbox.go): Inbox, when set, holds the rounds no
+	// user typed (a background task's notification, a schedule's firing,
+	// a teammate's message); OnRound, when set, records one before it is
+	// sent.
+	Inbox   *inbox.Inbox
+	OnRound func(inbox.Round)
 }
 
 // Model is a model a session may switch to.

@@ -33,6 +33,9 @@ type session struct {
 	first []llm.Part
 	// started holds the ids of calls a tool_call was sent for.
 	started map[string]bool
+	// inboxDone end the interactions of the inbox rounds the running
+	// prompt sent (inbox.go); only the prompt's goroutine uses it.
+	inboxDone []func()
 }
 
 // cancel stops the running prompt, if any.
@@ -95,8 +98,10 @@ func (s *session) prompt(ctx context.Context, parts []llm.Part) (sdk.PromptRespo
 		}
 		parts = out
 	}
+	defer s.endInboxRounds()
+	queued := s.queuedRounds(ctx)
 	s.mu.Lock()
-	parts = append(s.first, parts...)
+	parts = append(append(s.first, queued...), parts...)
 	s.first = nil
 	s.mu.Unlock()
 	reason, err := s.loop(ctx, parts)
@@ -124,7 +129,12 @@ func (s *session) loop(ctx context.Context, parts []llm.Part) (sdk.StopReason, e
 			s.core.Checkpoint()
 		}
 		if len(calls) == 0 {
-			return sdk.StopReasonEndTurn, nil
+			next, ok := s.fromInbox(ctx)
+			if !ok {
+				return sdk.StopReasonEndTurn, nil
+			}
+			parts, typ = []llm.Part{{Text: next.Text}}, next.Type
+			continue
 		}
 		resps, err := s.core.Tools.RunTools(ctx, calls)
 		s.modeChanged(ctx)
@@ -143,6 +153,7 @@ func (s *session) loop(ctx context.Context, parts []llm.Part) (sdk.StopReason, e
 			}
 			return "", fmt.Errorf("running tools: %w", err)
 		}
+		parts = append(parts, s.teammateParts(ctx)...)
 		typ = client.ToolResult
 	}
 }

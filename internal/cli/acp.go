@@ -168,6 +168,9 @@ func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, o a
 			return err
 		},
 		Commands: acpCommands(c),
+		// The session's background work (acp/inbox.go).
+		Inbox:   c.inbox,
+		OnRound: c.recordRound,
 	}, nil
 }
 

@@ -33,5 +33,5 @@ func acpCommands(c *core) []acp.Command {
 			sess.w.AppendCompaction(ch.History())
 			return fmt.Sprintf("Compressed the conversation: about %d tokens before, %d after.", ev.TokensBefore, ev.TokensAfter), nil
 		},
-	}}
+	}, acpLoop(c)}
 }

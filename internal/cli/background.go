@@ -234,11 +234,8 @@ func lostWork(tr *session.Transcript, w *session.Writer) string {
 }
 
 // backgroundEntry reports whether the entry layer cfg runs drains the
-// inbox: plain headless runs and the TUI do.
-//
-// UNFINISHED: the SDK (stream-json input) and ACP entries do not drain an
-// inbox yet, so they are not offered background subagents.
-func backgroundEntry(cfg *config) bool { return !cfg.streamInput && !cfg.opts.ACP }
+// inbox: every entry does (headless, the SDK, ACP and the TUI).
+func backgroundEntry(*config) bool { return true }
 
 // agentRunner is what the agent tool runs subagents with: the subagents,
 // able to launch in the background only where the entry drains the inbox.

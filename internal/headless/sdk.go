@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/plyhq/ply/internal/client"
+	"github.com/plyhq/ply/internal/inbox"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/scheduler"
 )
@@ -52,6 +53,8 @@ type query struct {
 	typ   client.SendType
 	// uuid is the SDK's id of the user message, for rewind_files.
 	uuid string
+	// round, when set, is the inbox round the query sends (sdkinbox.go).
+	round *inbox.Round
 }
 
 // Resume hands the SDK what a resumed session left unfinished: first is
@@ -122,7 +125,11 @@ func (s *SDK) Serve(ctx context.Context, rounds Rounds, tools ToolRunner, in io.
 	go func() {
 		// One query at a time, in arrival order; later messages queue.
 		defer close(done)
-		for q := range s.queries {
+		for {
+			q, ok := s.nextQuery()
+			if !ok {
+				return
+			}
 			s.initializing.Wait()
 			if !s.initSent {
 				s.out.init()
@@ -136,6 +143,7 @@ func (s *SDK) Serve(ctx context.Context, rounds Rounds, tools ToolRunner, in io.
 				ctl.MarkUserMessage(q.uuid)
 			}
 			r := &run{cfg: s.cfg, out: s.out, start: time.Now(), firstType: q.typ}
+			r.startInboxRound(q.round)
 			r.loopWithCaps(qctx, rounds, tools, q.parts)
 			cancel(nil)
 			s.mu.Lock()
