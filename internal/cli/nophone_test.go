@@ -180,7 +180,7 @@ func checkHome(t *testing.T, home, endpoint string) {
 	t.Helper()
 	allowed := []string{"logs/ply-*.log", "projects/*/*.jsonl", "projects/*/*.lock",
 		// Checkpoints: copies of workspace files, local by nature.
-		"checkpoints/*/HEAD", "checkpoints/*/pruned", "checkpoints/*/last-rewind", "checkpoints/*/manifests/*", "checkpoints/*/objects/*/*"}
+		"checkpoints/*/HEAD", "checkpoints/*/lock", "checkpoints/*/pruned", "checkpoints/*/last-rewind", "checkpoints/*/manifests/*", "checkpoints/*/objects/*/*"}
 	err := filepath.WalkDir(home, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
