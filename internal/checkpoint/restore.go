@@ -64,26 +64,20 @@ func (s *Store) readJournal() (*journal, error) {
 
 func (s *Store) writeJournal(j journal) error {
 	data, _ := json.Marshal(j)
-	p := s.journalPath()
-	tmp := p + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
-	if err != nil {
-		return fmt.Errorf("checkpoint: write restore journal: %w", err)
-	}
-	_, err = f.Write(data)
+	return writeDurable(s.journalPath(), data)
+}
+
+// fillAndClose writes data to the new file f, gives it mode and closes
+// it: the part of writing a restored file that is the same everywhere.
+func fillAndClose(f *os.File, data []byte, mode fs.FileMode) error {
+	_, err := f.Write(data)
 	if err == nil {
-		err = f.Sync()
+		err = f.Chmod(mode)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Rename(tmp, p)
-	}
-	if err != nil {
-		return fmt.Errorf("checkpoint: write restore journal: %w", err)
-	}
-	return nil
+	return err
 }
 
 // LastRewind returns the undo and target checkpoints of the newest

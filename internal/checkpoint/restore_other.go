@@ -87,17 +87,11 @@ func (s *Store) writeTemp(tmp string, e *Entry) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(e.Mode)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := fillAndClose(f, data, e.Mode); err != nil {
 		os.Remove(tmp)
+		return err
 	}
-	return err
+	return nil
 }
 
 // mkdirs creates the directory rel under root one component at a time,

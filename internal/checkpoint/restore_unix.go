@@ -59,18 +59,11 @@ func (s *Store) writeTempAt(dirfd int, tmp string, e *Entry) error {
 	if err != nil {
 		return err
 	}
-	f := os.NewFile(uintptr(fd), tmp)
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(e.Mode)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := fillAndClose(os.NewFile(uintptr(fd), tmp), data, e.Mode); err != nil {
 		unix.Unlinkat(dirfd, tmp, 0)
+		return err
 	}
-	return err
+	return nil
 }
 
 // removeEntry deletes rel under root; already gone is done.

@@ -27,14 +27,7 @@ func TestACPClientTerminal(t *testing.T) {
 	r.client.terms = &fakeTerminals{byID: map[string]*fakeTerminal{}}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := r.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
-		ClientCapabilities: sdk.ClientCapabilities{Terminal: true}}); err != nil {
-		t.Fatal(err)
-	}
-	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ns := r.newSessionOffering(t, ctx, dir, sdk.ClientCapabilities{Terminal: true})
 	resp, err := r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("run it")}})
 	if err != nil || resp.StopReason != sdk.StopReasonEndTurn {
 		t.Fatalf("prompt: %+v, %v", resp, err)
@@ -73,14 +66,7 @@ func TestACPCancelClientTerminal(t *testing.T) {
 	r.client.terms = &fakeTerminals{byID: map[string]*fakeTerminal{}}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := r.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
-		ClientCapabilities: sdk.ClientCapabilities{Terminal: true}}); err != nil {
-		t.Fatal(err)
-	}
-	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ns := r.newSessionOffering(t, ctx, dir, sdk.ClientCapabilities{Terminal: true})
 	r.cancelWhen(ctx, ns.SessionId, func(u sdk.SessionUpdate) bool {
 		return u.ToolCallUpdate != nil && strings.Contains(mustJSON(u.ToolCallUpdate.Content), `"terminal"`)
 	})

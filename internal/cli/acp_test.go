@@ -218,7 +218,13 @@ func (s *syncBuffer) String() string {
 // newSession initializes the connection and opens a session in dir.
 func (r *acpRun) newSession(t *testing.T, ctx context.Context, dir string) sdk.NewSessionResponse {
 	t.Helper()
-	if _, err := r.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+	return r.newSessionOffering(t, ctx, dir, sdk.ClientCapabilities{})
+}
+
+// newSessionOffering is newSession by a client that offers caps.
+func (r *acpRun) newSessionOffering(t *testing.T, ctx context.Context, dir string, caps sdk.ClientCapabilities) sdk.NewSessionResponse {
+	t.Helper()
+	if _, err := r.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber, ClientCapabilities: caps}); err != nil {
 		t.Fatal(err)
 	}
 	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{}})

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -208,18 +207,7 @@ func TestKilledWithBackgroundWorkThenContinue(t *testing.T) {
 		fp.Turn{fp.When(isSubagent), fp.Stall(time.Minute), fp.Text("never")},
 		fp.Turn{fp.When("was interrupted while background work"), fp.Text("I will start it again.")},
 	)
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	args, _ := json.Marshal([]string{"-y", "-p", "count"})
-	ply := exec.Command(self, "-test.run=^$")
-	ply.Dir = dir
-	ply.Env = append(os.Environ(), playPlyEnv+"="+string(args),
-		"OPENAI_API_KEY=test-key", "OPENAI_MODEL=test-model", "OPENAI_BASE_URL="+srv.URL, "PLY_HOME="+home)
-	if err := ply.Start(); err != nil {
-		t.Fatal(err)
-	}
+	ply := startPlayPly(t, dir, home, srv.URL, "-y", "-p", "count")
 	// Killed once the subagent works and the parent's reply is saved.
 	saved := func() bool {
 		files, _ := filepath.Glob(filepath.Join(home, "projects", "*", "*.jsonl"))

@@ -3,10 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -178,32 +176,6 @@ func TestBackgroundJobDiesWithPly(t *testing.T) {
 		fp.Turn{fp.ToolCall("o", "task_output", `{"task_id":"bg-1","block":true,"timeout":600000}`)},
 		fp.Turn{fp.Text("never")},
 	)
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	args, _ := json.Marshal([]string{"-y", "-p", "go"})
-	ply := exec.Command(self, "-test.run=^$")
-	ply.Dir = dir
-	ply.Env = append(os.Environ(), playPlyEnv+"="+string(args),
-		"OPENAI_API_KEY=test-key", "OPENAI_MODEL=test-model", "OPENAI_BASE_URL="+srv.URL,
-		"PLY_HOME="+filepath.Join(t.TempDir(), "home"))
-	if err := ply.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pid := sandboxtest.WaitPID(filepath.Join(dir, "pid"), 20*time.Second)
-	if pid == 0 {
-		_ = ply.Process.Kill()
-		_ = ply.Wait()
-		t.Fatal("the job did not start")
-	}
-	_ = ply.Process.Signal(syscall.SIGKILL)
-	_ = ply.Wait()
-	time.Sleep(5 * time.Second)
-	if _, err := os.Stat(filepath.Join(dir, "marker")); !os.IsNotExist(err) {
-		t.Errorf("the background job went on after ply died (stat: %v)", err)
-	}
-	if err := syscall.Kill(-pid, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Errorf("process group %d is still there (kill: %v)", pid, err)
-	}
+	ply := startPlayPly(t, dir, filepath.Join(t.TempDir(), "home"), srv.URL, "-y", "-p", "go")
+	killPlyAndCheckGroup(t, dir, ply, "the background job")
 }

@@ -40,30 +40,46 @@ func TestCommandDiesWithPly(t *testing.T) {
 		fp.Turn{fp.ToolCall("c1", "run_shell_command", `{"command":"echo $$ > pid; sleep 3; touch marker"}`)},
 		fp.Turn{fp.Text("done")},
 	)
+	ply := startPlayPly(t, dir, filepath.Join(t.TempDir(), "home"), srv.URL, "-y", "-p", "go")
+	killPlyAndCheckGroup(t, dir, ply, "the command")
+}
+
+// startPlayPly starts ply with args in dir, as its own process, talking to
+// the fake provider at url with home as PLY_HOME.
+func startPlayPly(t *testing.T, dir, home, url string, args ...string) *exec.Cmd {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	args, _ := json.Marshal([]string{"-y", "-p", "go"})
+	argsJSON, _ := json.Marshal(args)
 	ply := exec.Command(self, "-test.run=^$")
 	ply.Dir = dir
-	ply.Env = append(os.Environ(), playPlyEnv+"="+string(args),
-		"OPENAI_API_KEY=test-key", "OPENAI_MODEL=test-model", "OPENAI_BASE_URL="+srv.URL,
-		"PLY_HOME="+filepath.Join(t.TempDir(), "home"))
+	ply.Env = append(os.Environ(), playPlyEnv+"="+string(argsJSON),
+		"OPENAI_API_KEY=test-key", "OPENAI_MODEL=test-model", "OPENAI_BASE_URL="+url, "PLY_HOME="+home)
 	if err := ply.Start(); err != nil {
 		t.Fatal(err)
 	}
+	return ply
+}
+
+// killPlyAndCheckGroup waits for what (a command that writes its pid to
+// dir/pid and touches dir/marker 3 s later) to start, kills ply with
+// SIGKILL and checks, 5 s later, that the marker is not there and no
+// process of the command's group is left.
+func killPlyAndCheckGroup(t *testing.T, dir string, ply *exec.Cmd, what string) {
+	t.Helper()
 	pid := sandboxtest.WaitPID(filepath.Join(dir, "pid"), 20*time.Second)
 	if pid == 0 {
 		_ = ply.Process.Kill()
 		_ = ply.Wait()
-		t.Fatal("the command did not start")
+		t.Fatal(what + " did not start")
 	}
 	_ = ply.Process.Signal(syscall.SIGKILL)
 	_ = ply.Wait()
 	time.Sleep(5 * time.Second)
 	if _, err := os.Stat(filepath.Join(dir, "marker")); !os.IsNotExist(err) {
-		t.Errorf("the command went on after ply died (stat: %v)", err)
+		t.Errorf("%s went on after ply died (stat: %v)", what, err)
 	}
 	if err := syscall.Kill(-pid, 0); !errors.Is(err, syscall.ESRCH) {
 		t.Errorf("process group %d is still there (kill: %v)", pid, err)

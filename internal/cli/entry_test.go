@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 )
@@ -13,13 +12,7 @@ func TestEntryInteractiveResume(t *testing.T) {
 	env := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_MODEL": "m", "PLY_HOME": t.TempDir()}
 	run := func(tty bool, args ...string) (*config, error) {
 		t.Helper()
-		opts, err := Parse(args)
-		if err != nil {
-			t.Fatalf("Parse %v: %v", args, err)
-		}
-		var errb bytes.Buffer
-		sio := IO{StdinIsTTY: tty, StdoutIsTTY: tty, Stderr: &errb, Getenv: func(k string) string { return env[k] }, Cwd: t.TempDir()}
-		c, _, err := resolve(opts, sio)
+		c, _, err := resolveArgs(t, env, tty, args...)
 		return c, err
 	}
 	for _, args := range [][]string{{"-c"}, {"--continue"}, {"-r", "0b4f6f2e-6c1c-4c43-9d43-111111111111"}, {"-c", "-i", "go on"}} {

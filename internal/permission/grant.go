@@ -11,20 +11,7 @@ import (
 // do not parse are reported and the others are still granted. A second
 // Grant for the same source replaces the first.
 func (p *Policy) Grant(source string, rules []string) error {
-	var errs []error
-	var add []sourced
-	for _, t := range rules {
-		r, err := ParseRule(t)
-		if err != nil {
-			var re *RuleError
-			if errors.As(err, &re) {
-				re.Source = source
-			}
-			errs = append(errs, err)
-			continue
-		}
-		add = append(add, sourced{r, source})
-	}
+	add, errs := parseSourced(rules, source, false)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.granted = slices.DeleteFunc(p.granted, func(s sourced) bool { return s.source == source })

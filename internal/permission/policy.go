@@ -89,6 +89,26 @@ var (
 	_ scheduler.AlwaysAllower   = (*Policy)(nil)
 )
 
+// parseSourced parses texts as rules given by source; a rule that does
+// not parse is left out and its error, naming source, returned.
+func parseSourced(texts []string, source string, legacy bool) ([]sourced, []error) {
+	var out []sourced
+	var errs []error
+	for _, t := range texts {
+		r, err := parseRule(t, legacy)
+		if err != nil {
+			var re *RuleError
+			if errors.As(err, &re) {
+				re.Source = source
+			}
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, sourced{r, source})
+	}
+	return out, errs
+}
+
 // New builds a Policy from cfg. Every rule that does not parse is reported,
 // as a *RuleError in the returned error (errors.Join of them all); the
 // Policy is still returned, built from the rules that did parse, so that
@@ -108,18 +128,9 @@ func New(cfg Config) (*Policy, error) {
 
 	var errs []error
 	add := func(dst *[]sourced, texts []string, source string, legacy bool) {
-		for _, t := range texts {
-			r, err := parseRule(t, legacy)
-			if err != nil {
-				var re *RuleError
-				if errors.As(err, &re) {
-					re.Source = source
-				}
-				errs = append(errs, err)
-				continue
-			}
-			*dst = append(*dst, sourced{r, source})
-		}
+		rs, es := parseSourced(texts, source, legacy)
+		*dst = append(*dst, rs...)
+		errs = append(errs, es...)
 	}
 	for _, rs := range cfg.Settings {
 		src := rs.Source

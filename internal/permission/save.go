@@ -35,19 +35,9 @@ func SaveAllowRules(path string, rules []string) error {
 			return fmt.Errorf("permission: not saving rules: %s is a symbolic link; add them to the file it points to by hand", p)
 		}
 	}
-	src, err := os.ReadFile(path)
-	mode := fs.FileMode(0o644)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return fmt.Errorf("permission: saving rules: %w", err)
-		}
-	case err != nil:
+	src, mode, err := settings.ReadToReplace(path)
+	if err != nil {
 		return fmt.Errorf("permission: saving rules: %w", err)
-	default:
-		if fi, err := os.Stat(path); err == nil {
-			mode = fi.Mode().Perm()
-		}
 	}
 	out, changed, err := appendAllowRules(src, rules)
 	if err != nil {
@@ -56,37 +46,10 @@ func SaveAllowRules(path string, rules []string) error {
 	if !changed {
 		return nil
 	}
-	if err := writeReplacing(path, out, mode); err != nil {
+	if err := settings.WriteReplacing(path, out, mode); err != nil {
 		return fmt.Errorf("permission: saving rules to %s: %w", path, err)
 	}
 	return nil
-}
-
-// writeReplacing replaces the file at path with data through a temporary
-// file in its directory, so that a reader never sees half of it.
-func writeReplacing(path string, data []byte, mode fs.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".settings-*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Chmod(mode)
-	}
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, path)
-	}
-	if werr != nil {
-		_ = os.Remove(tmp)
-	}
-	return werr
 }
 
 // appendAllowRules returns src with rules added to permissions.allow, and

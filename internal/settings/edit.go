@@ -241,7 +241,7 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 // writeAtomic replaces path with data through a temporary file in the
 // same directory, keeping the old file's mode (0600 for a new one: a
 // settings file may name secrets' variables and headers).
-func writeAtomic(path string, data []byte) (err error) {
+func writeAtomic(path string, data []byte) error {
 	perm := os.FileMode(0o600)
 	if fi, err := os.Stat(path); err == nil {
 		perm = fi.Mode().Perm()
@@ -250,30 +250,8 @@ func writeAtomic(path string, data []byte) (err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)
 	}
-	tmp, err := os.CreateTemp(dir, ".settings-*.tmp")
-	if err != nil {
-		return fmt.Errorf("writing settings: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("writing settings: %w", err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("writing settings: %w", err)
-	}
-	if err = tmp.Chmod(perm); err != nil {
-		return fmt.Errorf("writing settings: %w", err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("writing settings: %w", err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("replacing %s: %w", path, err)
+	if err := WriteReplacing(path, data, perm); err != nil {
+		return fmt.Errorf("writing settings to %s: %w", path, err)
 	}
 	return nil
 }

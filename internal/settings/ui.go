@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 )
 
 // UI is the "ui" entry: how the interactive UI looks.
@@ -30,30 +29,15 @@ func SaveTheme(path, theme string) error {
 	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		return fmt.Errorf("settings: not saving the theme: %s is a symbolic link", path)
 	}
-	src, err := os.ReadFile(path)
-	mode := fs.FileMode(0o644)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return fmt.Errorf("settings: saving the theme: %w", err)
-		}
-	case err != nil:
+	src, mode, err := ReadToReplace(path)
+	if err != nil {
 		return fmt.Errorf("settings: saving the theme: %w", err)
-	default:
-		if fi, err := os.Stat(path); err == nil {
-			mode = fi.Mode().Perm()
-		}
 	}
 	out, err := setUI(path, src, theme)
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, out, mode); err != nil {
-		return fmt.Errorf("settings: saving the theme: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	if err := WriteReplacing(path, out, mode); err != nil {
 		return fmt.Errorf("settings: saving the theme: %w", err)
 	}
 	return nil

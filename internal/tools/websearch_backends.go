@@ -28,19 +28,7 @@ var searchBackends = map[string]searchBackend{
 			req.Header.Set("Authorization", "Bearer "+o.APIKey)
 			return req, nil
 		},
-		parse: func(body []byte) ([]SearchResult, error) {
-			var r struct {
-				Results []struct{ Title, URL, Content string }
-			}
-			if err := json.Unmarshal(body, &r); err != nil {
-				return nil, err
-			}
-			out := make([]SearchResult, len(r.Results))
-			for i, x := range r.Results {
-				out[i] = SearchResult{x.Title, x.URL, x.Content}
-			}
-			return out, nil
-		},
+		parse: parseResultsList,
 	},
 	"brave": {
 		endpoint: "https://api.search.brave.com/res/v1/web/search",
@@ -76,19 +64,7 @@ var searchBackends = map[string]searchBackend{
 			}
 			return getWith(u, url.Values{"q": {q}, "format": {"json"}})
 		},
-		parse: func(body []byte) ([]SearchResult, error) {
-			var r struct {
-				Results []struct{ Title, URL, Content string }
-			}
-			if err := json.Unmarshal(body, &r); err != nil {
-				return nil, err
-			}
-			out := make([]SearchResult, len(r.Results))
-			for i, x := range r.Results {
-				out[i] = SearchResult{x.Title, x.URL, x.Content}
-			}
-			return out, nil
-		},
+		parse: parseResultsList,
 	},
 	"google": {
 		endpoint: "https://www.googleapis.com/customsearch/v1",
@@ -109,6 +85,22 @@ var searchBackends = map[string]searchBackend{
 			return out, nil
 		},
 	},
+}
+
+// parseResultsList reads the {"results": [{"title", "url", "content"}]}
+// answer that Tavily and SearXNG both give.
+func parseResultsList(body []byte) ([]SearchResult, error) {
+	var r struct {
+		Results []struct{ Title, URL, Content string }
+	}
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, err
+	}
+	out := make([]SearchResult, len(r.Results))
+	for i, x := range r.Results {
+		out[i] = SearchResult{x.Title, x.URL, x.Content}
+	}
+	return out, nil
 }
 
 // getWith is a GET of endpoint with the query string q added to its own.

@@ -1,23 +1,13 @@
 package tui
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
 
 func TestAtSuggestionsWhileTyping(t *testing.T) {
 	root := t.TempDir()
-	for _, f := range []string{"README.md", "src/main.go", "src/model.go"} {
-		p := filepath.Join(root, f)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	emptyFiles(t, root, "README.md", "src/main.go", "src/model.go")
 	h := newHarness(t, nil, nil)
 	h.m.cfg.Root = root
 	h.typeText("look at @src/m")

@@ -163,15 +163,7 @@ func TestLargePasteCollapsedAndSentWhole(t *testing.T) {
 
 func TestAtPathCompletion(t *testing.T) {
 	root := t.TempDir()
-	for _, f := range []string{"README.md", "src/main.go", "src/model.go", ".hidden", ".git/config", "docs/a.md", "u/café-1.txt", "u/cafè-2.txt"} {
-		p := filepath.Join(root, f)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	emptyFiles(t, root, "README.md", "src/main.go", "src/model.go", ".hidden", ".git/config", "docs/a.md", "u/café-1.txt", "u/cafè-2.txt")
 	h := newHarness(t, nil, nil)
 	h.m.cfg.Root = root
 	tab := func(typed string) (string, string) {
@@ -494,5 +486,19 @@ func (p panicAfter) SendMessageStream(context.Context, []llm.Part, client.SendTy
 			}
 		}
 		panic("kaboom")
+	}
+}
+
+// emptyFiles creates the empty files names (slash paths) under root.
+func emptyFiles(t *testing.T, root string, names ...string) {
+	t.Helper()
+	for _, f := range names {
+		p := filepath.Join(root, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

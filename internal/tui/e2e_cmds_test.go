@@ -38,8 +38,7 @@ func TestTmuxCustomCommandBangExport(t *testing.T) {
 	x.waitFor("bad.md:3: front matter")
 	x.waitFor("(skipped)")
 
-	x.run("send-keys", "-t", "ply", "-l", "/help")
-	x.run("send-keys", "-t", "ply", "Enter")
+	x.submit("/help")
 	s := x.waitFor("Custom commands:")
 	for _, want := range []string{"/review [file]", "Review a file (project)", "/team:hello"} {
 		if !strings.Contains(s, want) {
@@ -47,26 +46,22 @@ func TestTmuxCustomCommandBangExport(t *testing.T) {
 		}
 	}
 
-	x.run("send-keys", "-t", "ply", "-l", "/review main.go")
-	x.run("send-keys", "-t", "ply", "Enter")
+	x.submit("/review main.go")
 	x.waitFor("Looks fine to me.")
 	reqs := srv.Requests()
 	if len(reqs) != 1 || !strings.Contains(string(reqs[0].Raw), "Review main.go carefully.") {
 		t.Fatalf("the expansion was not sent: %d requests\n%s", len(reqs), reqs[0].Raw)
 	}
 
-	x.run("send-keys", "-t", "ply", "-l", "!echo listing-$((40+2))")
-	x.run("send-keys", "-t", "ply", "Enter")
+	x.submit("!echo listing-$((40+2))")
 	x.waitFor("listing-42")
-	x.run("send-keys", "-t", "ply", "-l", "what did you see?")
-	x.run("send-keys", "-t", "ply", "Enter")
+	x.submit("what did you see?")
 	x.waitFor("Noted the listing.")
 	if reqs := srv.Requests(); len(reqs) != 2 || !strings.Contains(string(reqs[1].Raw), "listing-42") {
 		t.Fatalf("the !cmd output did not reach the model")
 	}
 
-	x.run("send-keys", "-t", "ply", "-l", "/export chat.md")
-	x.run("send-keys", "-t", "ply", "Enter")
+	x.submit("/export chat.md")
 	x.waitFor("written to")
 	got, err := os.ReadFile(filepath.Join(dir, "chat.md"))
 	if err != nil {
@@ -80,11 +75,9 @@ func TestTmuxCustomCommandBangExport(t *testing.T) {
 
 	// /diff compares with the checkpoint of the first prompt: a file made
 	// since shows with its content.
-	x.run("send-keys", "-t", "ply", "-l", "!echo fresh-line > notes.txt")
-	x.run("send-keys", "-t", "ply", "Enter")
+	x.submit("!echo fresh-line > notes.txt")
 	x.waitFor("(no output)")
-	x.run("send-keys", "-t", "ply", "-l", "/diff")
-	x.run("send-keys", "-t", "ply", "Enter")
+	x.submit("/diff")
 	s = x.waitFor("changed in this session")
 	for _, want := range []string{"+ notes.txt", "+fresh-line", "+ chat.md"} {
 		if !strings.Contains(s, want) {

@@ -74,8 +74,7 @@ func testTmuxContinueDrawsAll(t *testing.T, bin string, h int) {
 		t.Errorf("\"step line 140\" drawn %d times, want once:\n%s", n, all)
 	}
 	// The session goes on from there.
-	x.run("send-keys", "-t", "ply", "-l", "THIRD-PROMPT")
-	x.run("send-keys", "-t", "ply", "Enter")
+	x.submit("THIRD-PROMPT")
 	x.waitFor("THIRD-REPLY")
 	reqs := srv.Requests()
 	last := reqs[len(reqs)-1]
@@ -118,8 +117,7 @@ func TestTmuxResumeDrawsAll(t *testing.T) {
 			}
 			x := startPly(t, bin, dir, srv, 100, h, []string{"PLY_HOME=" + home}, "--approval-mode", "default")
 			x.waitFor("test-model · default mode")
-			x.run("send-keys", "-t", "ply", "-l", "/resume")
-			x.run("send-keys", "-t", "ply", "Enter")
+			x.submit("/resume")
 			x.waitFor("Resume a session")
 			s := x.screen()
 			if !strings.Contains(s, "FIRST-PROMPT") {

@@ -18,8 +18,7 @@ func TestTmuxFooterContext(t *testing.T) {
 	srv := fp.New(t, fp.Turn{fp.Text("short answer"), fp.Usage(27000, 20)})
 	x := startPly(t, bin, dir, srv, 120, 30, nil, "--approval-mode", "yolo")
 	x.waitFor("test-model · yolo mode")
-	x.run("send-keys", "-t", "ply", "-l", "hello")
-	x.run("send-keys", "-t", "ply", "Enter")
+	x.submit("hello")
 	s := x.waitFor("27.0k in / 20 out")
 	m := regexp.MustCompile(`ctx ([0-9.]+)(k?)/~128k`).FindStringSubmatch(s)
 	if m == nil {

@@ -39,8 +39,7 @@ func TestTmuxCutBatchAndTurnCap(t *testing.T) {
 	)
 	x := startPly(t, bin, dir, srv, 100, 30, nil, "--trust-workspace", "--approval-mode", "yolo")
 	x.waitFor("test-model")
-	x.run("send-keys", "-t", "ply", "-l", "write and wait")
-	x.run("send-keys", "-t", "ply", "Enter")
+	x.submit("write and wait")
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		_, err1 := os.Stat(filepath.Join(dir, "out.txt"))
@@ -56,8 +55,7 @@ func TestTmuxCutBatchAndTurnCap(t *testing.T) {
 	x.run("send-keys", "-t", "ply", "Escape")
 	x.waitFor("cancelled")
 
-	x.run("send-keys", "-t", "ply", "-l", "read a few")
-	x.run("send-keys", "-t", "ply", "Enter")
+	x.submit("read a few")
 	x.waitFor("Allow another 2 tool calls?")
 	reqs := srv.Requests()
 	var w1 string

@@ -18,8 +18,7 @@ func TestTmuxCtrlOShowsOutput(t *testing.T) {
 	)
 	x := startPly(t, bin, dir, srv, 100, 40, nil, "--approval-mode", "yolo")
 	x.waitFor("test-model · yolo mode")
-	x.run("send-keys", "-t", "ply", "-l", "count to thirty")
-	x.run("send-keys", "-t", "ply", "Enter")
+	x.submit("count to thirty")
 	s := x.waitFor("COMMAND-DONE")
 	for _, want := range []string{"out-27", "out-30", "26 more lines"} {
 		if !strings.Contains(s, want) {

@@ -30,6 +30,13 @@ func (x *tmux) run(args ...string) string {
 	return string(out)
 }
 
+// submit types text into the input box and presses Enter.
+func (x *tmux) submit(text string) {
+	x.t.Helper()
+	x.run("send-keys", "-t", "ply", "-l", text)
+	x.run("send-keys", "-t", "ply", "Enter")
+}
+
 func (x *tmux) screen() string { return x.run("capture-pane", "-p", "-t", "ply", "-S", "-100") }
 
 // waitFor polls the screen until it contains want.
@@ -117,8 +124,7 @@ func testTmuxApproveEdit(t *testing.T, w, h int, noColor bool) {
 	x := startPly(t, bin, dir, srv, w, h, env, "--approval-mode", "default")
 
 	x.waitFor("test-model · default mode")
-	x.run("send-keys", "-t", "ply", "-l", "use an f-string")
-	x.run("send-keys", "-t", "ply", "Enter")
+	x.submit("use an f-string")
 	if d := x.waitFor("Allow edit?"); testing.Verbose() {
 		t.Logf("dialog:\n%s", d)
 	}
@@ -199,8 +205,7 @@ echo PROMPT-CTX-9
 		t.Fatalf("the answer was not saved: %s %v", b, err)
 	}
 	send := func(text string) {
-		x.run("send-keys", "-t", "ply", "-l", text)
-		x.run("send-keys", "-t", "ply", "Enter")
+		x.submit(text)
 	}
 	send("a forbidden thing")
 	x.waitFor("prompts about that are not allowed")
@@ -260,8 +265,7 @@ func TestTmuxSubagentAsks(t *testing.T) {
 	x := startPly(t, bin, dir, srv, 100, 30, nil, "--approval-mode", "default")
 
 	x.waitFor("test-model · default mode")
-	x.run("send-keys", "-t", "ply", "-l", "mark the notes final")
-	x.run("send-keys", "-t", "ply", "Enter")
+	x.submit("mark the notes final")
 	x.waitFor("Allow edit?")
 	x.run("send-keys", "-t", "ply", "-l", "y")
 	x.waitFor("the subagent marked the notes final")
