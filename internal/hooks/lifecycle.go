@@ -117,5 +117,3 @@ func (r *Runner) PostCompact(ctx context.Context, trigger, summary string) {
 	d, _ := r.Run(ctx, PostCompact, Input{Trigger: trigger, CompactSummary: summary})
 	r.cannotBlock(PostCompact, d)
 }
-
-var errUpdatedInputIgnored = fmt.Errorf("%w: a PermissionRequest hook's updatedInput is not applied (the call runs with its own arguments); rewrite arguments in a PreToolUse hook", ErrIgnored)

@@ -1,6 +1,9 @@
 package scheduler
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+)
 
 // Verdict is a Policy's answer for one validated call. The zero value is
 // VerdictAsk, so a policy that forgets to decide asks rather than allows.
@@ -74,6 +77,11 @@ const (
 type Decision struct {
 	Outcome Outcome
 	Reason  string // for OutcomeDeny: why, in the user's words; may be empty
+	// UpdatedInput, on an allow, replaces the call's arguments (a
+	// PermissionRequest hook's rewrite). The scheduler validates it
+	// against the tool's schema and checks it against the policy again:
+	// a rewrite the policy denies is denied, never run.
+	UpdatedInput json.RawMessage
 }
 
 // Approver asks a human. Approve is called for one call at a time, in call
