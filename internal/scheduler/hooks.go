@@ -151,8 +151,8 @@ func (s *Scheduler) postToolBatch(ctx context.Context, calls []*Call) error {
 // against the policy, so that a rewrite cannot turn an allowed call into
 // one the user's rules deny. It reports whether c may run; when not, c
 // has failed with the reason.
-func (s *Scheduler) rewrite(ctx context.Context, c *Call, input json.RawMessage) bool {
-	params, msg := s.validate(c.Tool, string(input))
+func (s *Scheduler) rewrite(ctx context.Context, c *Call, input string) bool {
+	params, msg := s.validate(c.Tool, input)
 	if msg != "" {
 		c.fail(ErrorTypeInvalidParams, "A PermissionRequest hook rewrote the arguments, and the result is invalid: "+msg)
 		return false

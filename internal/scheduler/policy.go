@@ -1,9 +1,6 @@
 package scheduler
 
-import (
-	"context"
-	"encoding/json"
-)
+import "context"
 
 // Verdict is a Policy's answer for one validated call. The zero value is
 // VerdictAsk, so a policy that forgets to decide asks rather than allows.
@@ -80,8 +77,9 @@ type Decision struct {
 	// UpdatedInput, on an allow, replaces the call's arguments (a
 	// PermissionRequest hook's rewrite). The scheduler validates it
 	// against the tool's schema and checks it against the policy again:
-	// a rewrite the policy denies is denied, never run.
-	UpdatedInput json.RawMessage
+	// a rewrite the policy denies is denied, never run. It is JSON text
+	// (a string keeps Decision comparable).
+	UpdatedInput string
 }
 
 // Approver asks a human. Approve is called for one call at a time, in call

@@ -44,6 +44,13 @@ type Extra struct {
 	SaveTheme func(name string) error
 	// Now, when set, is the clock (/export's file name); tests fix it.
 	Now func() time.Time
+
+	// hooks (hookgaps): OnIdle is called once the UI has waited
+	// IdleDelay (default DefaultIdleDelay) for the user's input after the
+	// agent finished, once per idle period (the Notification hooks'
+	// idle_prompt).
+	OnIdle    func(ctx context.Context)
+	IdleDelay time.Duration
 }
 
 // FileChange is one file /diff shows: how it changed, and its text
