@@ -86,7 +86,7 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	tcfg.Tasks = c.tasks.Tasks // background tasks (bgjobs): /tasks
 	addSkills(&tcfg, c)
 	addMCPPrompts(&tcfg, c)
-	addIdleHook(&tcfg, c)              // hook_idle.go: Notification idle_prompt
+	addHookControls(&tcfg, c)          // tui_hooks.go: /compress focus, idle_prompt
 	addTUICommands(&tcfg, cfg, c, log) // tui_cmds.go: custom commands, !cmd, /export, /diff, …
 	ui := tui.New(tcfg)
 	notices.set(ui)

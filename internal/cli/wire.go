@@ -324,7 +324,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		Spill:  dirSpiller{filepath.Join(artifacts, "tool-results")},
 	}
 	// hooks (skills area): PreCompact and PostCompact.
-	if hookRunner.Has(hooks.PreCompact) || hookRunner.Has(hooks.PostCompact) {
+	if hookRunner.Has(hooks.PreCompact) || hookRunner.Has(hooks.PostCompact) || hookRunner.Has(hooks.SessionStart) {
 		chatCfg.Compact = hookRunner
 	}
 	ch := chat.New(provider, chatCfg, sess.history)

@@ -117,3 +117,11 @@ func (r *Runner) PostCompact(ctx context.Context, trigger, summary string) {
 	d, _ := r.Run(ctx, PostCompact, Input{Trigger: trigger, CompactSummary: summary})
 	r.cannotBlock(PostCompact, d)
 }
+
+// AfterCompact runs the SessionStart hooks with source "compact" once the
+// history was compacted (trigger "manual" or "auto"), as Claude Code
+// does; their additionalContext is returned for the chat to send with
+// the summary.
+func (r *Runner) AfterCompact(ctx context.Context, _ string) string {
+	return r.SessionStart(ctx, "compact")
+}

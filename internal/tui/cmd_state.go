@@ -51,6 +51,9 @@ type Extra struct {
 	// idle_prompt).
 	OnIdle    func(ctx context.Context)
 	IdleDelay time.Duration
+	// CompressWith is Compress with the user's instructions for the
+	// summary ("/compress focus text"); without it the text is ignored.
+	CompressWith func(ctx context.Context, instructions string) (before, after int, ok bool)
 }
 
 // FileChange is one file /diff shows: how it changed, and its text

@@ -125,12 +125,15 @@ func (m *model) clearCommand(string) tea.Cmd {
 	return m.clearThen(m.st.dim.Render("(new conversation)"))
 }
 
-func (m *model) compressCommand(string) tea.Cmd {
+func (m *model) compressCommand(arg string) tea.Cmd {
 	if m.cfg.Compress == nil {
 		return m.unavailable("/compress")
 	}
 	m.compacting = true
 	compress := m.cfg.Compress
+	if cw := m.cfg.Extra.CompressWith; cw != nil && strings.TrimSpace(arg) != "" {
+		compress = func(ctx context.Context) (int, int, bool) { return cw(ctx, arg) }
+	}
 	ctx, cancel := context.WithCancel(m.base)
 	m.stopCompress = cancel
 	return tea.Batch(m.commit(m.st.dim.Render("compressing the conversation… (esc to stop)")), m.tick(), func() tea.Msg {
