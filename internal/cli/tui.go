@@ -87,6 +87,7 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	addSkills(&tcfg, c)
 	addMCPPrompts(&tcfg, c)
 	addHookControls(&tcfg, c)          // tui_hooks.go: /compress focus, idle_prompt
+	addCustomFront(&tcfg, c, notices)  // tui_hooks.go: custom commands' allowed-tools, model
 	addTUICommands(&tcfg, cfg, c, log) // tui_cmds.go: custom commands, !cmd, /export, /diff, …
 	ui := tui.New(tcfg)
 	notices.set(ui)

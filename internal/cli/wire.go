@@ -72,6 +72,10 @@ type core struct {
 	bg      *background
 	bgEntry bool
 	sched   *schedule.Schedules
+
+	// front applies a custom command's allowed-tools and model to its
+	// prompt (hookgaps; tui_hooks.go); nil outside the TUI.
+	front *customFront
 }
 
 // agentNames lists the subagents the agent tool offers, if it is offered.
