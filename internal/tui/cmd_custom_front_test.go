@@ -43,4 +43,3 @@ func TestCustomCommandUse(t *testing.T) {
 		t.Errorf("used %v", used)
 	}
 }
-
