@@ -50,7 +50,20 @@ func estimateMessage(m *llm.Message) int {
 // Compress summarises the older part of the history now, whatever its
 // size. It reports false when there was nothing to compress.
 func (c *Chat) Compress(ctx context.Context) (StreamEvent, bool) {
-	return c.compress(ctx, true, "manual")
+	return c.compress(ctx, true, "manual", "")
+}
+
+// CompressWith is Compress with the user's instructions for the summary
+// (/compress focus text): they reach the PreCompact hooks and the
+// summary prompt.
+func (c *Chat) CompressWith(ctx context.Context, instructions string) (StreamEvent, bool) {
+	return c.compress(ctx, true, "manual", strings.TrimSpace(instructions))
+}
+
+// compactContext is implemented by CompactHooks that add context once the
+// history was compacted (the SessionStart hooks with source "compact").
+type compactContext interface {
+	AfterCompact(ctx context.Context, trigger string) (additionalContext string)
 }
 
 // maybeCompress shrinks the history before a request whose calibrated
@@ -69,7 +82,7 @@ func (c *Chat) maybeCompress(ctx context.Context) (StreamEvent, bool) {
 	}
 	changed := c.cutToolResults(ctx, at-c.calibrated(fixedTokens(req))-1)
 	if c.calibrated(estimateRequest(c.request(0))) >= at {
-		if _, ok := c.compress(ctx, false, "auto"); ok {
+		if _, ok := c.compress(ctx, false, "auto", ""); ok {
 			changed = true
 		}
 	}
@@ -80,21 +93,25 @@ func (c *Chat) maybeCompress(ctx context.Context) (StreamEvent, bool) {
 	return StreamEvent{Kind: EventCompressed, TokensBefore: before, TokensAfter: after}, true
 }
 
-func (c *Chat) compress(ctx context.Context, force bool, trigger string) (StreamEvent, bool) {
+func (c *Chat) compress(ctx context.Context, force bool, trigger, instructions string) (StreamEvent, bool) {
 	hist := c.History()
 	split := splitPoint(hist, force)
 	if split <= 0 {
 		return StreamEvent{}, false
 	}
 	if h := c.cfg.Compact; h != nil {
-		if block, reason := h.PreCompact(ctx, trigger, ""); block {
+		if block, reason := h.PreCompact(ctx, trigger, instructions); block {
 			c.log.Warn("chat: a PreCompact hook refused the compression", "trigger", trigger, "reason", reason)
 			return StreamEvent{}, false
 		}
 	}
 	before := EstimateTokens(hist)
 	old := append([]llm.Message(nil), hist[:split]...)
-	old = append(old, llm.Message{Role: llm.RoleUser, Parts: []llm.Part{{Text: summaryPrompt}}})
+	prompt := summaryPrompt
+	if instructions != "" {
+		prompt += "\n\nThe user asks the summary to follow these instructions:\n" + instructions
+	}
+	old = append(old, llm.Message{Role: llm.RoleUser, Parts: []llm.Part{{Text: prompt}}})
 	req := &llm.Request{Model: c.cfg.Model, System: "You summarise conversations between a user and a coding agent.", Messages: old}
 	var sb strings.Builder
 	for ch, err := range c.provider.Stream(ctx, req) {
@@ -111,6 +128,12 @@ func (c *Chat) compress(ctx context.Context, force bool, trigger string) (Stream
 	}
 	next := []llm.Message{
 		{Role: llm.RoleUser, Parts: []llm.Part{{Text: "This is a summary of the earlier conversation:\n\n" + summary}}},
+	}
+	if cc, ok := c.cfg.Compact.(compactContext); ok {
+		// It goes out with every later request, as part of the summary.
+		if extra := cc.AfterCompact(ctx, trigger); extra != "" {
+			next[0].Parts = append(next[0].Parts, llm.Part{Text: extra})
+		}
 	}
 	if hist[split].Role == llm.RoleUser {
 		// Keep roles alternating.

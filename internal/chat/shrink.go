@@ -153,7 +153,7 @@ func (c *Chat) recoverContext(ctx context.Context, refusal error) (StreamEvent, 
 		return StreamEvent{}, false, tooLarge(before)
 	}
 	changed := c.cutToolResults(ctx, target-fixed)
-	if _, ok := c.compress(ctx, true, "auto"); ok {
+	if _, ok := c.compress(ctx, true, "auto", ""); ok {
 		changed = true
 	}
 	after := c.calibrated(estimateRequest(c.request(0)))

@@ -58,6 +58,7 @@ func (c *core) skillNames() []string {
 // that ended stop being active, then the checkpoint is taken.
 func (c *core) onUserQuery(ctx context.Context, parts []llm.Part) []llm.Part {
 	c.skills.NewTurn()
+	c.front.newTurn() // tui_hooks.go: custom commands' front matter
 	return c.cp.onUserQuery(ctx, parts)
 }
 

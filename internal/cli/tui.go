@@ -86,6 +86,8 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	tcfg.Tasks = c.tasks.Tasks // background tasks (bgjobs): /tasks
 	addSkills(&tcfg, c)
 	addMCPPrompts(&tcfg, c)
+	addHookControls(&tcfg, c)          // tui_hooks.go: /compress focus, idle_prompt
+	addCustomFront(&tcfg, c, notices)  // tui_hooks.go: custom commands' allowed-tools, model
 	addTUICommands(&tcfg, cfg, c, log) // tui_cmds.go: custom commands, !cmd, /export, /diff, …
 	ui := tui.New(tcfg)
 	notices.set(ui)

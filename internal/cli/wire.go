@@ -72,6 +72,10 @@ type core struct {
 	bg      *background
 	bgEntry bool
 	sched   *schedule.Schedules
+
+	// front applies a custom command's allowed-tools and model to its
+	// prompt (hookgaps; tui_hooks.go); nil outside the TUI.
+	front *customFront
 }
 
 // agentNames lists the subagents the agent tool offers, if it is offered.
@@ -324,7 +328,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		Spill:  dirSpiller{filepath.Join(artifacts, "tool-results")},
 	}
 	// hooks (skills area): PreCompact and PostCompact.
-	if hookRunner.Has(hooks.PreCompact) || hookRunner.Has(hooks.PostCompact) {
+	if hookRunner.Has(hooks.PreCompact) || hookRunner.Has(hooks.PostCompact) || hookRunner.Has(hooks.SessionStart) {
 		chatCfg.Compact = hookRunner
 	}
 	ch := chat.New(provider, chatCfg, sess.history)

@@ -6,8 +6,9 @@
 // the body, where $ARGUMENTS, $1, $2… take the arguments and !`cmd` (or
 // !{cmd}) marks a shell command whose output replaces it.
 //
-// The package only reads files and rewrites text: running the shell
-// commands, with the user's consent, is the entry layer's business.
+// The package reads files and rewrites text, and Front applies a running
+// command's allowed-tools and model; running the shell commands, with the
+// user's consent, is the entry layer's business.
 package customcmd
 
 import (
@@ -32,8 +33,8 @@ type Command struct {
 	Name         string
 	Description  string
 	ArgumentHint string
-	// AllowedTools and Model are read from the front matter and kept for
-	// the caller; ply does not act on them yet.
+	// AllowedTools are permission rules allowed while the command's
+	// prompt runs; Model answers that prompt (see Front).
 	AllowedTools []string
 	Model        string
 	Body         string

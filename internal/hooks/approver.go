@@ -15,10 +15,9 @@ import (
 // run, where nobody could be asked) there is no request and nothing is
 // fired. It returns a itself when neither event has hooks.
 //
-// A PermissionRequest "allow" with an updatedInput runs the call with its
-// original arguments: by the time approval is asked the call is
-// published, and its arguments are not rewritten there. The hook is told
-// so through a Warning; rewrite arguments in PreToolUse instead.
+// A PermissionRequest "allow" with an updatedInput runs the call with the
+// new arguments; the scheduler validates them and checks them against
+// the permission policy again (see scheduler.Decision.UpdatedInput).
 func Approver(r *Runner, a scheduler.Approver) scheduler.Approver {
 	if a == nil || (!r.Has(PermissionRequest) && !r.Has(Notification)) {
 		return a
@@ -44,10 +43,7 @@ func (h *hookApprover) Approve(ctx context.Context, c *scheduler.Call) (schedule
 		case ans.Deny:
 			return scheduler.Decision{Outcome: scheduler.OutcomeDeny, Reason: ans.Message}, nil
 		default:
-			if len(ans.UpdatedInput) > 0 {
-				h.r.warn(Warning{Event: PermissionRequest, Err: errUpdatedInputIgnored})
-			}
-			return scheduler.Decision{Outcome: scheduler.OutcomeAllowOnce}, nil
+			return scheduler.Decision{Outcome: scheduler.OutcomeAllowOnce, UpdatedInput: string(ans.UpdatedInput)}, nil
 		}
 	}
 	if !h.r.Has(Notification) {

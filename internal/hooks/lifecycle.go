@@ -118,4 +118,10 @@ func (r *Runner) PostCompact(ctx context.Context, trigger, summary string) {
 	r.cannotBlock(PostCompact, d)
 }
 
-var errUpdatedInputIgnored = fmt.Errorf("%w: a PermissionRequest hook's updatedInput is not applied (the call runs with its own arguments); rewrite arguments in a PreToolUse hook", ErrIgnored)
+// AfterCompact runs the SessionStart hooks with source "compact" once the
+// history was compacted (trigger "manual" or "auto"), as Claude Code
+// does; their additionalContext is returned for the chat to send with
+// the summary.
+func (r *Runner) AfterCompact(ctx context.Context, _ string) string {
+	return r.SessionStart(ctx, "compact")
+}

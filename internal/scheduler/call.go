@@ -62,7 +62,9 @@ type Call struct {
 	Tool tools.Tool
 	// Params is the argument object handed to the tool: the model's text,
 	// or {} when it was empty, or what a PreToolUse hook rewrote it to.
-	// Nil until validation parsed it.
+	// Nil until validation parsed it. A PermissionRequest hook's rewrite
+	// replaces it while the call awaits approval, in the approving
+	// goroutine, before the call can execute.
 	Params json.RawMessage
 
 	notify func(*Call)

@@ -145,3 +145,25 @@ func (s *Scheduler) postToolBatch(ctx context.Context, calls []*Call) error {
 	}
 	return &BatchStoppedError{Reason: reason}
 }
+
+// rewrite replaces the arguments of c, awaiting approval, with an
+// approver's updated input: validated like the model's own, then checked
+// against the policy, so that a rewrite cannot turn an allowed call into
+// one the user's rules deny. It reports whether c may run; when not, c
+// has failed with the reason.
+func (s *Scheduler) rewrite(ctx context.Context, c *Call, input string) bool {
+	params, msg := s.validate(c.Tool, input)
+	if msg != "" {
+		c.fail(ErrorTypeInvalidParams, "A PermissionRequest hook rewrote the arguments, and the result is invalid: "+msg)
+		return false
+	}
+	// The approver runs in this goroutine and nothing else reads Params
+	// until the call is scheduled.
+	c.Params = params
+	if v, reason, _ := s.check(ctx, c); v == VerdictDeny {
+		c.fail(ErrorTypeExecutionDenied, withReason(fmt.Sprintf(
+			"A PermissionRequest hook rewrote the arguments of tool %q, and the permission policy denies the rewritten call, so it was not run.", c.Name), reason))
+		return false
+	}
+	return true
+}

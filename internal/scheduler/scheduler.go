@@ -286,6 +286,9 @@ func (s *Scheduler) ask(ctx context.Context, c *Call) Outcome {
 		c.fail(ErrorTypeExecutionDenied, fmt.Sprintf("Asking the user to approve tool %q failed: %v", c.Name, err))
 		return OutcomeDeny
 	}
+	if (d.Outcome == OutcomeAllowOnce || d.Outcome == OutcomeAllowAlways) && len(d.UpdatedInput) > 0 && !s.rewrite(ctx, c, d.UpdatedInput) {
+		return OutcomeDeny
+	}
 	switch d.Outcome {
 	case OutcomeAllowAlways:
 		// A policy that keeps its own rule (a shell prefix, say) decides

@@ -48,6 +48,7 @@ func (m *model) runCustom(c *customcmd.Command, arg string) tea.Cmd {
 	e := c.Expand(arg)
 	cmds := e.Commands()
 	if len(cmds) == 0 {
+		m.useCustom(c)
 		return m.submitShown(shown, e.Fill(nil))
 	}
 	if m.cfg.Extra.RunShell == nil {
@@ -56,9 +57,17 @@ func (m *model) runCustom(c *customcmd.Command, arg string) tea.Cmd {
 	m.picker = &picker{confirm: &confirmBox{
 		title:    "/" + c.Name + " runs these commands to build its prompt:",
 		commands: cmds,
-		yes:      func() tea.Cmd { return m.runCustomShell(shown, e, cmds) },
+		yes:      func() tea.Cmd { return m.runCustomShell(c, shown, e, cmds) },
 	}}
 	return nil
+}
+
+// useCustom tells the entry layer that c's prompt is sent next, for its
+// allowed-tools and model (Extra.UseCustom).
+func (m *model) useCustom(c *customcmd.Command) {
+	if m.cfg.Extra.UseCustom != nil {
+		m.cfg.Extra.UseCustom(*c)
+	}
 }
 
 // submitShown starts an interaction that shows shown as the prompt and
@@ -75,7 +84,7 @@ func (m *model) submitShown(shown, sent string) tea.Cmd {
 // runCustomShell runs a confirmed custom command's shell commands one
 // after the other, off the UI's goroutine, and then sends the prompt with
 // their outputs in place.
-func (m *model) runCustomShell(shown string, e customcmd.Expansion, cmds []string) tea.Cmd {
+func (m *model) runCustomShell(custom *customcmd.Command, shown string, e customcmd.Expansion, cmds []string) tea.Cmd {
 	if m.cmds.shellRunning {
 		return m.commit(m.st.warn.Render("a shell command is running: wait for it"))
 	}
@@ -97,6 +106,7 @@ func (m *model) runCustomShell(shown string, e customcmd.Expansion, cmds []strin
 				m.queued = append(m.queued, text)
 				return m.commit(m.st.dim.Render(shown + " is queued: it goes when the agent is done"))
 			}
+			m.useCustom(custom)
 			return m.submitShown(shown, text)
 		})
 	})

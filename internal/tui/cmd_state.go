@@ -44,6 +44,19 @@ type Extra struct {
 	SaveTheme func(name string) error
 	// Now, when set, is the clock (/export's file name); tests fix it.
 	Now func() time.Time
+
+	// hooks (hookgaps): OnIdle is called once the UI has waited
+	// IdleDelay (default DefaultIdleDelay) for the user's input after the
+	// agent finished, once per idle period (the Notification hooks'
+	// idle_prompt).
+	OnIdle    func(ctx context.Context)
+	IdleDelay time.Duration
+	// CompressWith is Compress with the user's instructions for the
+	// summary ("/compress focus text"); without it the text is ignored.
+	CompressWith func(ctx context.Context, instructions string) (before, after int, ok bool)
+	// UseCustom is told which custom command's prompt is sent next, just
+	// before it is: its allowed-tools and model hold for that prompt.
+	UseCustom func(c customcmd.Command)
 }
 
 // FileChange is one file /diff shows: how it changed, and its text

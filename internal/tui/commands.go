@@ -29,7 +29,7 @@ type slashCommand struct {
 var commands = []slashCommand{
 	{name: "/help", help: "this help"}, // run set in init: helpText reads this table
 	{name: "/clear", help: "start a new conversation", idle: true, run: (*model).clearCommand},
-	{name: "/compress", help: "summarise the older conversation now, to free context", idle: true, run: (*model).compressCommand},
+	{name: "/compress", help: "[focus]  summarise the older conversation now, to free context (focus: what the summary should keep)", idle: true, run: (*model).compressCommand},
 	{name: "/stats", help: "token usage, rounds, tool calls and time of this session", run: func(m *model, _ string) tea.Cmd { return m.commit(m.statsText()) }},
 	{name: "/model", help: "[name|N]  list the models, or switch to one", run: (*model).modelCommand},
 	{name: "/approval-mode", help: "[mode]  show the approval mode, or set it (Shift+Tab cycles plan, default and auto-edit; yolo only here)", run: (*model).approvalCommand},
@@ -125,12 +125,15 @@ func (m *model) clearCommand(string) tea.Cmd {
 	return m.clearThen(m.st.dim.Render("(new conversation)"))
 }
 
-func (m *model) compressCommand(string) tea.Cmd {
+func (m *model) compressCommand(arg string) tea.Cmd {
 	if m.cfg.Compress == nil {
 		return m.unavailable("/compress")
 	}
 	m.compacting = true
 	compress := m.cfg.Compress
+	if cw := m.cfg.Extra.CompressWith; cw != nil && strings.TrimSpace(arg) != "" {
+		compress = func(ctx context.Context) (int, int, bool) { return cw(ctx, arg) }
+	}
 	ctx, cancel := context.WithCancel(m.base)
 	m.stopCompress = cancel
 	return tea.Batch(m.commit(m.st.dim.Render("compressing the conversation… (esc to stop)")), m.tick(), func() tea.Msg {

@@ -332,6 +332,7 @@ func (m *model) finish(d doneMsg) tea.Cmd {
 	if !d.cancelled {
 		cmds = append(cmds, m.fromInbox())
 	}
+	cmds = append(cmds, m.armIdle()) // idle.go
 	return tea.Batch(cmds...)
 }
 

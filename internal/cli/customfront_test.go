@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/plyhq/ply/internal/customcmd"
+	fp "github.com/plyhq/ply/internal/fakeprovider"
+	"github.com/plyhq/ply/internal/scheduler"
+	"github.com/plyhq/ply/internal/tui"
+)
+
+// A custom command's allowed-tools and model hold while its prompt runs,
+// through the session's real permission policy and chat, and end at the
+// next user prompt.
+func TestCustomCommandFrontMatter(t *testing.T) {
+	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	srv := fp.New(t)
+	env := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_MODEL": "big", "OPENAI_BASE_URL": srv.URL, "PLY_HOME": home}
+	var errb bytes.Buffer
+	sio := IO{Stdin: strings.NewReader(""), StdinIsTTY: true, Stdout: io.Discard, Stderr: &errb, Getenv: func(k string) string { return env[k] }, Cwd: dir}
+	opts, err := Parse([]string{"-p", "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := resolve(opts, sio)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _, err := buildCore(context.Background(), cfg, sio, slog.New(slog.DiscardHandler), &errb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.close()
+	var tcfg tui.Config
+	var warns bytes.Buffer
+	addCustomFront(&tcfg, c, &warns)
+
+	tool, ok := c.reg.Lookup("run_shell_command")
+	if !ok {
+		t.Fatal("no shell tool")
+	}
+	args, _ := json.Marshal(map[string]string{"command": "git add main.go"})
+	call := &scheduler.Call{Request: scheduler.Request{CallID: "1", Name: "run_shell_command", Args: string(args)}, Tool: tool, Params: args}
+	verdict := func() scheduler.Verdict {
+		v, _ := c.policy.Check(context.Background(), call)
+		return v
+	}
+	if v := verdict(); v == scheduler.VerdictAllow {
+		t.Fatal("git add allowed before any command ran")
+	}
+	tcfg.Extra.UseCustom(customcmd.Command{Name: "commit", AllowedTools: []string{"Bash(git add:*)"}, Model: "small"})
+	c.onUserQuery(context.Background(), nil) // the command's prompt is sent
+	if v, m := verdict(), c.chat.Config().Model; v != scheduler.VerdictAllow || m != "small" {
+		t.Errorf("while /commit runs: verdict %v, model %s", v, m)
+	}
+	c.onUserQuery(context.Background(), nil) // the next typed prompt
+	if v, m := verdict(), c.chat.Config().Model; v == scheduler.VerdictAllow || m != "big" {
+		t.Errorf("after /commit: verdict %v, model %s", v, m)
+	}
+	tcfg.Extra.UseCustom(customcmd.Command{Name: "odd", AllowedTools: []string{"Bash(("}})
+	c.onUserQuery(context.Background(), nil)
+	if !strings.Contains(warns.String(), "/odd") {
+		t.Errorf("bad rule not reported: %q", warns.String())
+	}
+}

@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/plyhq/ply/internal/chat"
+	"github.com/plyhq/ply/internal/customcmd"
+
+	"github.com/plyhq/ply/internal/hooks"
+	"github.com/plyhq/ply/internal/tui"
+)
+
+// addHookControls gives the interactive UI what the hooks need of it:
+// "/compress focus text" passes the text to the PreCompact hooks and the
+// summary, and the Notification hooks hear ("idle_prompt") when the UI
+// has waited for the user's input after the agent finished, as Claude
+// Code does. Without Notification hooks nothing is timed.
+func addHookControls(t *tui.Config, c *core) {
+	ch, sess := c.chat, c.sess
+	t.Extra.CompressWith = func(ctx context.Context, instructions string) (int, int, bool) {
+		ev, ok := ch.CompressWith(ctx, instructions)
+		if ok {
+			sess.w.AppendCompaction(ch.History())
+		}
+		return ev.TokensBefore, ev.TokensAfter, ok
+	}
+	if !c.hooks.Has(hooks.Notification) {
+		return
+	}
+	t.Extra.OnIdle = func(ctx context.Context) {
+		c.hooks.Notify(ctx, hooks.NotifyIdle, "Waiting for input", "ply is waiting for your input")
+	}
+}
+
+// customFront applies the front matter of custom commands for the TUI,
+// telling the user of rules that do not parse.
+type customFront struct {
+	f    *customcmd.Front
+	warn io.Writer
+}
+
+// addCustomFront makes a custom command's allowed-tools and model hold
+// for its prompt: UseCustom marks it, onUserQuery applies it.
+func addCustomFront(t *tui.Config, c *core, warn io.Writer) {
+	c.front = &customFront{f: customcmd.NewFront(c.policy, chatModels{c.chat}), warn: warn}
+	t.Extra.UseCustom = c.front.f.Use
+}
+
+func (cf *customFront) newTurn() {
+	if cf == nil {
+		return
+	}
+	if err := cf.f.NewTurn(); err != nil {
+		fmt.Fprintf(cf.warn, "ply: warning: %v\n", err)
+	}
+}
+
+// chatModels is the chat as customcmd.Front switches its model.
+type chatModels struct{ ch *chat.Chat }
+
+func (m chatModels) Model() string        { return m.ch.Config().Model }
+func (m chatModels) SetModel(name string) { m.ch.SetModel(name) }

@@ -1,0 +1,34 @@
+package tui
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// "/compress focus text" hands the text to the compression.
+func TestCompressWithInstructions(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	h.m.cfg.Compress = func(context.Context) (int, int, bool) {
+		t.Error("plain Compress called for /compress with instructions")
+		return 0, 0, false
+	}
+	got := make(chan string, 1)
+	h.m.cfg.Extra.CompressWith = func(_ context.Context, instructions string) (int, int, bool) {
+		got <- instructions
+		return 10, 5, true
+	}
+	h.typeText("/compress keep the parser details")
+	_, cmd := h.m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	runCmds(cmd, h.msgs)
+	select {
+	case s := <-got:
+		if s != "keep the parser details" {
+			t.Errorf("instructions = %q", s)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("/compress with instructions did not compress")
+	}
+}
