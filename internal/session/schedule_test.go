@@ -1,0 +1,44 @@
+package session
+
+import "testing"
+
+// The schedules active at the end of a transcript are the recurring ones
+// not deleted and the one-shots neither fired nor deleted; a dropped one
+// (the user declined to restore it) is gone; the set survives a
+// compaction, and the count of created ones numbers the next.
+func TestSchedulesOnLoad(t *testing.T) {
+	_, _, w := newSession(t, "sched")
+	w.AppendSchedule(Schedule{ID: "loop-1", Kind: "loop", Spec: "every 5m0s", Every: "5m0s", Text: "check the deploy", Recurring: true, State: ScheduleCreated})
+	w.AppendSchedule(Schedule{ID: "wakeup-2", Kind: "wakeup", Spec: "once, in 1m0s", Every: "1m0s", Text: "look again", State: ScheduleCreated})
+	w.AppendSchedule(Schedule{ID: "cron-3", Kind: "cron", Spec: "0 9 * * *", Cron: "0 9 * * *", Text: "standup", Recurring: true, State: ScheduleCreated})
+	w.AppendSchedule(Schedule{ID: "wakeup-4", Kind: "wakeup", Every: "1h0m0s", Text: "later", State: ScheduleCreated})
+	w.AppendSchedule(Schedule{ID: "loop-5", Kind: "loop", Every: "1m0s", Text: "gone", Recurring: true, State: ScheduleCreated})
+	w.AppendCompaction(nil)
+	w.AppendSchedule(Schedule{ID: "wakeup-2", State: ScheduleFired})
+	w.AppendSchedule(Schedule{ID: "loop-1", State: ScheduleFired}) // recurring: stays
+	w.AppendSchedule(Schedule{ID: "cron-3", State: ScheduleDeleted})
+	w.AppendSchedule(Schedule{ID: "loop-5", State: ScheduleDropped})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Load(w.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Warnings) != 0 {
+		t.Fatalf("warnings %v", tr.Warnings)
+	}
+	got := tr.Schedules
+	if len(got) != 2 || got[0].ID != "loop-1" || got[1].ID != "wakeup-4" {
+		t.Fatalf("schedules %+v", got)
+	}
+	if l := got[0]; l.Kind != "loop" || l.Every != "5m0s" || l.Text != "check the deploy" || !l.Recurring || l.Spec != "every 5m0s" {
+		t.Fatalf("loop %+v", l)
+	}
+	if got[1].Recurring || got[1].Every != "1h0m0s" {
+		t.Fatalf("wakeup %+v", got[1])
+	}
+	if tr.ScheduleCount != 5 {
+		t.Fatalf("count %d", tr.ScheduleCount)
+	}
+}
