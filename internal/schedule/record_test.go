@@ -55,3 +55,22 @@ func TestRecordAndRestore(t *testing.T) {
 		t.Fatal("an unknown kind restored")
 	}
 }
+
+// Reset stops every schedule without recording it, and numbers the next
+// after n: the UI switched to another session.
+func TestReset(t *testing.T) {
+	var evs []string
+	s := New(&rounds{c: make(chan struct{}, 1)}, WithRecord(func(state string, j Job) { evs = append(evs, state+" "+j.ID) }))
+	defer s.Close()
+	if _, err := s.Every(time.Hour, "a", KindLoop); err != nil {
+		t.Fatal(err)
+	}
+	s.Reset(7)
+	if len(s.List()) != 0 {
+		t.Fatalf("left %+v", s.List())
+	}
+	j, _ := s.Every(time.Hour, "b", KindLoop)
+	if j.ID != "loop-8" || len(evs) != 2 || evs[1] != "created loop-8" {
+		t.Fatalf("%+v %v", j, evs)
+	}
+}

@@ -262,6 +262,21 @@ func Restore(s *Schedules, kind string, every time.Duration, expr, prompt string
 	return Job{}, fmt.Errorf("unknown schedule kind %q", kind)
 }
 
+// Reset stops every schedule without recording it (the session they
+// belong to was left, and keeps them to offer on its resume) and numbers
+// the next after n.
+func (s *Schedules) Reset(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, j := range s.jobs {
+		if j.timer.Stop() {
+			s.wg.Done()
+		}
+		delete(s.jobs, id)
+	}
+	s.n = n
+}
+
 // Close stops every schedule and waits for a firing in progress.
 func (s *Schedules) Close() {
 	s.mu.Lock()
