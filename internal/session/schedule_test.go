@@ -1,6 +1,9 @@
 package session
 
-import "testing"
+import (
+	"os"
+	"testing"
+)
 
 // The schedules active at the end of a transcript are the recurring ones
 // not deleted and the one-shots neither fired nor deleted; a dropped one
@@ -41,4 +44,36 @@ func TestSchedulesOnLoad(t *testing.T) {
 	if tr.ScheduleCount != 5 {
 		t.Fatalf("count %d", tr.ScheduleCount)
 	}
+}
+
+// Whatever schedule lines a file holds, loading does not fail, and no
+// more schedules are active than were created.
+func FuzzScheduleRecords(f *testing.F) {
+	f.Add(`{"type":"schedule","schedule":"loop-1","kind":"loop","every":"5m0s","text":"x","recurring":true,"state":"created"}` + "\n" +
+		`{"type":"schedule","schedule":"loop-1","state":"fired"}`)
+	f.Add(`{"type":"schedule","schedule":"w-1","state":"created"}` + "\n" + `{"type":"schedule","schedule":"w-1","state":"fired"}` + "\n" + `{"type":"schedule","state":"dropped"}`)
+	f.Add(`{"type":"schedule","recurring":"yes"}`)
+	f.Fuzz(func(t *testing.T, lines string) {
+		dir := t.TempDir()
+		w, err := Create(dir, dir, "f", "m")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		file, err := os.OpenFile(w.Path(), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = file.WriteString(lines + "\n")
+		file.Close()
+		tr, err := Load(w.Path())
+		if err != nil {
+			t.Fatalf("load: %v", err)
+		}
+		if len(tr.Schedules) > tr.ScheduleCount {
+			t.Fatalf("%d active of %d created", len(tr.Schedules), tr.ScheduleCount)
+		}
+	})
 }
