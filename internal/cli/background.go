@@ -262,9 +262,10 @@ func (l launcher) Launch(ctx context.Context, t agent.Task) (string, error) {
 // ends when its model stops, and its schedules with it).
 func (c *core) startBackground(cfg *config, policy interface{ Offered(string) bool }, notices io.Writer) {
 	c.inbox = inbox.New()
+	c.sess.schedRes = startSchedResume(cfg, c.sess)
 	c.sched = schedule.New(c.inbox, schedule.WithOnSkip(func(j schedule.Job) {
 		fmt.Fprintf(notices, "schedule %s: a firing was skipped, the previous one still runs\n", j.ID)
-	}))
+	}), schedule.WithFirstID(c.sess.schedN), schedule.WithRecord(c.sess.schedRes.record))
 	c.bg = newBackground(c.agents, c.inbox, c.sess.w)
 	c.bg.n = c.sess.tasks
 	c.agents.bg = c.bg
@@ -312,6 +313,8 @@ func addLoop(t *tui.Config, c *core) {
 	}
 	t.LoopList = func() string { return schedule.ListText(c.sched.List()) }
 	t.LoopStop = c.sched.Delete
+	t.PendingSchedules = c.sess.schedRes.pendingText
+	t.RestoreSchedules = func(yes bool) string { return c.sess.schedRes.restore(c.sched, yes) }
 }
 
 // backgroundTasks lists the session's running background work for a task

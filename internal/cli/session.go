@@ -35,6 +35,11 @@ type opened struct {
 	lost string
 	// tasks is how many background tasks the session started before.
 	tasks int
+	// schedresume: the schedules the transcript left active, how many
+	// it ever created, and their recorder (schedresume.go).
+	schedules []session.Schedule
+	schedN    int
+	schedRes  *schedResume
 	// created: this run created the session (neither resumed nor
 	// forked); if it never gets a prompt it is not kept (closeSession).
 	created bool
@@ -99,6 +104,8 @@ func openSession(cfg *config, root string, log *slog.Logger, stderr io.Writer) (
 	op := &opened{id: tr.Meta.ID, w: w, history: h, todos: tr.Todos}
 	lost := lostWork(tr, w)
 	op.tasks = len(tr.Background)
+	op.schedules, op.schedN = tr.Schedules, tr.ScheduleCount
+	warnSchedulesNotRestored(cfg, tr, stderr)
 	in := resume.Classify(h)
 	log.Info("resuming", "session", op.id, "class", in.Kind.String(), "entries", len(h))
 	switch in.Kind {

@@ -111,6 +111,7 @@ func switchSession(cfg *config, c *core, root, id string, log *slog.Logger) ([]l
 		log.Warn("repaired the loaded history", "report", rep.String())
 	}
 	old, created := c.sess.w, c.sess.created
+	c.switchSchedules(w, tr) // schedresume.go
 	c.chat.SetHistory(h)
 	c.chat.OnAppend(w.Append)
 	c.sess.w, c.sess.id, c.sess.history, c.sess.created = w, tr.Meta.ID, h, false

@@ -41,7 +41,11 @@ type Job struct {
 	Spec      string
 	Prompt    string
 	Recurring bool
-	Next      time.Time
+	// Every is a loop's interval or a wake-up's delay, Expr a cron
+	// schedule's expression: what re-creates it (Restore).
+	Every time.Duration
+	Expr  string
+	Next  time.Time
 	// Fired and Skipped count its firings sent and skipped; Running says
 	// its last firing's interaction has not ended.
 	Fired, Skipped int
@@ -60,6 +64,7 @@ type job struct {
 type Schedules struct {
 	in     Poster
 	onSkip func(Job)
+	record func(state string, j Job)
 
 	mu     sync.Mutex
 	jobs   map[string]*job
@@ -73,6 +78,28 @@ type Option func(*Schedules)
 
 // WithOnSkip calls f, off any lock, each time a firing is skipped.
 func WithOnSkip(f func(Job)) Option { return func(s *Schedules) { s.onSkip = f } }
+
+// Recorded states (WithRecord).
+const (
+	Created = "created"
+	Fired   = "fired" // a one-shot went out, and is over
+	Deleted = "deleted"
+)
+
+// WithRecord calls f, off any lock, when a schedule is created, a one-shot
+// fires, or one is deleted; not when Close stops them, for a session that
+// ends keeps its schedules to offer on resume.
+func WithRecord(f func(state string, j Job)) Option { return func(s *Schedules) { s.record = f } }
+
+// WithFirstID numbers the schedules after n, so that a resumed session's
+// ids differ from those its transcript holds.
+func WithFirstID(n int) Option { return func(s *Schedules) { s.n = n } }
+
+func (s *Schedules) recordf(state string, j Job) {
+	if s.record != nil {
+		s.record(state, j)
+	}
+}
 
 // New returns an empty set posting to in.
 func New(in Poster, opts ...Option) *Schedules {
@@ -88,7 +115,7 @@ func (s *Schedules) Every(d time.Duration, prompt, kind string) (Job, error) {
 	if d <= 0 {
 		return Job{}, errors.New("the interval must be positive")
 	}
-	return s.add(&job{Job: Job{Kind: kind, Spec: "every " + d.String(), Prompt: prompt, Recurring: true}, every: d})
+	return s.add(&job{Job: Job{Kind: kind, Spec: "every " + d.String(), Prompt: prompt, Recurring: true, Every: d}, every: d})
 }
 
 // Cron sends prompt at the times of expr (local time); once only, then
@@ -98,28 +125,32 @@ func (s *Schedules) Cron(expr, prompt string, recurring bool) (Job, error) {
 	if err != nil {
 		return Job{}, err
 	}
-	return s.add(&job{Job: Job{Kind: KindCron, Spec: c.String(), Prompt: prompt, Recurring: recurring}, cron: c})
+	return s.add(&job{Job: Job{Kind: KindCron, Spec: c.String(), Prompt: prompt, Recurring: recurring, Expr: c.String()}, cron: c})
 }
 
 // After sends prompt once, d from now.
 func (s *Schedules) After(d time.Duration, prompt string) (Job, error) {
-	return s.add(&job{Job: Job{Kind: KindWakeup, Spec: "once, in " + d.String(), Prompt: prompt}, every: d})
+	return s.add(&job{Job: Job{Kind: KindWakeup, Spec: "once, in " + d.String(), Prompt: prompt, Every: d}, every: d})
 }
 
 func (s *Schedules) add(j *job) (Job, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	switch {
 	case s.closed:
+		s.mu.Unlock()
 		return Job{}, errors.New("the session is ending")
 	case len(s.jobs) >= maxJobs:
+		s.mu.Unlock()
 		return Job{}, fmt.Errorf("the session has %d schedules, the most it may; delete one first", maxJobs)
 	}
 	s.n++
 	j.ID = fmt.Sprintf("%s-%d", j.Kind, s.n)
 	s.jobs[j.ID] = j
 	s.armLocked(j, time.Now())
-	return j.Job, nil
+	snap := j.Job
+	s.mu.Unlock()
+	s.recordf(Created, snap)
+	return snap, nil
 }
 
 // armLocked sets j's timer for its next firing after now.
@@ -161,14 +192,19 @@ func (s *Schedules) fire(j *job) {
 	j.skippedSince = 0
 	j.Fired++
 	j.Running = true
-	if j.Recurring {
-		s.armLocked(j, time.Now())
-	} else {
+	once := !j.Recurring
+	if once {
 		delete(s.jobs, j.ID)
+	} else {
+		s.armLocked(j, time.Now())
 	}
 	r := inbox.Round{Type: client.Cron, Source: "schedule " + j.ID, Text: text,
 		Summary: fmt.Sprintf("%s fired (%s): %s", j.ID, spec, j.Prompt), Done: func() { s.ended(j) }}
+	snap := j.Job
 	s.mu.Unlock()
+	if once {
+		s.recordf(Fired, snap)
+	}
 	s.in.Post(r)
 }
 
@@ -193,16 +229,52 @@ func (s *Schedules) List() []Job {
 // Delete stops and removes the schedule id; false when there is none.
 func (s *Schedules) Delete(id string) bool {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	j, ok := s.jobs[id]
 	if !ok {
+		s.mu.Unlock()
 		return false
 	}
 	delete(s.jobs, id)
 	if j.timer.Stop() {
 		s.wg.Done()
 	}
+	snap := j.Job
+	s.mu.Unlock()
+	s.recordf(Deleted, snap)
 	return true
+}
+
+// Restore re-creates a schedule of a resumed session from what was
+// recorded of it: its kind, interval or delay, cron expression, prompt and
+// whether it recurs. Its firing times start from now.
+func Restore(s *Schedules, kind string, every time.Duration, expr, prompt string, recurring bool) (Job, error) {
+	switch kind {
+	case KindLoop:
+		return s.Every(every, prompt, KindLoop)
+	case KindCron:
+		return s.Cron(expr, prompt, recurring)
+	case KindWakeup:
+		if every <= 0 {
+			return Job{}, errors.New("a wake-up's delay must be positive")
+		}
+		return s.After(every, prompt)
+	}
+	return Job{}, fmt.Errorf("unknown schedule kind %q", kind)
+}
+
+// Reset stops every schedule without recording it (the session they
+// belong to was left, and keeps them to offer on its resume) and numbers
+// the next after n.
+func (s *Schedules) Reset(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, j := range s.jobs {
+		if j.timer.Stop() {
+			s.wg.Done()
+		}
+		delete(s.jobs, id)
+	}
+	s.n = n
 }
 
 // Close stops every schedule and waits for a firing in progress.

@@ -39,6 +39,11 @@ type Transcript struct {
 	// Background is the last recorded state of each background task,
 	// kept across compactions (background.go).
 	Background []Background
+	// Schedules are the schedules active at the end of the file, kept
+	// across compactions; ScheduleCount is how many were ever created
+	// (schedule.go).
+	Schedules     []Schedule
+	ScheduleCount int
 	// Compactions is how many compaction lines were replayed.
 	Compactions int
 
@@ -100,6 +105,14 @@ type record struct {
 	Label  string `json:"label"`
 	Send   string `json:"send"`
 	Source string `json:"source"`
+
+	// schedule (schedule.go)
+	ScheduleID string `json:"schedule"`
+	Spec       string `json:"spec"`
+	Every      string `json:"every"`
+	Cron       string `json:"cron"`
+	Text       string `json:"text"`
+	Recurring  bool   `json:"recurring"`
 
 	// checkpoint, rewind (rewind.go)
 	Checkpoint   string `json:"checkpoint"`
@@ -255,6 +268,8 @@ func (t *Transcript) apply(rec *record, line int) {
 	case typeBackground:
 		t.applyBackground(rec)
 	case typeRound:
+	case typeSchedule:
+		t.applySchedule(rec)
 	case typeCheckpoint:
 	case typeRewind:
 		if rec.History != nil {

@@ -27,6 +27,7 @@
 //	cancelled   the user cancelled: reason
 //	background  a background task changed state: task, kind, label, state
 //	round       the next entry is a round no user typed: send, source
+//	schedule    a schedule was created, fired once, deleted or dropped: schedule, kind, spec, every, cron, text, recurring, state
 //
 // Loading replays the lines in order; a compaction line replaces everything
 // before it. Each line is written with a single write call, so a crash

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -131,6 +132,11 @@ type confirmBox struct {
 	title    string
 	commands []string
 	yes      func() tea.Cmd
+	// Other questions (schedresume.go): no answers n, hint replaces the
+	// keys line, plain shows the lines without "$ ".
+	no    func() tea.Cmd
+	hint  string
+	plain bool
 }
 
 func (m *model) confirmKey(k tea.KeyPressMsg) tea.Cmd {
@@ -141,6 +147,9 @@ func (m *model) confirmKey(k tea.KeyPressMsg) tea.Cmd {
 		return c.yes()
 	case "n", "N":
 		m.picker = nil
+		if c.no != nil {
+			return c.no()
+		}
 		return m.commit(m.st.dim.Render("not run; nothing was sent"))
 	}
 	return nil
@@ -156,9 +165,13 @@ func (m *model) renderConfirm() string {
 			fmt.Fprintf(&b, "\n  … and %d more", len(c.commands)-i)
 			break
 		}
-		b.WriteString("\n  $ " + ansi.Truncate(sanitize(cmd), max(m.width-5, 10), "…"))
+		bullet := "$ "
+		if c.plain {
+			bullet = "• "
+		}
+		b.WriteString("\n  " + bullet + ansi.Truncate(sanitize(cmd), max(m.width-5, 10), "…"))
 	}
-	b.WriteString("\n" + m.st.dim.Render("y/Enter run them and send · n don't · Esc close"))
+	b.WriteString("\n" + m.st.dim.Render(cmp.Or(c.hint, "y/Enter run them and send · n don't · Esc close")))
 	return b.String()
 }
 

@@ -320,6 +320,7 @@ func (m *model) resume(s SessionInfo) tea.Cmd {
 	}
 	m.stats.usage, m.todos, m.lastThought, m.retryable, m.lastCards = llm.Usage{}, nil, "", false, nil
 	m.refreshContext()
+	m.askSchedules() // schedresume.go
 	return m.clearThen(m.st.dim.Render("resumed session "+s.ID), m.renderHistory(h))
 }
 

@@ -154,6 +154,7 @@ func (m *model) Init() tea.Cmd {
 	if len(m.cfg.History) > 0 {
 		cmds = append(cmds, m.commit(m.renderHistory(m.cfg.History)))
 	}
+	m.askSchedules() // schedresume.go
 	m.refreshContext()
 	if len(m.cfg.First) > 0 || m.cfg.FirstType == client.Retry {
 		cmds = append(cmds, m.commit(m.st.dim.Render("↻ going on with the interrupted turn")),

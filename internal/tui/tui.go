@@ -153,6 +153,12 @@ type Config struct {
 	Loop     func(every time.Duration, prompt string) (id string, err error)
 	LoopList func() string
 	LoopStop func(id string) bool
+	// schedresume: PendingSchedules describes, one a line, the schedules
+	// a session just opened or resumed had that were neither restored nor
+	// dropped ("" when none); the UI asks once, and RestoreSchedules(yes)
+	// re-creates or drops them and says what it did (schedresume.go).
+	PendingSchedules func() string
+	RestoreSchedules func(yes bool) string
 
 	// mcpx: MCP server prompts as slash commands (cmd_mcp.go).
 	// MCPPrompts lists them (/mcp); GetMCPPrompt renders the prompt of
