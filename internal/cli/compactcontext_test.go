@@ -1,10 +1,7 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,21 +39,7 @@ func TestCompactSessionStartAndInstructions(t *testing.T) {
 		}
 	}
 	env := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_MODEL": "m", "OPENAI_BASE_URL": srv.URL, "PLY_HOME": home}
-	var errb bytes.Buffer
-	sio := IO{Stdin: strings.NewReader(""), StdinIsTTY: true, Stdout: io.Discard, Stderr: &errb, Getenv: func(k string) string { return env[k] }, Cwd: dir}
-	opts, err := Parse([]string{"--continue", "-p", "x"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, _, err := resolve(opts, sio)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, _, err := buildCore(context.Background(), cfg, sio, slog.New(slog.DiscardHandler), &errb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.close()
+	c, errb := testCore(t, dir, env, "--continue", "-p", "x")
 	if _, ok := c.chat.CompressWith(context.Background(), "keep the parser details"); !ok {
 		t.Fatalf("nothing compressed; stderr %s", errb.String())
 	}

@@ -38,21 +38,7 @@ func TestCompactHooksFire(t *testing.T) {
 		}
 	}
 	env := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_MODEL": "m", "OPENAI_BASE_URL": srv.URL, "PLY_HOME": home}
-	var errb bytes.Buffer
-	sio := IO{Stdin: strings.NewReader(""), StdinIsTTY: true, Stdout: io.Discard, Stderr: &errb, Getenv: func(k string) string { return env[k] }, Cwd: dir}
-	opts, err := Parse([]string{"--continue", "-p", "x"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, _, err := resolve(opts, sio)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, _, err := buildCore(context.Background(), cfg, sio, slog.New(slog.DiscardHandler), &errb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.close()
+	c, errb := testCore(t, dir, env, "--continue", "-p", "x")
 	if _, ok := c.chat.Compress(context.Background()); !ok {
 		t.Fatalf("nothing compressed; stderr %s", errb.String())
 	}
@@ -62,4 +48,27 @@ func TestCompactHooksFire(t *testing.T) {
 			t.Errorf("hook inputs lack %s:\n%s", want, got)
 		}
 	}
+}
+
+// testCore builds the session core as a run with args would, in dir with
+// the environment env, for tests that drive it directly; it is closed
+// when the test ends. The buffer holds what ply wrote to stderr.
+func testCore(t *testing.T, dir string, env map[string]string, args ...string) (*core, *bytes.Buffer) {
+	t.Helper()
+	errb := &bytes.Buffer{}
+	sio := IO{Stdin: strings.NewReader(""), StdinIsTTY: true, Stdout: io.Discard, Stderr: errb, Getenv: func(k string) string { return env[k] }, Cwd: dir}
+	opts, err := Parse(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := resolve(opts, sio)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _, err := buildCore(context.Background(), cfg, sio, slog.New(slog.DiscardHandler), errb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.close)
+	return c, errb
 }

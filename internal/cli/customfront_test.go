@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,21 +21,7 @@ func TestCustomCommandFrontMatter(t *testing.T) {
 	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
 	srv := fp.New(t)
 	env := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_MODEL": "big", "OPENAI_BASE_URL": srv.URL, "PLY_HOME": home}
-	var errb bytes.Buffer
-	sio := IO{Stdin: strings.NewReader(""), StdinIsTTY: true, Stdout: io.Discard, Stderr: &errb, Getenv: func(k string) string { return env[k] }, Cwd: dir}
-	opts, err := Parse([]string{"-p", "x"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, _, err := resolve(opts, sio)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, _, err := buildCore(context.Background(), cfg, sio, slog.New(slog.DiscardHandler), &errb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.close()
+	c, _ := testCore(t, dir, env, "-p", "x")
 	var tcfg tui.Config
 	var warns bytes.Buffer
 	addCustomFront(&tcfg, c, &warns)
