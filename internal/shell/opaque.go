@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"errors"
 	"path"
 	"slices"
 	"strings"
@@ -35,6 +36,9 @@ const maxOpaqueDepth = 3
 // rules are about the command line.
 func Opaque(command string) (reason string, opaque bool) {
 	f, err := parse(command)
+	if le := (*limitError)(nil); errors.As(err, &le) {
+		return le.detail, true
+	}
 	if err != nil {
 		return "the command does not parse", true
 	}
@@ -55,6 +59,9 @@ func opaqueFile(f *syntax.File) (string, bool) {
 
 func (ow *opaqueWalk) opaqueLine(command string, depth int) (string, bool) {
 	f, err := parse(command)
+	if le := (*limitError)(nil); errors.As(err, &le) {
+		return "a command string: " + le.detail, true
+	}
 	if err != nil {
 		return "a command string that does not parse", true
 	}

@@ -61,13 +61,21 @@ var parsers = sync.Pool{New: func() any {
 	return syntax.NewParser(syntax.Variant(syntax.LangBash))
 }}
 
-// parse parses command as a bash script.
+// parse parses command as a bash script. Every entry point parses through
+// here, so that the limits on size and nesting hold for all of them and
+// for the command strings (eval, sh -c) they look into.
 func parse(command string) (*syntax.File, error) {
+	if err := checkSize(command); err != nil {
+		return nil, err
+	}
 	p := parsers.Get().(*syntax.Parser)
 	defer parsers.Put(p)
 	f, err := p.Parse(strings.NewReader(command), "")
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrParse, err)
+	}
+	if err := checkNesting(f); err != nil {
+		return nil, err
 	}
 	return f, nil
 }
