@@ -293,7 +293,7 @@ func TestOpaque(t *testing.T) {
 		"/bin/rm F", "eval 'rm F'", "for f in *; do cat \"$f\"; done", "echo $((1+2))", "git log",
 		"bash -e -c 'rm F' x", "f() { rm F; }; f",
 		"xargs -I{} cp {} dst/", "xargs -n1 -P4 grep -l x", "xargs sh -c 'grep x \"$@\"' _",
-		"find . -exec grep -l x {} +", "mapfile -t Cfg < f", "trap -- 'ls' EXIT",
+		"find . -exec grep -l x {} +", "mapfile -t cfg < f", "trap -- 'ls' EXIT",
 	}
 	for _, cmd := range clear {
 		if reason, ok := Opaque(cmd); ok {

@@ -27,8 +27,15 @@ const maxOpaqueDepth = 3
 // mapfile -C; for arithmetic that reads a variable, ${!x}, ${x@P} and array
 // subscripts with names, because bash evaluates a subscript held in a
 // variable, command substitutions included; and for wrappers (sudo, env,
-// xargs, exec, ...) whose arguments are not all literal. A command that
-// does not parse is opaque too.
+// xargs, exec, ...) whose arguments are not all literal. It is opaque
+// too for every construct other than a plain NAME=value word that assigns
+// a variable not provably harmless (assign.go): a for or select loop,
+// read, mapfile, getopts, printf -v, wait -p, declare and its kin, export,
+// ${x:=y}, {x}>file, unset; and for set and shopt options that change how
+// later commands run or expand (set -a, set -k, shopt -s ...), and enable.
+// A plain assignment is visible to the rules instead, as part of the
+// simple command it is written in. A command that does not parse, or that
+// exceeds the size and nesting limits (limits.go), is opaque too.
 //
 // Permission rules use it to fail closed: every deny or ask rule on the
 // shell tool catches an opaque command, and no allow rule covers it.
@@ -99,8 +106,11 @@ func (ow *opaqueWalk) opaqueFile(f *syntax.File, depth int) (reason string, opaq
 			if r, ok := paramOpaque(x); ok {
 				return found(r)
 			}
-		case *syntax.DeclClause:
-			if r, ok := declOpaque(x); ok {
+			if r, ok := assignNodeOpaque(x); ok {
+				return found(r)
+			}
+		case *syntax.ForClause, *syntax.Redirect, *syntax.DeclClause:
+			if r, ok := assignNodeOpaque(x); ok {
 				return found(r)
 			}
 		case *syntax.TestClause:
@@ -196,46 +206,6 @@ func assignOpaque(as *syntax.Assign) (string, bool) {
 		return as.Name.Value + " holds code the shell runs", true
 	}
 	return "", false
-}
-
-func declOpaque(d *syntax.DeclClause) (string, bool) {
-	flags := ""
-	for _, as := range d.Args {
-		if as.Naked && as.Name == nil && as.Value != nil {
-			w := analyze(as.Value)
-			if !w.exact {
-				return d.Variant.Value + " of a name known only at run time", true
-			}
-			if strings.HasPrefix(w.text, "-") || strings.HasPrefix(w.text, "+") {
-				flags += w.text[1:]
-				continue
-			}
-			if !plainName(w) {
-				return d.Variant.Value + " of a subscripted name", true
-			}
-		}
-		if r, ok := assignOpaque(as); ok {
-			return r, ok
-		}
-		if as.Index != nil && hasName(as.Index) {
-			return "an array subscript reads a variable", true
-		}
-	}
-	if strings.ContainsAny(flags, "in") {
-		for _, as := range d.Args {
-			if as.Value != nil && !as.Naked {
-				if w := analyze(as.Value); !w.exact || strings.ContainsAny(w.text, "[$`") {
-					return d.Variant.Value + " -" + flags + " evaluates its value", true
-				}
-			}
-		}
-	}
-	return "", false
-}
-
-// Builtins whose arguments name variables, subscripts included.
-var nameTakers = map[string]bool{
-	"read": true, "unset": true, "mapfile": true, "readarray": true, "wait": true, "getopts": true,
 }
 
 // wrapperPrograms run the program named by a later argument.
@@ -337,19 +307,16 @@ func (ow *opaqueWalk) wordsOpaque(ws []word, depth int) (string, bool) {
 		return !w.exact || (strings.HasPrefix(w.text, "-") && strings.Contains(w.text, "C"))
 	}):
 		return name + " -C runs a callback", true
-	case nameTakers[name]:
-		for _, a := range args {
-			if !a.exact || strings.ContainsAny(a.text, "[`$") {
-				return name + " of a variable name known only at run time or with a subscript", true
-			}
-		}
-	case name == "printf" || name == "test" || name == "[":
+	case name == "test" || name == "[":
 		for i := 0; i+1 < len(args); i++ {
 			t := args[i].text
-			if args[i].exact && (t == "-v" || (name != "printf" && t == "-R")) && !plainName(args[i+1]) {
+			if args[i].exact && (t == "-v" || t == "-R") && !plainName(args[i+1]) {
 				return name + " " + t + " of a name known only at run time or with a subscript", true
 			}
 		}
+	}
+	if r, ok, found := builtinAssignOpaque(name, args); found {
+		return r, ok
 	}
 	return "", false
 }
