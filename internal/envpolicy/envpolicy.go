@@ -4,7 +4,8 @@
 // name looks like it holds a secret (it contains KEY, SECRET, TOKEN,
 // PASSWORD, PASSWD or CREDENTIAL, in any case) and without the variables ply
 // read a credential from (such as a provider's apiKeyEnv), whatever their
-// names. The user's settings adjust that with include, exclude and set.
+// names. The user's settings adjust that with include, exclude and set;
+// CDPATH is never passed on.
 //
 // It owns the decision, and Protect, which keeps those children out of
 // ply's own memory and initial environment; it starts nothing and reads no
@@ -58,7 +59,7 @@ type Config struct {
 	// beats Include.
 	Exclude []string
 	// Set gives children these variables with these values, over
-	// everything else.
+	// everything else but CDPATH, which no child gets.
 	Set map[string]string
 	// Credentials names the variables ply read a credential from. They
 	// are withheld whatever their names.
@@ -99,10 +100,17 @@ func New(cfg Config) (*Policy, error) {
 // nobody configured anything.
 func Default() *Policy { return &Policy{creds: map[string]bool{}} }
 
+// neverPassed are variables no child gets, whatever the settings say.
+// CDPATH only changes where cd goes: with it, "cd src" may land in any
+// directory the list names, outside the workspace, which the shell
+// classifier could not see. Nothing needs it in a command run for the
+// model.
+var neverPassed = map[string]bool{"CDPATH": true}
+
 // Allowed reports whether children get the variable named name from ply's
 // environment.
 func (p *Policy) Allowed(name string) bool {
-	if matchAny(p.cfg.Exclude, name) {
+	if neverPassed[name] || matchAny(p.cfg.Exclude, name) {
 		return false
 	}
 	if slices.Contains(p.cfg.Include, name) {
@@ -145,7 +153,9 @@ func (p *Policy) Environ(env []string) []string {
 	}
 	slices.Sort(names)
 	for _, k := range names {
-		out = append(out, k+"="+p.cfg.Set[k])
+		if !neverPassed[k] {
+			out = append(out, k+"="+p.cfg.Set[k])
+		}
 	}
 	return out
 }

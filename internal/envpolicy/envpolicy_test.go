@@ -132,3 +132,22 @@ func FuzzPolicy(f *testing.F) {
 }
 
 func matchGlob(g, name string) (bool, error) { return matchAny([]string{g}, name), nil }
+
+// CDPATH only changes where cd goes, and makes "cd src" leave the
+// workspace: children never get it, whatever the settings say.
+func TestCDPATHNeverReachesChildren(t *testing.T) {
+	env := append(slices.Clone(sample), "CDPATH=/etc:/home")
+	if slices.Contains(names(Default().Environ(env)), "CDPATH") {
+		t.Error("the default policy passes CDPATH on")
+	}
+	p, err := New(Config{Include: []string{"CDPATH", "*"}, Set: map[string]string{"CDPATH": "/etc"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(names(p.Environ(env)), "CDPATH") {
+		t.Error("Include or Set pass CDPATH on")
+	}
+	if p.Allowed("CDPATH") || Default().Allowed("CDPATH") {
+		t.Error("Allowed(CDPATH) = true")
+	}
+}

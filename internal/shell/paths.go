@@ -25,6 +25,9 @@ type classifier struct {
 	// cdDirs are the literal directories cd names, resolved from cwd: a
 	// relative path must be inside from each of them too.
 	cdDirs []string
+	// cdSearch reports that cd may find a relative directory elsewhere
+	// than under the working directory (cdSearches).
+	cdSearch bool
 }
 
 // IsReadOnlyIn is IsReadOnly for a command run in directory cwd of a
@@ -39,11 +42,18 @@ type classifier struct {
 // read-only after a cd or in a directory inside another repository of
 // the workspace (a bare repository's config can run programs).
 //
-// It looks at the file system (Lstat, Readlink) to follow links; it runs
-// nothing. Programs that never open their operands (echo, printf,
-// basename, ...) are not path-checked. Symbolic links reached through a
-// glob, or through a path relative to a directory the command cd'ed to,
-// are not followed: the kernel's read-only profile is the layer below.
+// Nothing under /proc, /sys or /dev but the null device and the standard
+// streams may be read, whichever way a path gets there (a committed link,
+// a root that lies there). A glob is expanded against the file system, as
+// bash would from the working directory and from every directory the
+// command cd's to, and each match is checked with its links followed. A
+// relative cd operand is refused when CDPATH may be set (cdSearches).
+//
+// It looks at the file system (Lstat, Readlink, ReadDir) to follow links
+// and expand globs; it runs nothing. Programs that never open their
+// operands (echo, printf, basename, ...) are not path-checked. What
+// changes between this check and the run (a link created meanwhile) is
+// left to the kernel's read-only profile, the layer below.
 func IsReadOnlyIn(command string, roots []string, cwd string) bool {
 	cl := &classifier{}
 	for _, r := range roots {
@@ -61,7 +71,7 @@ func IsReadOnlyIn(command string, roots []string, cwd string) bool {
 		cwd = filepath.Join(cl.roots[0], cwd)
 	}
 	cl.cwd = filepath.Clean(cwd)
-	if !cl.within(cl.cwd) || !cl.within(resolveExisting(cl.cwd)) {
+	if !cl.insideFrom("", cl.cwd) {
 		return false
 	}
 	return cl.classify(command)
@@ -76,6 +86,7 @@ func (cl *classifier) classify(command string) bool {
 		return false
 	}
 	cl.cd, cl.cdDirs = changesDirectory(f)
+	cl.cdSearch = cdSearches(command)
 	if cl.cwd != "" {
 		for i, d := range cl.cdDirs {
 			if !filepath.IsAbs(d) {
@@ -128,13 +139,8 @@ func (cl *classifier) pathAllowed(p string) bool {
 		return true
 	}
 	abs := filepath.IsAbs(p)
-	if abs {
-		c := filepath.Clean(p)
-		for _, special := range []string{"/dev", "/proc", "/sys"} {
-			if c == special || strings.HasPrefix(c, special+"/") {
-				return false
-			}
-		}
+	if abs && kernelPath(filepath.Clean(p)) {
+		return false
 	}
 	if cl.roots == nil {
 		return !abs && !hasDotDot(p)
@@ -157,10 +163,24 @@ func (cl *classifier) pathAllowed(p string) bool {
 }
 
 // insideFrom reports whether p, relative to dir, is inside the roots
-// before and after following links.
+// before and after following links, and under none of /proc, /sys and
+// /dev (but for the harmless devices) either way: a committed link, or a
+// root that lies there, must not reach /proc/self/environ.
 func (cl *classifier) insideFrom(dir, p string) bool {
 	full := filepath.Clean(filepath.Join(dir, p))
-	return cl.within(full) && cl.within(resolveExisting(full))
+	real := resolveExisting(full)
+	return cl.within(full) && cl.within(real) && !kernelPath(full) && !kernelPath(real)
+}
+
+// kernelPath reports whether the absolute path p lies under /proc, /sys
+// or /dev and is not a harmless device.
+func kernelPath(p string) bool {
+	for _, special := range []string{"/dev", "/proc", "/sys"} {
+		if p == special || strings.HasPrefix(p, special+"/") {
+			return !harmlessDevice(p)
+		}
+	}
+	return false
 }
 
 func (cl *classifier) within(p string) bool {
@@ -230,6 +250,8 @@ func (cl *classifier) argsInside(name string, args []word, sws []*syntax.Word) b
 		return true
 	case name == "git" && (cl.cd || !cl.gitDirSafe()):
 		return false
+	case name == "sed" && !cl.sedFilesInside(args):
+		return false
 	}
 	if followsLinks(name, args) {
 		return false
@@ -268,6 +290,24 @@ func (cl *classifier) argsInside(name string, args []word, sws []*syntax.Word) b
 			continue
 		}
 		if !cl.pathAllowed(t) {
+			return false
+		}
+	}
+	return true
+}
+
+// sedFilesInside checks the files that sed's r and R commands read.
+func (cl *classifier) sedFilesInside(args []word) bool {
+	_, scripts, ok := sedScripts(args)
+	if !ok {
+		return false
+	}
+	files, ok := sedScriptFiles(strings.Join(scripts, "\n"))
+	if !ok {
+		return false
+	}
+	for _, f := range files {
+		if !cl.pathAllowed(f) {
 			return false
 		}
 	}
@@ -319,16 +359,29 @@ func hasPatternOption(name string, args []word) bool {
 }
 
 // globAllowed checks a word that is inexact only because of glob
-// characters: its fixed directory must be inside, and it must not be able
-// to match .. (bash before 5.2 lets .* match it).
+// characters: its fixed directory must be inside, it must not be able to
+// match .. (bash before 5.2 lets .* match it), and, when the roots are
+// known, everything it matches on disk must be inside, links followed,
+// from every directory the line may run it in.
 func (cl *classifier) globAllowed(a word) bool {
 	for _, part := range strings.Split(a.written, "/") {
 		if part == ".." || (strings.HasPrefix(part, ".") && strings.ContainsAny(part, "*?[")) {
 			return false
 		}
 	}
-	if i := strings.LastIndexByte(a.text, '/'); i >= 0 {
-		return cl.pathAllowed(a.text[:i+1])
+	if i := strings.LastIndexByte(a.text, '/'); i >= 0 && !cl.pathAllowed(a.text[:i+1]) {
+		return false
+	}
+	if cl.roots == nil {
+		return true
+	}
+	if !cl.globMatchesInside(cl.cwd, a) {
+		return false
+	}
+	for _, d := range cl.cdDirs {
+		if !cl.globMatchesInside(d, a) {
+			return false
+		}
 	}
 	return true
 }
@@ -342,7 +395,8 @@ func isProcSubst(w *syntax.Word) bool {
 }
 
 // cdInside accepts cd with one known directory inside the roots: a bare
-// cd, cd - and cd ~ go elsewhere.
+// cd, cd - (OLDPWD) and cd ~ go elsewhere, and so may a relative
+// directory when CDPATH may be set.
 func (cl *classifier) cdInside(args []word) bool {
 	var dirs []string
 	for _, a := range args {
@@ -357,7 +411,30 @@ func (cl *classifier) cdInside(args []word) bool {
 			dirs = append(dirs, a.text)
 		}
 	}
-	return len(dirs) == 1 && cl.pathAllowed(dirs[0])
+	if len(dirs) != 1 {
+		return false
+	}
+	if cl.cdSearch && !skipsCDPATH(dirs[0]) {
+		return false
+	}
+	return cl.pathAllowed(dirs[0])
+}
+
+// skipsCDPATH reports whether cd takes dir as it is, without looking it up
+// in CDPATH: an absolute path, or one whose first component is . or ..
+func skipsCDPATH(dir string) bool {
+	first, _, _ := strings.Cut(dir, "/")
+	return strings.HasPrefix(dir, "/") || first == "." || first == ".."
+}
+
+// cdSearches reports whether cd in command may look a relative directory
+// up somewhere else: in CDPATH, which the environment or the line may set
+// (ply's own children do not inherit it), or, with cdable_vars, in the
+// variable of that name.
+func cdSearches(command string) bool {
+	_, inherited := os.LookupEnv("CDPATH")
+	return inherited || strings.Contains(command, "CDPATH") ||
+		strings.Contains(os.Getenv("BASHOPTS"), "cdable_vars")
 }
 
 // gitDirSafe reports that no directory from cwd up to its root looks like

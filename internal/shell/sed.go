@@ -8,8 +8,26 @@ import "strings"
 // s///w or s///e flag. Long options are accepted only when spelled out in
 // full, so abbreviations of --in-place cannot slip through.
 func sedArgs(args []word) bool {
-	quiet := false
-	var scripts []string
+	quiet, scripts, ok := sedScripts(args)
+	if !ok || !quiet || len(scripts) == 0 {
+		return false
+	}
+	files, ok := sedScriptFiles(strings.Join(scripts, "\n"))
+	if !ok {
+		return false
+	}
+	for _, f := range files {
+		if !sedReadable(f) {
+			return false
+		}
+	}
+	return true
+}
+
+// sedScripts returns the scripts of sed's arguments (-e, --expression or
+// the first operand), and whether -n was given; ok is false for an
+// option this checker refuses or a script it cannot read.
+func sedScripts(args []word) (quiet bool, scripts []string, ok bool) {
 	haveOperandScript := false
 	value := func(i int) (string, bool) { // the word after an option
 		if i >= len(args) || !args[i].exact {
@@ -21,7 +39,7 @@ func sedArgs(args []word) bool {
 		a := args[i]
 		if !a.exact {
 			if a.mayBeOption() || (len(scripts) == 0 && !haveOperandScript) {
-				return false // a hidden option, or a script we cannot read
+				return false, nil, false // a hidden option, or a script we cannot read
 			}
 			continue // an input file
 		}
@@ -37,14 +55,14 @@ func sedArgs(args []word) bool {
 			i++
 			s, ok := value(i)
 			if !ok {
-				return false
+				return false, nil, false
 			}
 			scripts = append(scripts, s)
 		case strings.HasPrefix(t, "--line-length="):
 		case t == "--line-length":
 			i++
 		case strings.HasPrefix(t, "--"):
-			return false
+			return false, nil, false
 		case len(t) > 1 && t[0] == '-':
 			for j := 1; j < len(t); j++ {
 				c := t[j]
@@ -56,7 +74,7 @@ func sedArgs(args []word) bool {
 					continue
 				}
 				if c != 'e' && c != 'l' {
-					return false // -i, -f, -s... unknown letters
+					return false, nil, false // -i, -f, -s... unknown letters
 				}
 				// -e and -l take the rest of the word, or the next word.
 				v := t[j+1:]
@@ -64,7 +82,7 @@ func sedArgs(args []word) bool {
 					i++
 					s, ok := value(i)
 					if !ok {
-						return false
+						return false, nil, false
 					}
 					v = s
 				}
@@ -80,7 +98,7 @@ func sedArgs(args []word) bool {
 			}
 		}
 	}
-	return quiet && len(scripts) > 0 && sedScriptReadOnly(strings.Join(scripts, "\n"))
+	return quiet, scripts, true
 }
 
 // sedParser walks a sed script far enough to see every command letter. It
@@ -93,14 +111,22 @@ type sedParser struct {
 }
 
 func sedScriptReadOnly(script string) bool {
+	_, ok := sedScriptFiles(script)
+	return ok
+}
+
+// sedScriptFiles returns the files the r and R commands of a sed script
+// read; ok is false when the script writes, runs a command or holds
+// anything this parser does not know.
+func sedScriptFiles(script string) (files []string, ok bool) {
 	p := &sedParser{s: script}
 	for {
 		p.skip(" \t\n;")
 		if p.eof() {
-			return true
+			return files, true
 		}
 		if !p.address() {
-			return false
+			return nil, false
 		}
 		p.skip(" \t")
 		for p.peek() == '!' {
@@ -108,7 +134,7 @@ func sedScriptReadOnly(script string) bool {
 			p.skip(" \t")
 		}
 		if p.eof() {
-			return false
+			return nil, false
 		}
 		c := p.s[p.i]
 		p.i++
@@ -127,30 +153,28 @@ func sedScriptReadOnly(script string) bool {
 		case 'a', 'i', 'c':
 			p.toEOL() // text to print
 		case 'r', 'R':
-			// A file to read: it must not be outside the working directory.
+			// A file to read: the caller checks where it is.
 			p.skip(" \t")
 			start := p.i
 			p.toEOL()
-			if !sedReadable(p.s[start:p.i]) {
-				return false
-			}
+			files = append(files, p.s[start:p.i])
 		case 's':
 			if !p.delimited(2) {
-				return false
+				return nil, false
 			}
 			for !p.eof() && strings.IndexByte("gpiImM0123456789", p.peek()) >= 0 {
 				p.i++
 			}
 		case 'y':
 			if !p.delimited(2) {
-				return false
+				return nil, false
 			}
 		default:
-			return false // w, W, e and anything unknown
+			return nil, false // w, W, e and anything unknown
 		}
 		p.skip(" \t")
 		if !p.eof() && strings.IndexByte("\n;}#", p.peek()) < 0 {
-			return false // s///w file, s///e and other trailing text land here
+			return nil, false // s///w file, s///e and other trailing text land here
 		}
 	}
 }
