@@ -1,8 +1,13 @@
 package permission
 
 import (
+	"fmt"
 	"path"
+	"strings"
 	"testing"
+	"time"
+
+	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/shell"
@@ -62,6 +67,8 @@ func FuzzShellRulesFailClosed(f *testing.F) {
 		"echo 'rm F' | bash", "bash <<< 'rm F'", "source <(echo rm F)", `sh -c 'exec "$0" "$1"' rm F`,
 		"bash -c 'rm F'", "sudo -u x rm F", "nice nice nice nice rm F", "git -c a=b log", "cat ../x",
 		"printenv K 1</dev/tcp/127.0.0.1/1", "git status && echo ok", "ls | xargs rm",
+		"for PATH in .; do git status; done", "for f in a; do git status; done", "read HOME < f; git diff",
+		"declare -n r=PATH; for r in .; do ls; done", "echo ${PATH:=.}; ls", strings.Repeat("( ", 200) + "ls",
 	} {
 		f.Add(s)
 	}
@@ -81,6 +88,10 @@ func FuzzShellRulesFailClosed(f *testing.F) {
 	allowSome := policy([]string{"Bash(echo *)", "Bash(bash *)", "Bash(sh *)", "Bash(git *)", "Bash(xargs *)"}, nil)
 	plain := policy(nil, nil)
 	f.Fuzz(func(t *testing.T, command string) {
+		// A hang is as bad as a panic: the policy decides inline. A timer
+		// panic kills the worker, and the fuzzer keeps the input.
+		wd := time.AfterFunc(10*time.Second, func() { panic(fmt.Sprintf("policy hangs on %q", command)) })
+		defer wd.Stop()
 		check := func(p *Policy) decision {
 			return p.decide(&callInfo{name: ToolShell, kind: tools.KindExecute, argsOK: true, args: callArgs{Command: command}})
 		}
@@ -103,5 +114,37 @@ func FuzzShellRulesFailClosed(f *testing.F) {
 			(opaque || !shell.IsReadOnlyIn(command, ws.Roots(), ws.Root())) {
 			t.Fatalf("%q allowed without a rule, but it is not read-only in the workspace: %s", command, d.reason)
 		}
+		// A loop over a variable that is not a plain lower-case name may
+		// change what every program of the line does: the line is opaque.
+		if name, ok := upperLoopVariable(command); ok {
+			if !opaque {
+				t.Fatalf("%q assigns %s in a loop, but is not opaque", command, name)
+			}
+			if d := check(allowSome); d.verdict == scheduler.VerdictAllow {
+				t.Fatalf("%q assigns %s in a loop, but is allowed: %s", command, name, d.reason)
+			}
+		}
 	})
+}
+
+// upperLoopVariable returns the variable of a for or select loop of
+// command whose name holds a character other than a lower-case letter, a
+// digit or an underscore.
+func upperLoopVariable(command string) (string, bool) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
+	if err != nil {
+		return "", false
+	}
+	var name string
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if fc, ok := n.(*syntax.ForClause); ok && name == "" {
+			if it, ok := fc.Loop.(*syntax.WordIter); ok && strings.ContainsFunc(it.Name.Value, func(r rune) bool {
+				return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_')
+			}) {
+				name = it.Name.Value
+			}
+		}
+		return name == ""
+	})
+	return name, name != ""
 }

@@ -25,6 +25,10 @@ func FuzzIsReadOnly(f *testing.F) {
 		"cat /etc/passwd", "head ~/.ssh/id_rsa", "cat ../../x", "cd .. && cat x", "grep -R k .",
 		"git diff --no-index a b", "git --config-env=a=B log", "R=rm; $R F", "echo 'rm F' | bash",
 		"sh -c 'exec \"$0\" \"$1\"' rm F", "source <(echo rm F)", "x='a[$(rm F)]'; echo $((x))",
+		"for PATH in .; do ls; done", "for f in a b; do echo $f; done", "select HOME in .; do git diff; done",
+		"declare -n r=PATH; for r in .; do ls; done", "export X=1; ls", "echo ${PATH:=.}", "ls {HOME}>/dev/null",
+		"read -r PATH < f; ls", "printf -v PATH .; ls", "cat ln?/secret", "sed -n 'r lnk/x' f", "cd ssh && ls",
+		"( ( ( ls ) ) )", "set -a; for x in y; do ls; done",
 	} {
 		f.Add(s)
 	}
@@ -46,6 +50,11 @@ func FuzzIsReadOnly(f *testing.F) {
 		if roIn && scErr == nil {
 			checkStaysInside(t, cmd, scs)
 		}
+		if f, err := parse(cmd); err == nil {
+			if what, name, ok := hiddenAssignment(f); ok && (ro || roIn || !opaque) {
+				t.Fatalf("%q: %s assigns %q, but IsReadOnly %v, IsReadOnlyIn %v, Opaque %v", cmd, what, name, ro, roIn, opaque)
+			}
+		}
 		// The two walkers must agree: a command IsReadOnly accepted holds
 		// only known programs, wherever SimpleCommands finds them. A gap
 		// in either walk shows up here.
@@ -63,6 +72,63 @@ func FuzzIsReadOnly(f *testing.F) {
 			}
 		}
 	})
+}
+
+// hiddenAssignment finds, independently of the classifier's walk, a
+// construct that assigns a variable rules cannot see (a for or select
+// loop, declare and its kin, ${x:=y}, {x}>file, read, printf -v) whose
+// name is not a plain lower-case name. Each must make the line opaque.
+func hiddenAssignment(f *syntax.File) (what, name string, found bool) {
+	unproven := func(n string) bool {
+		return n == "" || strings.ContainsFunc(n, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r == '_' || r >= '0' && r <= '9') })
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if found {
+			return false
+		}
+		switch x := n.(type) {
+		case *syntax.ForClause:
+			if it, ok := x.Loop.(*syntax.WordIter); ok && unproven(it.Name.Value) {
+				what, name, found = "a loop", it.Name.Value, true
+			}
+		case *syntax.DeclClause:
+			for _, as := range x.Args {
+				if as.Naked && as.Name == nil {
+					return true // an option: -f names functions, not variables
+				}
+			}
+			for _, as := range x.Args {
+				if as.Name != nil && unproven(as.Name.Value) {
+					what, name, found = x.Variant.Value, as.Name.Value, true
+				}
+			}
+		case *syntax.ParamExp:
+			if x.Exp != nil && (x.Exp.Op == syntax.AssignUnset || x.Exp.Op == syntax.AssignUnsetOrNull) &&
+				x.Param != nil && unproven(x.Param.Value) {
+				what, name, found = "${x:=y}", x.Param.Value, true
+			}
+		case *syntax.Redirect:
+			if x.N != nil && strings.HasPrefix(x.N.Value, "{") && unproven(strings.Trim(x.N.Value, "{}")) {
+				what, name, found = "{x}>", x.N.Value, true
+			}
+		case *syntax.CallExpr:
+			if len(x.Args) < 2 {
+				break
+			}
+			prog, arg := analyze(x.Args[0]), analyze(x.Args[len(x.Args)-1])
+			switch {
+			case !prog.exact || !arg.exact:
+			case prog.text == "read" && !strings.HasPrefix(arg.text, "-") && unproven(arg.text):
+				what, name, found = "read", arg.text, true
+			case prog.text == "printf" && len(x.Args) > 2 && analyze(x.Args[1]).text == "-v":
+				if n := analyze(x.Args[2]); n.exact && unproven(n.text) {
+					what, name, found = "printf -v", n.text, true
+				}
+			}
+		}
+		return !found
+	})
+	return what, name, found
 }
 
 // fuzzRoot is a workspace root that does not exist, so that nothing on
