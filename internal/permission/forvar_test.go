@@ -83,3 +83,31 @@ func TestGlobThroughLinkToProcIsAsked(t *testing.T) {
 		t.Errorf("cat src/*.go = %s (%s), want allow", verdictName(v), reason)
 	}
 }
+
+// Other ways to change what later commands mean stay visible to the
+// rules or fail closed: a function named like a program is seen through
+// its body, a descriptor opened by exec is no read-only command, and
+// aliases need an alias definition or shopt, both opaque.
+func TestShellStateChangesFailClosed(t *testing.T) {
+	root, _ := testWorkspace(t)
+	tests := []struct {
+		allow, deny []string
+		cmd         string
+		want        scheduler.Verdict
+	}{
+		{[]string{"Bash"}, []string{"Bash(rm *)"}, "ls() { rm F; }; ls", denyV},
+		{[]string{"Bash(ls *)"}, nil, "ls() { rm F; }; ls", askV},
+		{nil, nil, "ls() { cat /etc/passwd; }; ls", askV},
+		{nil, nil, "exec 3</etc/passwd; cat <&3", askV},
+		{[]string{"Bash"}, []string{"Bash(rm *)"}, "shopt -s expand_aliases; alias ls=rm; ls F", denyV},
+		{[]string{"Bash"}, []string{"Bash(rm *)"}, "enable -n echo; echo x", denyV},
+		{[]string{"Bash"}, []string{"Bash(rm *)"}, "set -k; ls LD_PRELOAD=./x.so", denyV},
+		{[]string{"Bash"}, []string{"Bash(rm *)"}, "trap 'for PATH in .; do ls; done' EXIT", denyV},
+	}
+	for _, tt := range tests {
+		p := newPolicy(t, root, ModeDefault, tt.allow, nil, tt.deny)
+		if v, reason := p.Check(context.Background(), shellCall(t, tt.cmd)); v != tt.want {
+			t.Errorf("allow %v deny %v: %q = %s (%s), want %s", tt.allow, tt.deny, tt.cmd, verdictName(v), reason, verdictName(tt.want))
+		}
+	}
+}
