@@ -20,13 +20,13 @@ const maxGlobMatches = 4096
 // as written is checked as well, for bash passes it on unchanged when
 // nothing matches.
 func (cl *classifier) globMatchesInside(dir string, a word) bool {
-	if !cl.insideFrom(dir, unescapeGlob(a.pattern)) {
-		return false
-	}
 	pattern := a.pattern
 	base := dir
 	if strings.HasPrefix(pattern, "/") {
 		base = "/"
+	}
+	if !cl.insideFrom(base, unescapeGlob(pattern)) {
+		return false
 	}
 	nocase := strings.Contains(os.Getenv("BASHOPTS"), "nocaseglob")
 	cands := []string{base}

@@ -53,6 +53,9 @@ func TestGlobMatchesStayInside(t *testing.T) {
 		{"cat src/[a]*", true},
 		{"cat nomatch*", true},
 		{"cd src && cat *.go", true},
+		{"cat " + root + "/src/*.go", true},
+		{"cat " + root + "/ln?/secret", false},
+		{"cat " + root + "/[p]/self/environ", false},
 	}
 	for _, tt := range tests {
 		if got := IsReadOnlyIn(tt.cmd, []string{root}, root); got != tt.want {
