@@ -182,13 +182,21 @@ func (p *Policy) modeDefault(mode Mode, ci *callInfo) decision {
 		if !ci.argsOK || len(paths) == 0 {
 			return ask("approval mode %s allows edits of workspace files only, and %s names no file", mode, ci.name)
 		}
-		for _, arg := range paths {
+		for i, arg := range paths {
 			abs, err := p.ws.Resolve(arg)
 			if err != nil {
 				return ask("approval mode %s allows edits inside the workspace only: %v", mode, err)
 			}
-			if p.agentConfig(abs) {
-				return ask("%s is agent configuration (hooks, rules, agents take effect at the next start): approval mode %s does not write it unasked", arg, mode)
+			// The write lands on the file a link points to: both names count.
+			what := p.agentConfig(abs)
+			if real := p.resolvedPaths(ci)[i].real; what == "" {
+				what = p.agentConfig(real)
+				if real == "" {
+					what = "a path whose links cannot be followed"
+				}
+			}
+			if what != "" {
+				return ask("%s is %s: approval mode %s does not write it unasked", arg, what, mode)
 			}
 		}
 		return allow("approval mode %s allows edits inside the workspace", mode)
