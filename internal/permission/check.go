@@ -326,13 +326,21 @@ func (p *Policy) permit(rules []sourced, ci *callInfo) (sourced, bool) {
 	if err != nil {
 		return sourced{}, false
 	}
+	// Each part is judged in every directory it may run in. git in a
+	// repository other than the workspace's, or after a change of
+	// directory, is never covered: that repository's configuration came
+	// with the files, and can name programs git runs.
+	dirs, changes := p.lineDirs(ci, cmds)
 	var first *sourced
 	for _, sc := range cmds {
+		if isGit(sc) && (changes || p.otherRepo(dirs[0])) {
+			return sourced{}, false
+		}
 		if r := coveringRule(shellRules, sc); r != nil {
 			if first == nil {
 				first = r
 			}
-		} else if !p.readOnlyAlone(ci, sc) {
+		} else if !p.readOnlyAloneIn(dirs, sc) {
 			return sourced{}, false
 		}
 	}

@@ -61,7 +61,15 @@
 // --git-dir, --work-tree) or writes configuration (git config without a
 // reading option) is covered only by a rule that names that option or
 // "config": Bash(git *) does not cover git -c alias.x='!cmd' x, but
-// Bash(git -c *) does. Deny and ask rules are the opposite: they catch a
+// Bash(git -c *) does. The parts of a line are judged where they run: a
+// line with one cd to a literal directory inside the workspace has its
+// uncovered parts judged read-only both there and in the call's directory,
+// and a line with any other change of directory (a second cd, pushd, popd,
+// cd -, source, eval) has none judged read-only. git run after a change of
+// directory, or in a directory inside another repository (a nested .git,
+// a committed bare repository), is never covered by a rule with a
+// pattern: that repository's configuration came with the files and can
+// name programs git runs. Deny and ask rules are the opposite: they catch a
 // command when any part of it matches, and they also look through sudo,
 // env (and env -S), xargs, find -exec, sh -c, eval and trap strings and the
 // like, and split a command that does not parse as well as they can.
