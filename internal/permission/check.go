@@ -136,6 +136,10 @@ func (p *Policy) decide(ci *callInfo) decision {
 	if s, ok := p.catch(p.deny, ci); ok {
 		return deny("denied by rule %s%s", s, ci.opaqueNote())
 	}
+	paths, pathsOK := p.shellPaths(ci)
+	if pathsOK && paths.verdict == scheduler.VerdictDeny {
+		return paths
+	}
 	if ci.writes() {
 		for i, rp := range p.resolvedPaths(ci) {
 			if inGitDir(rp.lexical) || inGitDir(rp.real) {
@@ -149,6 +153,9 @@ func (p *Policy) decide(ci *callInfo) decision {
 	}
 	if s, ok := p.catch(p.ask, ci); ok {
 		return ask("rule %s requires the user's approval%s", s, ci.opaqueNote())
+	}
+	if pathsOK {
+		return paths // a path rule's question holds over allow rules and modes
 	}
 	if s, ok := p.permit(p.allowRules(), ci); ok {
 		return allow("allowed by rule %s", s)

@@ -1,7 +1,10 @@
 package permission
 
 import (
+	"os"
 	"path"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/plyhq/ply/internal/scheduler"
@@ -102,6 +105,75 @@ func FuzzShellRulesFailClosed(f *testing.F) {
 		if d := check(plain); d.verdict == scheduler.VerdictAllow &&
 			(opaque || !shell.IsReadOnlyIn(command, ws.Roots(), ws.Root())) {
 			t.Fatalf("%q allowed without a rule, but it is not read-only in the workspace: %s", command, d.reason)
+		}
+	})
+}
+
+// FuzzDeniedPathNeverAllowed checks that a command naming a path under a
+// deny path rule among its operands or redirections is never allowed, in
+// any mode and whatever allow rules say.
+func FuzzDeniedPathNeverAllowed(f *testing.F) {
+	for _, s := range []string{
+		"cat .env", "sed -n p .env", "grep -r PASSWORD .", "cat docs/.env", "cat < .env", "cd docs && cat .env",
+		"sudo cat .env", "sh -c 'cat .env'", "git show HEAD:.env", "cat .e*", "echo .env", "cp .env x", "tar c .",
+		"cat ./.env", "cat src/../.env", "head -c 10 -- .env", "grep -f .env x", "sort --output=.env x",
+	} {
+		f.Add(s)
+	}
+	root := f.TempDir()
+	for _, d := range []string{"docs", "src"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			f.Fatal(err)
+		}
+	}
+	for _, name := range []string{".env", "docs/.env", "src/main.go"} {
+		if err := os.WriteFile(filepath.Join(root, name), []byte("x"), 0o644); err != nil {
+			f.Fatal(err)
+		}
+	}
+	ws, err := tools.NewWorkspace(root)
+	if err != nil {
+		f.Fatal(err)
+	}
+	var policies []*Policy
+	for _, mode := range []Mode{ModeDefault, ModeAutoEdit, ModeYOLO} {
+		for _, allow := range [][]string{nil, {"Bash"}, {"Bash(cat *)", "Bash(git *)", "Bash(sed *)", "Bash(cp *)"}} {
+			p, err := New(Config{Mode: mode, Workspace: ws, HomeDir: root, Settings: []RuleSet{{Allow: allow, Deny: []string{"Read(.env)"}}}})
+			if err != nil {
+				f.Fatal(err)
+			}
+			policies = append(policies, p)
+		}
+	}
+	f.Fuzz(func(t *testing.T, command string) {
+		cmds, err := shell.SimpleCommands(command)
+		if err != nil {
+			return
+		}
+		names := false
+		for _, sc := range cmds {
+			words := shell.PathOperands(sc.Args)
+			for _, r := range sc.Redirects {
+				if t, ok := redirectTarget(r); ok {
+					words = append(words, t)
+				}
+			}
+			for _, w := range words {
+				// A relative word that stays below the working directory:
+				// the rule is about the workspace.
+				if path.Base(filepath.Clean(w)) == ".env" && filepath.IsLocal(w) && !strings.ContainsAny(w, "~") {
+					names = true
+				}
+			}
+		}
+		if !names {
+			return
+		}
+		for _, p := range policies {
+			d := p.decide(&callInfo{name: ToolShell, kind: tools.KindExecute, argsOK: true, args: callArgs{Command: command}})
+			if d.verdict == scheduler.VerdictAllow {
+				t.Fatalf("%q names .env, denied by Read(.env), but mode %s allows it: %s", command, p.Mode(), d.reason)
+			}
 		}
 	})
 }
