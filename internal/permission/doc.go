@@ -94,4 +94,16 @@
 // only: Edit allows edit, not write_file. Deny and ask rules match the path as written or the file it
 // resolves to after following symbolic links; allow rules must match the
 // resolved file.
+//
+// Deny and ask path rules reach shell commands too, in every mode: a
+// command whose operand, option value or redirection names a path under
+// a deny rule (as written, after following links, or as a glob expands)
+// is denied, naming the rule; one that names a path under an ask rule,
+// or searches a directory holding such a path (grep -r, rg, git grep,
+// and any program not known to read only what it is given: tar, cp -r,
+// ...), asks. So does a command whose file operands are known only at
+// run time (a variable, a substitution, xargs) while any such rule
+// exists. Rules about writing (Edit, Write) are not applied to a command
+// judged read-only. What a program reads on its own (npm test reading
+// .env) is beyond the command line, and beyond the rules.
 package permission
