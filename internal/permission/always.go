@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/plyhq/ply/internal/scheduler"
+	"github.com/plyhq/ply/internal/shell"
 )
 
 // AlwaysScope returns the rules that answering "allow always" to c adds
@@ -19,11 +20,18 @@ func (p *Policy) AlwaysScope(c *scheduler.Call) (rules []string, desc string) {
 		return nil, ""
 	}
 	if c.Name == ToolShell {
-		rules, prefixes := p.sessionShellRules(ci)
+		rules, prefixes, scoped := p.sessionShellRules(ci)
 		if len(rules) == 0 {
 			return nil, ""
 		}
-		return rules, "commands starting with `" + strings.Join(prefixes, "` or `") + "`"
+		var descs []string
+		if len(prefixes) > 0 {
+			descs = append(descs, "commands starting with `"+strings.Join(prefixes, "` or `")+"`")
+		}
+		for _, s := range scoped {
+			descs = append(descs, scopedDesc(s))
+		}
+		return rules, strings.Join(descs, "; ")
 	}
 	if c.Name == ToolWebFetch {
 		rules := sessionFetchRules(ci)
@@ -45,15 +53,20 @@ func (p *Policy) AlwaysScope(c *scheduler.Call) (rules []string, desc string) {
 
 // sessionShellRules returns the prefix rules that cover ci's command, one
 // per simple command not covered yet ("git status -s" gives Bash(git
-// status:*)), and each rule's prefix as a command line.
-func (p *Policy) sessionShellRules(ci *callInfo) (rules, prefixes []string) {
+// status:*)), and each rule's prefix as a command line: in prefixes for
+// plain rules, in scoped for rules limited to the workspace, which a
+// program that deletes or overwrites files gets ("rm -rf build" gives
+// Bash(@workspace rm:*)).
+func (p *Policy) sessionShellRules(ci *callInfo) (rules, prefixes, scoped []string) {
 	cmds, err := shellCommands(ci.args.Command)
 	if err != nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	allow := p.allowRules()
+	dirs, changes := p.lineDirs(ci, cmds)
+	inside := func(sc shell.SimpleCommand) bool { return !changes && p.operandsInside(sc, dirs[0]) }
 	for _, sc := range cmds {
-		if len(sc.Args) == 0 || p.readOnlyAlone(ci, sc) || coveredByRule(allow, sc) {
+		if len(sc.Args) == 0 || p.readOnlyAlone(ci, sc) || coveredByRule(allow, sc, inside) {
 			continue
 		}
 		words := sessionPrefix(sc)
@@ -62,9 +75,19 @@ func (p *Policy) sessionShellRules(ci *callInfo) (rules, prefixes []string) {
 			quoted[i] = quoteWord(w)
 		}
 		prefix := strings.Join(quoted, " ")
-		if t := "Bash(" + prefix + ":*)"; !slices.Contains(rules, t) {
-			rules, prefixes = append(rules, t), append(prefixes, prefix)
+		t := "Bash(" + prefix + ":*)"
+		if overwrites(sc) {
+			t = "Bash(" + workspaceScope + " " + prefix + ":*)"
+		}
+		if slices.Contains(rules, t) {
+			continue
+		}
+		rules = append(rules, t)
+		if overwrites(sc) {
+			scoped = append(scoped, prefix)
+		} else {
+			prefixes = append(prefixes, prefix)
 		}
 	}
-	return rules, prefixes
+	return rules, prefixes, scoped
 }

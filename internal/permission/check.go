@@ -338,12 +338,13 @@ func (p *Policy) permit(rules []sourced, ci *callInfo) (sourced, bool) {
 	// directory, is never covered: that repository's configuration came
 	// with the files, and can name programs git runs.
 	dirs, changes := p.lineDirs(ci, cmds)
+	inside := func(sc shell.SimpleCommand) bool { return !changes && p.operandsInside(sc, dirs[0]) }
 	var first *sourced
 	for _, sc := range cmds {
 		if isGit(sc) && (changes || p.otherRepo(dirs[0])) {
 			return sourced{}, false
 		}
-		if r := coveringRule(shellRules, sc); r != nil {
+		if r := coveringRule(shellRules, sc, inside); r != nil {
 			if first == nil {
 				first = r
 			}
@@ -372,14 +373,16 @@ func shellCommands(command string) ([]shell.SimpleCommand, error) {
 
 // coveringRule returns the shell rule that covers one simple command. A
 // command that only assigns variables (PATH=...) or only redirects is
-// never covered: it changes what the commands after it do.
-func coveringRule(rules []sourced, sc shell.SimpleCommand) *sourced {
+// never covered: it changes what the commands after it do. A rule
+// limited to the workspace covers sc only when inside(sc) holds.
+func coveringRule(rules []sourced, sc shell.SimpleCommand, inside func(shell.SimpleCommand) bool) *sourced {
 	if len(sc.Args) == 0 || !safeRedirects(sc.Redirects) {
 		return nil
 	}
 	words := commandWords(sc)
 	for i := range rules {
-		if r := &rules[i].rule; r.kind == specShell && r.appliesTo(ToolShell) && r.shell.covers(sc, words) {
+		r := &rules[i].rule
+		if r.kind == specShell && r.appliesTo(ToolShell) && r.shell.covers(sc, words) && (!r.shell.workspace || inside(sc)) {
 			return &rules[i]
 		}
 	}
@@ -387,13 +390,13 @@ func coveringRule(rules []sourced, sc shell.SimpleCommand) *sourced {
 }
 
 // coveredByRule reports whether some allow rule covers sc.
-func coveredByRule(rules []sourced, sc shell.SimpleCommand) bool {
+func coveredByRule(rules []sourced, sc shell.SimpleCommand, inside func(shell.SimpleCommand) bool) bool {
 	for _, r := range rules {
 		if r.rule.appliesTo(ToolShell) && r.rule.kind == specNone {
 			return true
 		}
 	}
-	return coveringRule(rules, sc) != nil
+	return coveringRule(rules, sc, inside) != nil
 }
 
 // matchPath matches a resolved path against a pattern's anchors.

@@ -30,6 +30,7 @@
 //	Bash(git status)        exactly the command "git status"
 //	Bash(git *)             git with any arguments, or none
 //	Bash(npm run test:*)    "npm run test" followed by anything (Claude's :*)
+//	Bash(@workspace rm:*)   rm, when every path it names is inside the workspace
 //	Read(.env)              a file named .env at any depth of the workspace
 //	Read(**/*.key)          *.key files anywhere in the workspace
 //	Edit(/src/**)           everything under src/ of the workspace root
@@ -52,6 +53,17 @@
 // Bash(ls*) covers both lsof and ls -la). A rule cannot contain shell
 // operators, redirections or substitutions. In --exclude-tools and
 // --core-tools a shell pattern without a * is a prefix, as in Qwen Code.
+//
+// A shell pattern that starts with the word @workspace covers a command
+// only when, besides matching, every path the command may name (its
+// operands, the values of its options, the value of key=value words such
+// as dd's of=, its redirections) is a literal path strictly inside a
+// workspace root and outside .git, as written and with links followed,
+// and the line does not change directory: a glob, a tilde, a variable,
+// the root itself or a path outside make it not covered. "Allow always"
+// for a program that deletes or overwrites files (rm, mv, cp, dd, sed,
+// chmod, find, git clean, git reset, ...) adds such a rule, since only
+// inside the workspace can a checkpoint restore what it destroys.
 //
 // An allow rule covers a command only when every simple command of it is
 // covered (by some allow rule, or by being read-only on its own), every word

@@ -22,6 +22,7 @@ func FuzzParseRule(f *testing.F) {
 		"WebFetch(domain:example.com)", "WebFetch(domain:*.example.com)", "mcp__gh", "mcp__gh__*",
 		"mcp__gh__issue", "ReadFileTool", "Bash(", "Bash())", "(x)", "Read({a,b}/[c-d]*)", "Bash(ls*)",
 		"Bash(* * *)", "Read(~)", "Read(//)", "Bash(:*)", "Bash(a:*:*)",
+		"Bash(@workspace rm:*)", "Bash(@workspace)", "Bash(@workspacex y)",
 	} {
 		f.Add(s, "git status && rm -rf $HOME", "src/../.env")
 	}
