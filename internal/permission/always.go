@@ -45,6 +45,9 @@ func (p *Policy) AlwaysScope(c *scheduler.Call) (rules []string, desc string) {
 		return nil, "" // no rule can spell the name
 	}
 	desc = "every call of " + c.Name
+	if len(ci.grants) > 0 {
+		desc += ", each granting what it loads asks for (" + ci.grantName + ": " + strings.Join(ci.grants, ", ") + ")"
+	}
 	if ci.edits() {
 		desc += " (any file)"
 	}

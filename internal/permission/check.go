@@ -43,6 +43,10 @@ type callInfo struct {
 	// shell caches what is known about a shell command; nil until first
 	// needed.
 	shell *shellInfo
+	// grants are the rules the call would grant when it runs, and
+	// grantName what it loads (granting).
+	grants    []string
+	grantName string
 }
 
 func newCallInfo(c *scheduler.Call) *callInfo {
@@ -52,6 +56,9 @@ func newCallInfo(c *scheduler.Call) *callInfo {
 	}
 	if len(c.Params) > 0 {
 		ci.argsOK = json.Unmarshal(c.Params, &ci.args) == nil
+	}
+	if g, ok := c.Tool.(granting); ok {
+		ci.grantName, ci.grants = g.Grants(c.Params)
 	}
 	return ci
 }
@@ -172,6 +179,8 @@ func (p *Policy) modeDefault(mode Mode, ci *callInfo) decision {
 		return fetchDefault(mode, ci)
 	case ci.name == ToolExitPlanMode && mode == ModePlan:
 		return ask("leaving plan mode needs the user's approval of the plan")
+	case len(ci.grants) > 0:
+		return p.grantDecision(ci)
 	case ci.kind.ReadOnly():
 		return allow("%s only reads", ci.name)
 	case ci.kind == tools.KindAgent:
