@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"path"
 	"slices"
 	"strings"
 
@@ -20,7 +21,7 @@ func (p *Policy) AlwaysScope(c *scheduler.Call) (rules []string, desc string) {
 		return nil, ""
 	}
 	if c.Name == ToolShell {
-		rules, prefixes, scoped := p.sessionShellRules(ci)
+		rules, prefixes, scoped, exacts := p.sessionShellRules(ci)
 		if len(rules) == 0 {
 			return nil, ""
 		}
@@ -30,6 +31,9 @@ func (p *Policy) AlwaysScope(c *scheduler.Call) (rules []string, desc string) {
 		}
 		for _, s := range scoped {
 			descs = append(descs, scopedDesc(s))
+		}
+		for _, e := range exacts {
+			descs = append(descs, "exactly `"+e+"`")
 		}
 		return rules, strings.Join(descs, "; ")
 	}
@@ -59,11 +63,13 @@ func (p *Policy) AlwaysScope(c *scheduler.Call) (rules []string, desc string) {
 // status:*)), and each rule's prefix as a command line: in prefixes for
 // plain rules, in scoped for rules limited to the workspace, which a
 // program that deletes or overwrites files gets ("rm -rf build" gives
-// Bash(@workspace rm:*)).
-func (p *Policy) sessionShellRules(ci *callInfo) (rules, prefixes, scoped []string) {
+// Bash(@workspace rm:*)), and in exacts for the commands remembered
+// exactly, which a program that runs another program gets ("sudo make
+// install" gives Bash(sudo make install)).
+func (p *Policy) sessionShellRules(ci *callInfo) (rules, prefixes, scoped, exacts []string) {
 	cmds, err := shellCommands(ci.args.Command)
 	if err != nil {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	allow := p.allowRules()
 	dirs, changes := p.lineDirs(ci, cmds)
@@ -72,25 +78,54 @@ func (p *Policy) sessionShellRules(ci *callInfo) (rules, prefixes, scoped []stri
 		if len(sc.Args) == 0 || p.readOnlyAlone(ci, sc) || coveredByRule(allow, sc, inside) {
 			continue
 		}
+		exact := runsAnother(sc)
 		words := sessionPrefix(sc)
-		quoted := make([]string, len(words))
-		for i, w := range words {
-			quoted[i] = quoteWord(w)
+		if exact {
+			words = commandWords(sc)
 		}
-		prefix := strings.Join(quoted, " ")
-		t := "Bash(" + prefix + ":*)"
-		if overwrites(sc) {
+		prefix := quoteWords(words)
+		var t string
+		switch {
+		case exact:
+			t = "Bash(" + prefix + ")"
+		case overwrites(sc):
 			t = "Bash(" + workspaceScope + " " + prefix + ":*)"
+		default:
+			t = "Bash(" + prefix + ":*)"
 		}
 		if slices.Contains(rules, t) {
 			continue
 		}
 		rules = append(rules, t)
-		if overwrites(sc) {
+		switch {
+		case exact:
+			exacts = append(exacts, prefix)
+		case overwrites(sc):
 			scoped = append(scoped, prefix)
-		} else {
+		default:
 			prefixes = append(prefixes, prefix)
 		}
 	}
-	return rules, prefixes, scoped
+	return rules, prefixes, scoped, exacts
+}
+
+func quoteWords(words []string) string {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = quoteWord(w)
+	}
+	return strings.Join(quoted, " ")
+}
+
+// runsAnother reports whether sc runs a program named among its
+// arguments (sudo, xargs, env, nice, sh -c, eval, ...): a prefix rule for
+// it would allow every program, so "allow always" remembers the exact
+// command.
+func runsAnother(sc shell.SimpleCommand) bool {
+	prog := path.Base(sc.Args[0])
+	switch prog {
+	case "eval", "source", ".", "trap":
+		return true
+	}
+	return wrappers[prog] || shells[prog]
 }

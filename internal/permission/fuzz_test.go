@@ -178,3 +178,45 @@ func FuzzDeniedPathNeverAllowed(f *testing.F) {
 		}
 	})
 }
+
+// FuzzWorkspaceScopedRule checks that Bash(@workspace rm:*) allows rm
+// only with operands that stay strictly inside the workspace: relative,
+// without .., not the root itself, not in .git, and with no tilde or
+// glob left for the shell to expand.
+func FuzzWorkspaceScopedRule(f *testing.F) {
+	for _, s := range []string{
+		"rm -rf build", "rm -rf /", "rm -rf ..", "rm -rf .", "rm x/../../y", "rm ~/x", "rm *", "rm .git/config",
+		"cd .. && rm -rf ws", "rm -rf build && rm -rf /tmp", "rm --files0-from=/x", "rm -- -rf /",
+	} {
+		f.Add(s)
+	}
+	root := f.TempDir()
+	ws, err := tools.NewWorkspace(root)
+	if err != nil {
+		f.Fatal(err)
+	}
+	p, err := New(Config{Workspace: ws, HomeDir: root, Settings: []RuleSet{{Allow: []string{"Bash(@workspace rm:*)"}}}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, command string) {
+		d := p.decide(&callInfo{name: ToolShell, kind: tools.KindExecute, argsOK: true, args: callArgs{Command: command}})
+		if d.verdict != scheduler.VerdictAllow || d.confined {
+			return
+		}
+		cmds, err := shell.SimpleCommands(command)
+		if err != nil {
+			t.Fatalf("%q allowed by a rule, but it is not literal: %s", command, d.reason)
+		}
+		for _, sc := range cmds {
+			if len(sc.Args) == 0 || path.Base(sc.Args[0]) != "rm" {
+				continue
+			}
+			for _, w := range shell.PathOperands(sc.Args) {
+				if !filepath.IsLocal(w) || filepath.Clean(w) == "." || inGitDir(w) || strings.ContainsAny(w, "~*?[") {
+					t.Fatalf("%q allowed (%s), but rm operand %q is not strictly inside the workspace", command, d.reason, w)
+				}
+			}
+		}
+	})
+}

@@ -56,6 +56,9 @@ func TestScopedRulesForOverwritingPrograms(t *testing.T) {
 		{"git reset --hard HEAD", "Bash(@workspace git reset:*)"},
 		{"chmod -R 777 src", "Bash(@workspace chmod:*)"},
 		{"make build", "Bash(make build:*)"},
+		{"sudo rm -rf /tmp/x", "Bash(sudo rm -rf /tmp/x)"},
+		{"xargs rm", "Bash(xargs rm)"},
+		{"bash -c 'rm -rf x'", "Bash(bash -c 'rm -rf x')"},
 	} {
 		p := newPolicy(t, root, ModeDefault, nil, nil, nil)
 		if rules, _ := p.AlwaysScope(shellCall(t, tc.cmd)); !slices.Equal(rules, []string{tc.rule}) {
