@@ -20,6 +20,9 @@ func (p *Policy) AlwaysScope(c *scheduler.Call) (rules []string, desc string) {
 	if _, ok := p.catch(p.ask, ci); ok {
 		return nil, ""
 	}
+	if _, ok := p.shellPaths(ci); ok {
+		return nil, "" // a path rule's question holds over allow rules too
+	}
 	if c.Name == ToolShell {
 		rules, prefixes, scoped, exacts := p.sessionShellRules(ci)
 		if len(rules) == 0 {

@@ -65,3 +65,16 @@ func TestPathRulesReachShellOperands(t *testing.T) {
 		}
 	}
 }
+
+// TestAlwaysNotOfferedUnderPathRules: allowing always could not answer a
+// path rule's question, so the dialog offers nothing to remember.
+func TestAlwaysNotOfferedUnderPathRules(t *testing.T) {
+	root, _ := testWorkspace(t)
+	p := newPolicy(t, root, ModeDefault, nil, nil, []string{"Read(.env)"})
+	if rules, desc := p.AlwaysScope(shellCall(t, "tar czf /tmp/x.tgz .")); rules != nil {
+		t.Errorf("allow always offered %q (%s) for a command a path rule asks about", rules, desc)
+	}
+	if rules, _ := p.AlwaysScope(shellCall(t, "make build")); rules == nil {
+		t.Error("allow always not offered for a command no path rule concerns")
+	}
+}
