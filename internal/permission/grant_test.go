@@ -71,7 +71,7 @@ func skillCall(t *testing.T, name string) *scheduler.Call {
 func TestSkillGrantsNeedApproval(t *testing.T) {
 	root, _ := testWorkspace(t)
 	p := newPolicy(t, root, ModeDefault, nil, nil, nil)
-	v, reason, confined := p.CheckConfined(t.Context(), skillCall(t, "review"))
+	v, reason, _ := p.CheckConfined(t.Context(), skillCall(t, "review"))
 	if v != askV || !strings.Contains(reason, "review") || !strings.Contains(reason, "Bash(git *)") {
 		t.Errorf("granting load: %s (%s)", verdictName(v), reason)
 	}
@@ -82,7 +82,7 @@ func TestSkillGrantsNeedApproval(t *testing.T) {
 		t.Errorf("load without grants: %s (%s)", verdictName(v), reason)
 	}
 	p.SetUnattended(true)
-	if v, reason, confined = p.CheckConfined(t.Context(), skillCall(t, "review")); v != allowV || !confined {
+	if v, reason, confined := p.CheckConfined(t.Context(), skillCall(t, "review")); v != allowV || !confined {
 		t.Errorf("unattended granting load: %s confined=%v (%s)", verdictName(v), confined, reason)
 	}
 	for _, p := range []*Policy{

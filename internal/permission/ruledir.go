@@ -28,7 +28,6 @@ func (p *Policy) lineDirs(ci *callInfo, cmds []shell.SimpleCommand) (dirs []stri
 			unknown = true
 		}
 	}
-	changes = len(cds) > 0 || unknown
 	switch {
 	case unknown || len(cds) > 1:
 		return nil, true
