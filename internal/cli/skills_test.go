@@ -59,7 +59,8 @@ func initSkills(t *testing.T, stdout string) []string {
 }
 
 // The model loads a skill through the skill tool; the skill's folder
-// becomes readable, and its allowed-tools run unasked after (not before).
+// becomes readable. No one can approve the grant of its allowed-tools in
+// a headless run, so they are not granted, and the model is told so.
 func TestSkillLoadedByModel(t *testing.T) {
 	dir, home := skillLayout(t)
 	marker := filepath.Join(dir, "stamped")
@@ -101,11 +102,35 @@ func TestSkillLoadedByModel(t *testing.T) {
 	if !strings.Contains(results["load"], "Create the marker with touch") || !strings.Contains(results["load"], "Base directory for this skill: ") {
 		t.Errorf("skill result = %q", results["load"])
 	}
-	if _, err := os.Stat(marker); err != nil {
-		t.Errorf("the skill's allowed tool did not run: %v; result %q", err, results["touch"])
+	if !strings.Contains(results["load"], "were not granted") {
+		t.Errorf("the load does not say its allowed-tools were not granted: %q", results["load"])
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the skill's allowed tool ran unapproved; result %q", results["touch"])
 	}
 	if !strings.Contains(results["read"], "release notes kept with the skill") {
 		t.Errorf("the skill's folder is not readable after loading: %q", results["read"])
+	}
+}
+
+// A rule that allows the skill tool approves what loading a skill
+// grants: its allowed-tools then run unasked.
+func TestSkillGrantAllowedByRule(t *testing.T) {
+	dir, home := skillLayout(t)
+	marker := filepath.Join(dir, "stamped")
+	touch := mustJSON(map[string]any{"command": "touch " + marker})
+	srv := fp.New(t,
+		fp.Turn{fp.ToolCall("load", "skill", `{"skill":"stamp","args":"v1.2"}`)},
+		fp.Turn{fp.ToolCall("touch", "run_shell_command", touch)},
+		fp.Turn{fp.Text("stamped")},
+	)
+	r := runPlyIn(t, dir, home, srv, "", "--trust-workspace", "--allowed-tools", "skill", "-o", "stream-json", "-p", "stamp the release")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	results := toolResults(srv)
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("the skill's allowed tool did not run: %v; load %q, touch %q", err, results["load"], results["touch"])
 	}
 }
 

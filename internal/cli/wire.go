@@ -444,6 +444,9 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 			},
 		})
 	}
+	// No one answers questions here: a skill the model loads is read
+	// without granting its allowed-tools.
+	c.policy.SetUnattended(true)
 	sched := scheduler.New(c.reg, opts...)
 	return headless.RunFrom(ctx, hcfg, c.client, &runner{sched: sched, chat: ch, cp: c.cp}, sess.first, sess.firstType)
 }

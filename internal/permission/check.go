@@ -43,6 +43,10 @@ type callInfo struct {
 	// shell caches what is known about a shell command; nil until first
 	// needed.
 	shell *shellInfo
+	// grants are the rules the call would grant when it runs, and
+	// grantName what it loads (granting).
+	grants    []string
+	grantName string
 }
 
 func newCallInfo(c *scheduler.Call) *callInfo {
@@ -52,6 +56,9 @@ func newCallInfo(c *scheduler.Call) *callInfo {
 	}
 	if len(c.Params) > 0 {
 		ci.argsOK = json.Unmarshal(c.Params, &ci.args) == nil
+	}
+	if g, ok := c.Tool.(granting); ok {
+		ci.grantName, ci.grants = g.Grants(c.Params)
 	}
 	return ci
 }
@@ -136,6 +143,10 @@ func (p *Policy) decide(ci *callInfo) decision {
 	if s, ok := p.catch(p.deny, ci); ok {
 		return deny("denied by rule %s%s", s, ci.opaqueNote())
 	}
+	paths, pathsOK := p.shellPaths(ci)
+	if pathsOK && paths.verdict == scheduler.VerdictDeny {
+		return paths
+	}
 	if ci.writes() {
 		for i, rp := range p.resolvedPaths(ci) {
 			if inGitDir(rp.lexical) || inGitDir(rp.real) {
@@ -149,6 +160,9 @@ func (p *Policy) decide(ci *callInfo) decision {
 	}
 	if s, ok := p.catch(p.ask, ci); ok {
 		return ask("rule %s requires the user's approval%s", s, ci.opaqueNote())
+	}
+	if pathsOK {
+		return paths // a path rule's question holds over allow rules and modes
 	}
 	if s, ok := p.permit(p.allowRules(), ci); ok {
 		return allow("allowed by rule %s", s)
@@ -165,6 +179,8 @@ func (p *Policy) modeDefault(mode Mode, ci *callInfo) decision {
 		return fetchDefault(mode, ci)
 	case ci.name == ToolExitPlanMode && mode == ModePlan:
 		return ask("leaving plan mode needs the user's approval of the plan")
+	case len(ci.grants) > 0:
+		return p.grantDecision(ci)
 	case ci.kind.ReadOnly():
 		return allow("%s only reads", ci.name)
 	case ci.kind == tools.KindAgent:
@@ -182,13 +198,21 @@ func (p *Policy) modeDefault(mode Mode, ci *callInfo) decision {
 		if !ci.argsOK || len(paths) == 0 {
 			return ask("approval mode %s allows edits of workspace files only, and %s names no file", mode, ci.name)
 		}
-		for _, arg := range paths {
+		for i, arg := range paths {
 			abs, err := p.ws.Resolve(arg)
 			if err != nil {
 				return ask("approval mode %s allows edits inside the workspace only: %v", mode, err)
 			}
-			if p.agentConfig(abs) {
-				return ask("%s is agent configuration (hooks, rules, agents take effect at the next start): approval mode %s does not write it unasked", arg, mode)
+			// The write lands on the file a link points to: both names count.
+			what := p.agentConfig(abs)
+			if real := p.resolvedPaths(ci)[i].real; what == "" {
+				what = p.agentConfig(real)
+				if real == "" {
+					what = "a path whose links cannot be followed"
+				}
+			}
+			if what != "" {
+				return ask("%s is %s: approval mode %s does not write it unasked", arg, what, mode)
 			}
 		}
 		return allow("approval mode %s allows edits inside the workspace", mode)
@@ -318,13 +342,22 @@ func (p *Policy) permit(rules []sourced, ci *callInfo) (sourced, bool) {
 	if err != nil {
 		return sourced{}, false
 	}
+	// Each part is judged in every directory it may run in. git in a
+	// repository other than the workspace's, or after a change of
+	// directory, is never covered: that repository's configuration came
+	// with the files, and can name programs git runs.
+	dirs, changes := p.lineDirs(ci, cmds)
+	inside := func(sc shell.SimpleCommand) bool { return !changes && p.operandsInside(sc, dirs[0]) }
 	var first *sourced
 	for _, sc := range cmds {
-		if r := coveringRule(shellRules, sc); r != nil {
+		if isGit(sc) && (changes || p.otherRepo(dirs[0])) {
+			return sourced{}, false
+		}
+		if r := coveringRule(shellRules, sc, inside); r != nil {
 			if first == nil {
 				first = r
 			}
-		} else if !p.readOnlyAlone(ci, sc) {
+		} else if !p.readOnlyAloneIn(dirs, sc) {
 			return sourced{}, false
 		}
 	}
@@ -349,14 +382,16 @@ func shellCommands(command string) ([]shell.SimpleCommand, error) {
 
 // coveringRule returns the shell rule that covers one simple command. A
 // command that only assigns variables (PATH=...) or only redirects is
-// never covered: it changes what the commands after it do.
-func coveringRule(rules []sourced, sc shell.SimpleCommand) *sourced {
+// never covered: it changes what the commands after it do. A rule
+// limited to the workspace covers sc only when inside(sc) holds.
+func coveringRule(rules []sourced, sc shell.SimpleCommand, inside func(shell.SimpleCommand) bool) *sourced {
 	if len(sc.Args) == 0 || !safeRedirects(sc.Redirects) {
 		return nil
 	}
 	words := commandWords(sc)
 	for i := range rules {
-		if r := &rules[i].rule; r.kind == specShell && r.appliesTo(ToolShell) && r.shell.covers(sc, words) {
+		r := &rules[i].rule
+		if r.kind == specShell && r.appliesTo(ToolShell) && r.shell.covers(sc, words) && (!r.shell.workspace || inside(sc)) {
 			return &rules[i]
 		}
 	}
@@ -364,13 +399,13 @@ func coveringRule(rules []sourced, sc shell.SimpleCommand) *sourced {
 }
 
 // coveredByRule reports whether some allow rule covers sc.
-func coveredByRule(rules []sourced, sc shell.SimpleCommand) bool {
+func coveredByRule(rules []sourced, sc shell.SimpleCommand, inside func(shell.SimpleCommand) bool) bool {
 	for _, r := range rules {
 		if r.rule.appliesTo(ToolShell) && r.rule.kind == specNone {
 			return true
 		}
 	}
-	return coveringRule(rules, sc) != nil
+	return coveringRule(rules, sc, inside) != nil
 }
 
 // matchPath matches a resolved path against a pattern's anchors.

@@ -30,6 +30,7 @@
 //	Bash(git status)        exactly the command "git status"
 //	Bash(git *)             git with any arguments, or none
 //	Bash(npm run test:*)    "npm run test" followed by anything (Claude's :*)
+//	Bash(@workspace rm:*)   rm, when every path it names is inside the workspace
 //	Read(.env)              a file named .env at any depth of the workspace
 //	Read(**/*.key)          *.key files anywhere in the workspace
 //	Edit(/src/**)           everything under src/ of the workspace root
@@ -53,6 +54,17 @@
 // operators, redirections or substitutions. In --exclude-tools and
 // --core-tools a shell pattern without a * is a prefix, as in Qwen Code.
 //
+// A shell pattern that starts with the word @workspace covers a command
+// only when, besides matching, every path the command may name (its
+// operands, the values of its options, the value of key=value words such
+// as dd's of=, its redirections) is a literal path strictly inside a
+// workspace root and outside .git, as written and with links followed,
+// and the line does not change directory: a glob, a tilde, a variable,
+// the root itself or a path outside make it not covered. "Allow always"
+// for a program that deletes or overwrites files (rm, mv, cp, dd, sed,
+// chmod, find, git clean, git reset, ...) adds such a rule, since only
+// inside the workspace can a checkpoint restore what it destroys.
+//
 // An allow rule covers a command only when every simple command of it is
 // covered (by some allow rule, or by being read-only on its own), every word
 // is literal and nothing is redirected to a file: "git status && rm -rf x"
@@ -61,7 +73,15 @@
 // --git-dir, --work-tree) or writes configuration (git config without a
 // reading option) is covered only by a rule that names that option or
 // "config": Bash(git *) does not cover git -c alias.x='!cmd' x, but
-// Bash(git -c *) does. Deny and ask rules are the opposite: they catch a
+// Bash(git -c *) does. The parts of a line are judged where they run: a
+// line with one cd to a literal directory inside the workspace has its
+// uncovered parts judged read-only both there and in the call's directory,
+// and a line with any other change of directory (a second cd, pushd, popd,
+// cd -, source, eval) has none judged read-only. git run after a change of
+// directory, or in a directory inside another repository (a nested .git,
+// a committed bare repository), is never covered by a rule with a
+// pattern: that repository's configuration came with the files and can
+// name programs git runs. Deny and ask rules are the opposite: they catch a
 // command when any part of it matches, and they also look through sudo,
 // env (and env -S), xargs, find -exec, sh -c, eval and trap strings and the
 // like, and split a command that does not parse as well as they can.
@@ -86,4 +106,16 @@
 // only: Edit allows edit, not write_file. Deny and ask rules match the path as written or the file it
 // resolves to after following symbolic links; allow rules must match the
 // resolved file.
+//
+// Deny and ask path rules reach shell commands too, in every mode: a
+// command whose operand, option value or redirection names a path under
+// a deny rule (as written, after following links, or as a glob expands)
+// is denied, naming the rule; one that names a path under an ask rule,
+// or searches a directory holding such a path (grep -r, rg, git grep,
+// and any program not known to read only what it is given: tar, cp -r,
+// ...), asks. So does a command whose file operands are known only at
+// run time (a variable, a substitution, xargs) while any such rule
+// exists. Rules about writing (Edit, Write) are not applied to a command
+// judged read-only. What a program reads on its own (npm test reading
+// .env) is beyond the command line, and beyond the rules.
 package permission

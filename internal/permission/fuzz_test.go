@@ -2,7 +2,9 @@ package permission
 
 import (
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +26,7 @@ func FuzzParseRule(f *testing.F) {
 		"WebFetch(domain:example.com)", "WebFetch(domain:*.example.com)", "mcp__gh", "mcp__gh__*",
 		"mcp__gh__issue", "ReadFileTool", "Bash(", "Bash())", "(x)", "Read({a,b}/[c-d]*)", "Bash(ls*)",
 		"Bash(* * *)", "Read(~)", "Read(//)", "Bash(:*)", "Bash(a:*:*)",
+		"Bash(@workspace rm:*)", "Bash(@workspace)", "Bash(@workspacex y)",
 	} {
 		f.Add(s, "git status && rm -rf $HOME", "src/../.env")
 	}
@@ -147,4 +150,115 @@ func upperLoopVariable(command string) (string, bool) {
 		return name == ""
 	})
 	return name, name != ""
+}
+
+// FuzzDeniedPathNeverAllowed checks that a command naming a path under a
+// deny path rule among its operands or redirections is never allowed, in
+// any mode and whatever allow rules say.
+func FuzzDeniedPathNeverAllowed(f *testing.F) {
+	for _, s := range []string{
+		"cat .env", "sed -n p .env", "grep -r PASSWORD .", "cat docs/.env", "cat < .env", "cd docs && cat .env",
+		"sudo cat .env", "sh -c 'cat .env'", "git show HEAD:.env", "cat .e*", "echo .env", "cp .env x", "tar c .",
+		"cat ./.env", "cat src/../.env", "head -c 10 -- .env", "grep -f .env x", "sort --output=.env x",
+	} {
+		f.Add(s)
+	}
+	root := f.TempDir()
+	for _, d := range []string{"docs", "src"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			f.Fatal(err)
+		}
+	}
+	for _, name := range []string{".env", "docs/.env", "src/main.go"} {
+		if err := os.WriteFile(filepath.Join(root, name), []byte("x"), 0o644); err != nil {
+			f.Fatal(err)
+		}
+	}
+	ws, err := tools.NewWorkspace(root)
+	if err != nil {
+		f.Fatal(err)
+	}
+	var policies []*Policy
+	for _, mode := range []Mode{ModeDefault, ModeAutoEdit, ModeYOLO} {
+		for _, allow := range [][]string{nil, {"Bash"}, {"Bash(cat *)", "Bash(git *)", "Bash(sed *)", "Bash(cp *)"}} {
+			p, err := New(Config{Mode: mode, Workspace: ws, HomeDir: root, Settings: []RuleSet{{Allow: allow, Deny: []string{"Read(.env)"}}}})
+			if err != nil {
+				f.Fatal(err)
+			}
+			policies = append(policies, p)
+		}
+	}
+	f.Fuzz(func(t *testing.T, command string) {
+		cmds, err := shell.SimpleCommands(command)
+		if err != nil {
+			return
+		}
+		names := false
+		for _, sc := range cmds {
+			words := shell.PathOperands(sc.Args)
+			for _, r := range sc.Redirects {
+				if t, ok := redirectTarget(r); ok {
+					words = append(words, t)
+				}
+			}
+			for _, w := range words {
+				// A relative word that stays below the working directory:
+				// the rule is about the workspace.
+				if path.Base(filepath.Clean(w)) == ".env" && filepath.IsLocal(w) && !strings.ContainsAny(w, "~") {
+					names = true
+				}
+			}
+		}
+		if !names {
+			return
+		}
+		for _, p := range policies {
+			d := p.decide(&callInfo{name: ToolShell, kind: tools.KindExecute, argsOK: true, args: callArgs{Command: command}})
+			if d.verdict == scheduler.VerdictAllow {
+				t.Fatalf("%q names .env, denied by Read(.env), but mode %s allows it: %s", command, p.Mode(), d.reason)
+			}
+		}
+	})
+}
+
+// FuzzWorkspaceScopedRule checks that Bash(@workspace rm:*) allows rm
+// only with operands that stay strictly inside the workspace: relative,
+// without .., not the root itself, not in .git, and with no tilde or
+// glob left for the shell to expand.
+func FuzzWorkspaceScopedRule(f *testing.F) {
+	for _, s := range []string{
+		"rm -rf build", "rm -rf /", "rm -rf ..", "rm -rf .", "rm x/../../y", "rm ~/x", "rm *", "rm .git/config",
+		"cd .. && rm -rf ws", "rm -rf build && rm -rf /tmp", "rm --files0-from=/x", "rm -- -rf /",
+	} {
+		f.Add(s)
+	}
+	root := f.TempDir()
+	ws, err := tools.NewWorkspace(root)
+	if err != nil {
+		f.Fatal(err)
+	}
+	p, err := New(Config{Workspace: ws, HomeDir: root, Settings: []RuleSet{{Allow: []string{"Bash(@workspace rm:*)"}}}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, command string) {
+		d := p.decide(&callInfo{name: ToolShell, kind: tools.KindExecute, argsOK: true, args: callArgs{Command: command}})
+		if d.verdict != scheduler.VerdictAllow || d.confined {
+			return
+		}
+		cmds, err := shell.SimpleCommands(command)
+		if err != nil {
+			t.Fatalf("%q allowed by a rule, but it is not literal: %s", command, d.reason)
+		}
+		for _, sc := range cmds {
+			if len(sc.Args) == 0 || path.Base(sc.Args[0]) != "rm" {
+				continue
+			}
+			for _, w := range shell.PathOperands(sc.Args) {
+				if !filepath.IsLocal(w) || filepath.Clean(w) == "." || inGitDir(w) || strings.ContainsAny(w, "~*?[") {
+					t.Fatalf("%q allowed (%s), but rm operand %q is not strictly inside the workspace", command, d.reason, w)
+				}
+			}
+		}
+	})
 }

@@ -76,7 +76,8 @@ type Policy struct {
 	core   []sourced // --core-tools; nil when not given
 	coreOn bool
 
-	mode atomic.Int32
+	mode       atomic.Int32
+	unattended atomic.Bool // no one can approve (SetUnattended)
 
 	mu      sync.RWMutex
 	session []sourced

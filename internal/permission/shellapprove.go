@@ -8,28 +8,42 @@ import (
 )
 
 // readOnlyAlone reports whether a simple command is read-only taken by
-// itself, in the directory the call runs in, so that "cd src && npm test"
-// is covered by Bash(npm test). It fails closed on anything the rebuilt
-// command could misrepresent: globs (whether they were quoted is no longer
-// known), assignments and redirections.
+// itself, in the directory the call runs in.
 func (p *Policy) readOnlyAlone(ci *callInfo, sc shell.SimpleCommand) bool {
-	if len(sc.Args) == 0 || len(sc.Env) > 0 || len(sc.Redirects) > 0 {
+	cwd, ok := p.shellDir(ci)
+	return ok && p.readOnlyAloneIn([]string{cwd}, sc)
+}
+
+// readOnlyAloneIn reports whether a simple command is read-only taken by
+// itself in each of dirs (none: the directory is not known), so that "cd
+// src && npm test" is covered by Bash(npm test). It fails closed on
+// anything the rebuilt command could misrepresent: globs and tildes
+// (whether they were quoted is no longer known), assignments and
+// redirections.
+func (p *Policy) readOnlyAloneIn(dirs []string, sc shell.SimpleCommand) bool {
+	if len(dirs) == 0 || len(sc.Args) == 0 || len(sc.Env) > 0 || len(sc.Redirects) > 0 {
 		return false
 	}
 	line, ok := quoteLine(sc.Args)
 	if !ok {
 		return false
 	}
-	cwd, ok := p.shellDir(ci)
-	return ok && shell.IsReadOnlyIn(line, p.ws.Roots(), cwd)
+	for _, d := range dirs {
+		if !shell.IsReadOnlyIn(line, p.ws.Roots(), d) {
+			return false
+		}
+	}
+	return true
 }
 
 // quoteLine rebuilds a command line from literal words; it refuses words
-// with glob characters, whose quoting is no longer known.
+// with glob characters or a tilde, whose quoting is no longer known: the
+// shell expands an unquoted ~/x, and quoting it here would make it a file
+// of the working directory.
 func quoteLine(words []string) (string, bool) {
 	quoted := make([]string, len(words))
 	for i, a := range words {
-		if strings.ContainsAny(a, "*?[") {
+		if strings.ContainsAny(a, "*?[~") {
 			return "", false
 		}
 		quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"

@@ -14,6 +14,9 @@ import (
 // command.
 type shellPattern struct {
 	words []wordPattern
+	// workspace limits the pattern to commands whose path operands are
+	// all literal and inside the workspace (a leading @workspace).
+	workspace bool
 }
 
 // wordPattern matches one word, or, when anyWords is set, any number of
@@ -29,6 +32,10 @@ type wordPattern struct {
 // Claude writes a prefix) or, with legacyPrefix, the absence of any star,
 // means the words may be followed by anything.
 func parseShellPattern(spec string, legacyPrefix bool) (*shellPattern, error) {
+	spec, scoped := cutWorkspaceScope(spec)
+	if scoped && spec == "" {
+		return nil, errors.New("nothing after " + workspaceScope)
+	}
 	prefix := false
 	if body, ok := strings.CutSuffix(spec, ":*"); ok {
 		spec, prefix = strings.TrimSpace(body), true
@@ -55,7 +62,7 @@ func parseShellPattern(spec string, legacyPrefix bool) (*shellPattern, error) {
 		}
 		merged = append(merged, w)
 	}
-	return &shellPattern{words: merged}, nil
+	return &shellPattern{words: merged, workspace: scoped}, nil
 }
 
 // splitPattern splits a pattern into word patterns with the quoting rules

@@ -30,8 +30,10 @@ type Granter interface {
 // that follow, however many rounds) its allowed-tools are allowed, and
 // a new prompt from the user starts without them. A skill the user
 // invoked as /name is loaded just before that prompt is sent, and so is
-// active for the turn the prompt starts. Its folder stays readable for
-// the rest of the session either way.
+// active for the turn the prompt starts. A skill the model loads grants
+// only when its load was approved (the permission policy asks first);
+// LoadWithoutGrant loads one without. Its folder stays readable for the
+// rest of the session either way.
 type Set struct {
 	skills []Skill
 	reads  ReadRoots
@@ -104,15 +106,31 @@ func (s *Set) Active() []string {
 // returns the text the model reads: where the skill's folder is, what it
 // may use unasked, and its instructions with args.
 func (s *Set) Load(name, args string) (string, error) {
-	return s.load(name, args, false)
+	return s.load(name, args, loadGrant)
 }
+
+// LoadWithoutGrant is Load for a load no one approved: the skill's
+// folder becomes readable and its text is returned, but its
+// allowed-tools are not granted, and the text says so.
+func (s *Set) LoadWithoutGrant(name, args string) (string, error) {
+	return s.load(name, args, loadNoGrant)
+}
+
+// loadBy says who loads a skill and what the load grants.
+type loadBy uint8
+
+const (
+	loadGrant   loadBy = iota // the model, approved: granted for this turn
+	loadByUser                // /name: granted for the turn its prompt starts
+	loadNoGrant               // the model, unapproved: nothing granted
+)
 
 // Invoke activates the skill named name for the user's /name args and
 // returns the prompt to send: the command as typed, then the skill's
 // text as Load gives it. The skill is active for the turn that prompt
 // starts.
 func (s *Set) Invoke(name, args string) (string, error) {
-	text, err := s.load(name, args, true)
+	text, err := s.load(name, args, loadByUser)
 	if err != nil {
 		return "", err
 	}
@@ -123,7 +141,7 @@ func (s *Set) Invoke(name, args string) (string, error) {
 	return fmt.Sprintf("%s\n\n<skill name=%q>\n%s\n</skill>", typed, name, text), nil
 }
 
-func (s *Set) load(name, args string, byUser bool) (string, error) {
+func (s *Set) load(name, args string, by loadBy) (string, error) {
 	sk, ok := s.Lookup(name)
 	if !ok {
 		if s == nil || len(s.skills) == 0 {
@@ -140,18 +158,25 @@ func (s *Set) load(name, args string, byUser bool) (string, error) {
 			s.readable[sk.Dir] = true
 		}
 	}
-	if s.grants != nil && len(sk.AllowedTools) > 0 {
+	granted := false
+	switch {
+	case len(sk.AllowedTools) == 0:
+	case by == loadNoGrant:
+		notes = append(notes, fmt.Sprintf("Its allowed-tools (%s) were not granted: no one could approve that in this mode, so each of those calls is checked as usual and may be refused.",
+			strings.Join(sk.AllowedTools, ", ")))
+	case s.grants != nil:
+		granted = true
 		if err := s.grants.Grant(grantSource(name), sk.AllowedTools); err != nil {
 			notes = append(notes, fmt.Sprintf("Some of its allowed-tools could not be used: %v", err))
 		}
-		if byUser {
+		if by == loadByUser {
 			s.pending[name] = true
 		} else {
 			s.active[name] = true
 		}
 	}
 	s.mu.Unlock()
-	return render(sk, args, notes), nil
+	return render(sk, args, granted, notes), nil
 }
 
 // NewTurn ends the skills active in the turn that just ended: their
@@ -216,11 +241,11 @@ func LoadedIn(calls []string, texts []string) []string {
 }
 
 // render is the text a loaded skill gives the model.
-func render(sk Skill, args string, notes []string) string {
+func render(sk Skill, args string, granted bool, notes []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Base directory for this skill: %s\n", sk.Dir)
 	b.WriteString("Resolve the relative paths the skill mentions (scripts, references) from that directory; it is readable for the rest of the session.\n")
-	if len(sk.AllowedTools) > 0 {
+	if granted {
 		fmt.Fprintf(&b, "Until the user's next prompt, these run without asking: %s\n", strings.Join(sk.AllowedTools, ", "))
 	}
 	for _, n := range notes {

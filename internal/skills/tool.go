@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/plyhq/ply/internal/tools"
@@ -18,10 +19,12 @@ const maxListedDescription = 250
 // Tool is the skill tool: its description lists every skill by name and
 // description, one line each; a call loads one (Set.Load).
 //
-// It is a read tool, so no approval is asked: loading a skill reads its
-// instructions and makes its folder readable. Its allowed-tools come from
-// folders the user keeps or a project the user trusted, whose settings
-// could allow the same tools outright; a deny or ask rule still wins.
+// It is a read tool: loading a skill reads its instructions and makes its
+// folder readable. A skill with allowed-tools grants them too, so its
+// load reports them (Grants) and the permission policy asks the user
+// first; a load the policy allowed only as a read (confined, when no one
+// can approve) grants nothing. Only the user's /name grants unasked. A
+// deny or ask rule still wins over what a skill grants.
 type Tool struct {
 	set  *Set
 	desc string
@@ -43,7 +46,7 @@ func (t *Tool) Schema() json.RawMessage {
 		`"required":["skill"],"additionalProperties":false}`)
 }
 
-func (t *Tool) Execute(_ context.Context, args json.RawMessage, _ tools.Output) (tools.Result, error) {
+func (t *Tool) Execute(ctx context.Context, args json.RawMessage, _ tools.Output) (tools.Result, error) {
 	var in struct {
 		Skill string `json:"skill"`
 		Args  string `json:"args"`
@@ -55,11 +58,31 @@ func (t *Tool) Execute(_ context.Context, args json.RawMessage, _ tools.Output) 
 	if name == "" {
 		return tools.Errorf("INVALID_PARAMS", "\"skill\" must name a skill"), nil
 	}
-	text, err := t.set.Load(name, strings.TrimSpace(in.Args))
+	load := t.set.Load
+	if tools.Confined(ctx) {
+		load = t.set.LoadWithoutGrant
+	}
+	text, err := load(name, strings.TrimSpace(in.Args))
 	if err != nil {
 		return tools.Errorf("SKILL_NOT_FOUND", "%s", err.Error()), nil
 	}
 	return tools.Result{Output: text, Display: fmt.Sprintf("loaded skill %s", name)}, nil
+}
+
+// Grants returns the skill a call would load and the allowed-tools the
+// load would grant; none for a skill without them or an unknown one.
+func (t *Tool) Grants(args json.RawMessage) (name string, rules []string) {
+	var in struct {
+		Skill string `json:"skill"`
+	}
+	if json.Unmarshal(args, &in) != nil {
+		return "", nil
+	}
+	name = strings.TrimSpace(in.Skill)
+	if sk, ok := t.set.Lookup(name); ok && len(sk.AllowedTools) > 0 {
+		return name, slices.Clone(sk.AllowedTools)
+	}
+	return name, nil
 }
 
 // describe is the tool's description: how to use it, then the skills.
