@@ -2,6 +2,7 @@ package headless
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -336,16 +337,23 @@ func (s *SDK) Approve(ctx context.Context, c *scheduler.Call) (scheduler.Decisio
 		return scheduler.Decision{}, err
 	}
 	var r struct {
-		Behavior  string `json:"behavior"`
-		Message   string `json:"message"`
-		Interrupt bool   `json:"interrupt"`
+		Behavior     string          `json:"behavior"`
+		Message      string          `json:"message"`
+		Interrupt    bool            `json:"interrupt"`
+		UpdatedInput json.RawMessage `json:"updatedInput"`
 	}
 	if err := json.Unmarshal(resp, &r); err != nil {
 		return scheduler.Decision{}, fmt.Errorf("malformed can_use_tool answer: %w", err)
 	}
 	switch r.Behavior {
 	case "allow":
-		return scheduler.Decision{Outcome: scheduler.OutcomeAllowOnce}, nil
+		// The client's arguments replace the model's; the scheduler
+		// validates them and checks them against the policy again.
+		d := scheduler.Decision{Outcome: scheduler.OutcomeAllowOnce}
+		if u := bytes.TrimSpace(r.UpdatedInput); len(u) > 0 && !bytes.Equal(u, []byte("null")) {
+			d.UpdatedInput, d.RewrittenBy = string(u), "The SDK's canUseTool callback"
+		}
+		return d, nil
 	case "deny":
 		if r.Interrupt {
 			s.stopForDenial(c, r.Message)

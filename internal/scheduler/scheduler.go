@@ -286,7 +286,7 @@ func (s *Scheduler) ask(ctx context.Context, c *Call) Outcome {
 		c.fail(ErrorTypeExecutionDenied, fmt.Sprintf("Asking the user to approve tool %q failed: %v", c.Name, err))
 		return OutcomeDeny
 	}
-	if (d.Outcome == OutcomeAllowOnce || d.Outcome == OutcomeAllowAlways) && len(d.UpdatedInput) > 0 && !s.rewrite(ctx, c, d.UpdatedInput) {
+	if (d.Outcome == OutcomeAllowOnce || d.Outcome == OutcomeAllowAlways) && len(d.UpdatedInput) > 0 && !s.rewrite(ctx, c, d) {
 		return OutcomeDeny
 	}
 	switch d.Outcome {
