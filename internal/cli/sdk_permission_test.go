@@ -89,3 +89,47 @@ func TestSDKCanUseToolUpdatedInputReplacesTheArguments(t *testing.T) {
 		t.Errorf("the invalid rewrite's result = %q, want it to say the rewritten arguments are invalid", outs["s3"])
 	}
 }
+
+// The SDK's own MCP servers follow the same rule: a readOnlyHint is put
+// to canUseTool, and the SDK caller's "trust" runs the server's tools
+// unasked, read-only or not.
+func TestSDKMCPServerTrust(t *testing.T) {
+	for _, trust := range []bool{false, true} {
+		srv := fp.New(t,
+			fp.Turn{fp.ToolCall("c1", "mcp__kb__lookup", `{"key":"colour"}`)},
+			fp.Turn{fp.Text("looked up")},
+		)
+		p, code := startSDK(t, t.TempDir(), srv)
+		kb := hintedServer(t, trust)
+		if trust {
+			kb["env"] = map[string]string{mcpServerEnv: "1"} // no hint
+		}
+		r := p.control("init", map[string]any{"subtype": "initialize", "mcpServers": map[string]any{"kb": kb}})
+		if r["subtype"] != "success" {
+			t.Fatalf("initialize answered %v", r)
+		}
+		p.send(userMsg("look it up"))
+		if !trust {
+			p.answerCanUseTool("mcp__kb__lookup", map[string]any{"behavior": "deny", "message": "not now"})
+		}
+		// An unexpected can_use_tool request would come before the result
+		// and fail the wait on it below.
+		var seen []map[string]any
+		if res := p.next("result", &seen); res["subtype"] != "success" {
+			t.Fatalf("trust %v: result %v", trust, res)
+		}
+		for _, m := range seen {
+			if m["type"] == "control_request" {
+				t.Errorf("trust %v: unexpected control request %v", trust, m)
+			}
+		}
+		want := "value of colour"
+		if !trust {
+			want = "not now"
+		}
+		if out := toolOutputs(srv)["c1"]; !strings.Contains(out, want) {
+			t.Errorf("trust %v: the call answered %q, want %q", trust, out, want)
+		}
+		p.exitOf(code)
+	}
+}
