@@ -34,10 +34,11 @@ func TestQwenSDK(t *testing.T) {
 	denied := filepath.Join(dir, "denied.txt")
 	srv := fp.New(t,
 		// One reply with two calls that both need approval in default
-		// mode: the SDK's callback denies the write and allows the shell.
+		// mode: the SDK's callback denies the write and allows the shell
+		// with its own command (updatedInput), which is what must run.
 		fp.Turn{
 			fp.ToolCall("w1", "write_file", jsonText(t, map[string]any{"file_path": denied, "content": "no"})),
-			fp.ToolCall("s1", "run_shell_command", `{"command":"echo allowed > allowed.txt"}`),
+			fp.ToolCall("s1", "run_shell_command", `{"command":"echo unsanitized > allowed.txt"}`),
 		},
 		fp.Turn{fp.Text("all done")},
 	)
@@ -141,7 +142,7 @@ func TestQwenSDK(t *testing.T) {
 		t.Errorf("the denied write ran (stat: %v)", err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "allowed.txt")); strings.TrimSpace(string(b)) != "allowed" {
-		t.Errorf("the allowed command did not run; allowed.txt holds %q", b)
+		t.Errorf("the callback's rewritten command did not run; allowed.txt holds %q", b)
 	}
 	reqs := srv.Requests()
 	if len(reqs) != 2 {

@@ -105,8 +105,11 @@ type Hooks struct {
 	// Files is the client's file system when it offers one (the file
 	// tools' text goes through it: Workspace.SetTextFiles); nil otherwise.
 	Files tools.TextFiles
-	// Terminals are the client's terminals when it offers them (shell
-	// commands run there: Shell.SetTerminals); nil otherwise.
+	// Terminals are the client's terminals when it offers them; nil
+	// otherwise. Shell commands run there (Shell.SetTerminals) only once
+	// the client picks the "terminal" config option's "editor" value;
+	// until then RunInTerminal says errors.ErrUnsupported and they run in
+	// ply's own runner.
 	Terminals tools.Terminals
 }
 
@@ -262,6 +265,9 @@ func (a *agent) hooks(s *session) Hooks {
 	h := Hooks{Approver: s, OnUpdate: s.onUpdate, LiveOutput: s.liveOutput, Files: textFiles(s, fs)}
 	if terminal {
 		h.Terminals = clientTerminals{s}
+		s.mu.Lock()
+		s.terminals = true
+		s.mu.Unlock()
 	}
 	return h
 }

@@ -12,9 +12,10 @@ import (
 // session/set_mode), the model (also the unstable session/set_model) and
 // the reasoning effort, each a select config option.
 const (
-	optMode   = "mode"
-	optModel  = "model"
-	optEffort = "effort"
+	optMode     = "mode"
+	optModel    = "model"
+	optEffort   = "effort"
+	optTerminal = "terminal" // terminals.go
 )
 
 // effortDefault is the effort option's value for the provider's default.
@@ -85,12 +86,18 @@ func (s *session) configOptions() []sdk.SessionConfigOption {
 		list := sdk.SessionConfigSelectOptionsUngrouped(efforts)
 		out = append(out, selectOption(optEffort, "Reasoning effort", sdk.SessionConfigOptionCategoryThoughtLevel, effort, list))
 	}
+	if o, ok := s.terminalOption(); ok {
+		out = append(out, o)
+	}
 	return out
 }
 
 func selectOption(id, name string, cat sdk.SessionConfigOptionCategory, current string, opts sdk.SessionConfigSelectOptionsUngrouped) sdk.SessionConfigOption {
 	o := sdk.NewSessionConfigOptionSelect(sdk.SessionConfigValueId(current), sdk.SessionConfigSelectOptions{Ungrouped: &opts})
-	o.Select.Id, o.Select.Name, o.Select.Category = sdk.SessionConfigId(id), name, sdk.Ptr(cat)
+	o.Select.Id, o.Select.Name = sdk.SessionConfigId(id), name
+	if cat != "" {
+		o.Select.Category = sdk.Ptr(cat)
+	}
 	return o
 }
 
@@ -145,8 +152,8 @@ func (s *session) setEffort(v string) error {
 	return nil
 }
 
-// SetSessionConfigOption sets the mode, the model or the effort, and
-// answers with every option as it now is.
+// SetSessionConfigOption sets the mode, the model, the effort or where
+// commands run, and answers with every option as it now is.
 func (a *agent) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
 	v := p.ValueId
 	if v == nil {
@@ -163,6 +170,8 @@ func (a *agent) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionConf
 		err = s.setModel(string(v.Value))
 	case optEffort:
 		err = s.setEffort(string(v.Value))
+	case optTerminal:
+		err = s.setTerminal(string(v.Value))
 	default:
 		err = invalid(fmt.Errorf("no config option %q", v.ConfigId))
 	}

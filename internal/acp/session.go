@@ -26,6 +26,9 @@ type session struct {
 	// mode, model and effort are the session's settings the client
 	// sees.
 	mode, model, effort string
+	// terminals: the client offers terminals; editorTerminal: it asked
+	// for shell commands to run in them (terminals.go).
+	terminals, editorTerminal bool
 	// stop cancels the running prompt; done is closed when it ended.
 	stop context.CancelFunc
 	done chan struct{}

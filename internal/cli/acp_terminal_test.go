@@ -13,10 +13,21 @@ import (
 	fp "github.com/plyhq/ply/internal/fakeprovider"
 )
 
-// A client that offers terminals runs the shell commands ply would run
-// unconfined: the call shows the terminal, the model gets its output and
-// exit code, and the terminal is released. A read-only command ply
-// confines stays ply's.
+// useEditorTerminal picks the editor's terminal for the session's
+// commands, as a client does on the user's word.
+func (r *acpRun) useEditorTerminal(t *testing.T, ctx context.Context, id sdk.SessionId) {
+	t.Helper()
+	_, err := r.conn.SetSessionConfigOption(ctx, sdk.SetSessionConfigOptionRequest{ValueId: &sdk.SetSessionConfigOptionValueId{
+		SessionId: id, ConfigId: "terminal", Value: "editor"}})
+	if err != nil {
+		t.Fatalf("choosing the editor's terminal: %v", err)
+	}
+}
+
+// A client that offers terminals and asked for them runs the shell
+// commands ply would run unconfined: the call shows the terminal, the
+// model gets its output and exit code, and the terminal is released. A
+// read-only command ply confines stays ply's.
 func TestACPClientTerminal(t *testing.T) {
 	dir := t.TempDir()
 	srv := fp.New(t,
@@ -28,6 +39,7 @@ func TestACPClientTerminal(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	ns := r.newSessionOffering(t, ctx, dir, sdk.ClientCapabilities{Terminal: true})
+	r.useEditorTerminal(t, ctx, ns.SessionId)
 	resp, err := r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("run it")}})
 	if err != nil || resp.StopReason != sdk.StopReasonEndTurn {
 		t.Fatalf("prompt: %+v, %v", resp, err)
@@ -67,6 +79,7 @@ func TestACPCancelClientTerminal(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	ns := r.newSessionOffering(t, ctx, dir, sdk.ClientCapabilities{Terminal: true})
+	r.useEditorTerminal(t, ctx, ns.SessionId)
 	r.cancelWhen(ctx, ns.SessionId, func(u sdk.SessionUpdate) bool {
 		return u.ToolCallUpdate != nil && strings.Contains(mustJSON(u.ToolCallUpdate.Content), `"terminal"`)
 	})
@@ -83,5 +96,53 @@ func TestACPCancelClientTerminal(t *testing.T) {
 	r.client.mu.Unlock()
 	if len(released) != 1 {
 		t.Errorf("released terminals: %q", released)
+	}
+}
+
+// A client that offers terminals but did not ask for them gets none:
+// commands run in ply's own runner, which withholds secrets, while the
+// editor's terminal would hand the command the editor's whole
+// environment. The choice is a config option offered only to such a
+// client, ply by default.
+func TestACPCommandsRunInPlysRunnerUnlessAsked(t *testing.T) {
+	t.Setenv("PLY_ACP_TEST_SECRET", "editor-secret")
+	cmd := mustJSON(map[string]any{"command": `echo "secret=$PLY_ACP_TEST_SECRET" > env.txt`})
+	for _, editor := range []bool{false, true} {
+		dir := t.TempDir()
+		srv := fp.New(t, fp.Turn{fp.ToolCall("call_s", "run_shell_command", cmd)}, fp.Turn{fp.Text("Ran it.")})
+		r := startACP(t, srv, filepath.Join(t.TempDir(), "home"))
+		r.client.terms = &fakeTerminals{byID: map[string]*fakeTerminal{}}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ns := r.newSessionOffering(t, ctx, dir, sdk.ClientCapabilities{Terminal: true})
+		if o := mustJSON(ns.ConfigOptions); !strings.Contains(o, `"id":"terminal"`) || !strings.Contains(o, `"currentValue":"ply"`) {
+			t.Errorf("config options %s: want the terminal option, ply by default", o)
+		}
+		if editor {
+			r.useEditorTerminal(t, ctx, ns.SessionId)
+		}
+		resp, err := r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("run it")}})
+		cancel()
+		if err != nil || resp.StopReason != sdk.StopReasonEndTurn {
+			t.Fatalf("prompt: %+v, %v", resp, err)
+		}
+		r.client.mu.Lock()
+		created := len(r.client.terms.created)
+		r.client.mu.Unlock()
+		b, _ := os.ReadFile(filepath.Join(dir, "env.txt"))
+		switch {
+		case !editor && (created != 0 || string(b) != "secret=\n"):
+			t.Errorf("not asked: %d terminals created, env.txt %q; want none, and the secret withheld", created, b)
+		case editor && (created != 1 || string(b) != "secret=editor-secret\n"):
+			t.Errorf("asked: %d terminals created, env.txt %q; want one, with the editor's environment", created, b)
+		}
+	}
+	// A client without terminals is offered no choice.
+	srv := fp.New(t)
+	r := startACP(t, srv, filepath.Join(t.TempDir(), "home"))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ns := r.newSessionOffering(t, ctx, t.TempDir(), sdk.ClientCapabilities{})
+	if o := mustJSON(ns.ConfigOptions); strings.Contains(o, `"id":"terminal"`) {
+		t.Errorf("config options %s: a client without terminals was offered the terminal option", o)
 	}
 }

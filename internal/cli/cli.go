@@ -326,7 +326,7 @@ func loadSettings(c *config, o *Options, env func(string) string) (int, error) {
 	if c.effort, err = llm.ParseEffort(st.Model.Effort); err != nil {
 		return headless.ExitConfig, fmt.Errorf("settings: model.effort: %w", err)
 	}
-	if c.mcp, err = mcpConfig(st, o.MCPConfig); err != nil {
+	if c.mcp, err = mcpConfig(st, files, c.home, o.MCPConfig); err != nil {
 		return headless.ExitConfig, err
 	}
 	return resolveProvider(c, o, env)

@@ -17,6 +17,10 @@ import (
 // the sessions that use one.
 const mcpServerEnv = "PLY_CLI_TEST_MCP_SERVER"
 
+// mcpHinted, as mcpServerEnv's value, marks the server's lookup tool
+// read-only.
+const mcpHinted = "hinted"
+
 // runPlyEnv makes the test binary run ply with its arguments, for tests
 // that need a second ply process.
 const runPlyEnv = "PLY_CLI_TEST_RUN_PLY"
@@ -48,11 +52,16 @@ func TestMain(m *testing.M) {
 }
 
 // serveTestMCP serves "lookup" (answers), "broken" (an error result) and
-// "crash" (the server exits mid-call).
+// "crash" (the server exits mid-call). With mcpServerEnv set to
+// mcpHinted, the server claims that lookup only reads (readOnlyHint).
 func serveTestMCP() int {
 	s := sdk.NewServer(&sdk.Implementation{Name: "cli-test", Version: "1"}, nil)
 	schema := json.RawMessage(`{"type":"object","properties":{"key":{"type":"string"}},"required":["key"]}`)
-	s.AddTool(&sdk.Tool{Name: "lookup", Description: "Look a key up.", InputSchema: schema},
+	var hint *sdk.ToolAnnotations
+	if os.Getenv(mcpServerEnv) == mcpHinted {
+		hint = &sdk.ToolAnnotations{ReadOnlyHint: true}
+	}
+	s.AddTool(&sdk.Tool{Name: "lookup", Description: "Look a key up.", InputSchema: schema, Annotations: hint},
 		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			var a struct{ Key string }
 			_ = json.Unmarshal(req.Params.Arguments, &a)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,10 +24,19 @@ import (
 // mcpConfig merges the settings' mcpServers with those of --mcp-config,
 // the flag's winning by name. A broken entry anywhere stops the start:
 // running without a server the user configured would be a surprise later.
-func mcpConfig(st settings.Settings, flag string) (map[string]mcp.ServerConfig, error) {
+// "trust" counts only from the user's own settings file (under home) and
+// the flag: a cloned project must not approve its own server's calls.
+func mcpConfig(st settings.Settings, files []settings.File, home, flag string) (map[string]mcp.ServerConfig, error) {
 	servers, err := mcp.ParseServers(st.MCPServers)
 	if err != nil {
 		return nil, fmt.Errorf("settings: %w", err)
+	}
+	user := settings.User(home, files).MCPServers
+	for name, sc := range servers {
+		if sc.Trust && !bytes.Equal(user[name], st.MCPServers[name]) {
+			sc.Trust = false // the entry in force is not the user's
+			servers[name] = sc
+		}
 	}
 	if flag != "" {
 		extra, err := mcp.ParseConfigFlag(flag)
@@ -145,7 +155,7 @@ func mcpCommand(ctx context.Context, args []string, sio IO) int {
 	if err := setupSecrets(c, os.Environ(), sio.Stderr); err != nil {
 		return fail(sio, headless.ExitConfig, err.Error())
 	}
-	servers, err := mcpConfig(st, flag)
+	servers, err := mcpConfig(st, files, home, flag)
 	if err != nil {
 		return fail(sio, headless.ExitConfig, err.Error())
 	}
@@ -201,6 +211,10 @@ func (c *core) addSDKServers(ctx context.Context, cfg *config, raw map[string]js
 		servers[name] = mcp.EmbeddedServer(name, func(ctx context.Context, msg json.RawMessage) (json.RawMessage, error) {
 			return send(ctx, name, msg)
 		})
+	}
+	// Trust in these servers is the SDK caller's, as in --mcp-config.
+	if err := c.policy.Grant("the SDK's mcpServers", trustedServers(servers)); err != nil {
+		return nil, nil, fmt.Errorf("trusting the SDK's MCP servers: %w", err)
 	}
 	m := mcp.Start(ctx, servers, mcp.Options{Logger: log.With("component", "mcp"), ClientVersion: Version, Env: cfg.childEnv, OAuthDir: oauthDir(cfg.home)})
 	c.closers = append(c.closers, func() {

@@ -2,6 +2,7 @@ package headless
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -335,24 +336,39 @@ func (s *SDK) Approve(ctx context.Context, c *scheduler.Call) (scheduler.Decisio
 	if err != nil {
 		return scheduler.Decision{}, err
 	}
+	d, interrupt, err := canUseToolDecision(resp)
+	if err == nil && interrupt {
+		s.stopForDenial(c, d.Reason)
+	}
+	return d, err
+}
+
+// canUseToolDecision reads the SDK's answer to can_use_tool; interrupt is
+// a denial's request to stop the query. An allow's updatedInput replaces
+// the model's arguments: the scheduler validates it against the tool's
+// schema and checks it against the policy again, as it does a
+// PermissionRequest hook's.
+func canUseToolDecision(resp json.RawMessage) (d scheduler.Decision, interrupt bool, err error) {
 	var r struct {
-		Behavior  string `json:"behavior"`
-		Message   string `json:"message"`
-		Interrupt bool   `json:"interrupt"`
+		Behavior     string          `json:"behavior"`
+		Message      string          `json:"message"`
+		Interrupt    bool            `json:"interrupt"`
+		UpdatedInput json.RawMessage `json:"updatedInput"`
 	}
 	if err := json.Unmarshal(resp, &r); err != nil {
-		return scheduler.Decision{}, fmt.Errorf("malformed can_use_tool answer: %w", err)
+		return d, false, fmt.Errorf("malformed can_use_tool answer: %w", err)
 	}
 	switch r.Behavior {
 	case "allow":
-		return scheduler.Decision{Outcome: scheduler.OutcomeAllowOnce}, nil
-	case "deny":
-		if r.Interrupt {
-			s.stopForDenial(c, r.Message)
+		d.Outcome = scheduler.OutcomeAllowOnce
+		if u := bytes.TrimSpace(r.UpdatedInput); len(u) > 0 && !bytes.Equal(u, []byte("null")) {
+			d.UpdatedInput, d.RewrittenBy = string(u), "The SDK's canUseTool callback"
 		}
-		return scheduler.Decision{Outcome: scheduler.OutcomeDeny, Reason: r.Message}, nil
+		return d, false, nil
+	case "deny":
+		return scheduler.Decision{Outcome: scheduler.OutcomeDeny, Reason: r.Message}, r.Interrupt, nil
 	}
-	return scheduler.Decision{}, fmt.Errorf("can_use_tool answer has behavior %q, want allow or deny", r.Behavior)
+	return d, false, fmt.Errorf("can_use_tool answer has behavior %q, want allow or deny", r.Behavior)
 }
 
 // deniedStop is the cause of a query stopped by a denial with interrupt.

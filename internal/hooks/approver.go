@@ -43,7 +43,7 @@ func (h *hookApprover) Approve(ctx context.Context, c *scheduler.Call) (schedule
 		case ans.Deny:
 			return scheduler.Decision{Outcome: scheduler.OutcomeDeny, Reason: ans.Message}, nil
 		default:
-			return scheduler.Decision{Outcome: scheduler.OutcomeAllowOnce, UpdatedInput: string(ans.UpdatedInput)}, nil
+			return scheduler.Decision{Outcome: scheduler.OutcomeAllowOnce, UpdatedInput: string(ans.UpdatedInput), RewrittenBy: "A PermissionRequest hook"}, nil
 		}
 	}
 	if !h.r.Has(Notification) {

@@ -67,8 +67,10 @@ type ServerConfig struct {
 	ExcludeTools []string
 	// Disabled servers are parsed and listed but never started.
 	Disabled bool
-	// Trust marks the server's tools as trusted; what that allows is the
-	// permission layer's decision.
+	// Trust says the user trusts the server: its annotations.readOnlyHint
+	// counts (its read-only tools are KindRead) and the caller may allow
+	// its calls unasked. A caller must honour it only from the user's own
+	// configuration, never from a project's.
 	Trust       bool
 	Description string
 }

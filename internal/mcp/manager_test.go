@@ -58,11 +58,11 @@ func TestToolsOverStdioAndHTTP(t *testing.T) {
 			if echo.Server() != srv || echo.RemoteName() != "echo" || echo.Trusted() {
 				t.Errorf("accessors: %q %q %v", echo.Server(), echo.RemoteName(), echo.Trusted())
 			}
-			if echo.Kind() != tools.KindRead {
-				t.Errorf("echo kind = %v, want read (readOnlyHint)", echo.Kind())
+			if echo.Kind() != tools.KindOther || !echo.ConcurrencySafe(nil) {
+				t.Errorf("echo kind = %v, parallel %v; want other (an untrusted readOnlyHint approves nothing) and parallel", echo.Kind(), echo.ConcurrencySafe(nil))
 			}
-			if ts["mcp__"+srv+"__fail"].Kind() != tools.KindOther {
-				t.Errorf("fail kind = %v", ts["mcp__"+srv+"__fail"].Kind())
+			if fail := ts["mcp__"+srv+"__fail"]; fail.Kind() != tools.KindOther || fail.ConcurrencySafe(nil) {
+				t.Errorf("fail kind = %v, parallel %v", fail.Kind(), fail.ConcurrencySafe(nil))
 			}
 			var schema map[string]any
 			if err := json.Unmarshal(echo.Schema(), &schema); err != nil || schema["type"] != "object" {

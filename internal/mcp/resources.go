@@ -22,13 +22,24 @@ const (
 
 // ResourceTools waits as Tools does and returns list_mcp_resources and
 // read_mcp_resource when a connected server offers resources; nil
-// otherwise. Both only read, as a server's read-only tools do, so they are
-// KindRead.
+// otherwise.
+//
+// Listing is KindRead: it sends resources/list, which carries nothing of
+// the model's but the choice of server, and returns the catalogue the
+// server publishes. Reading sends the model's URI to the server, which
+// may do anything to answer it, so it is approved as a server's tools
+// are: KindRead (unasked) only when the user trusts every server that
+// offers resources, KindOther otherwise. Either may run in parallel.
 func ResourceTools(ctx context.Context, m *Manager) []tools.Tool {
-	if len(m.withResources(ctx)) == 0 {
+	servers := m.withResources(ctx)
+	if len(servers) == 0 {
 		return nil
 	}
-	return []tools.Tool{&listResources{m}, &readResource{m}}
+	trusted := true
+	for _, name := range servers {
+		trusted = trusted && m.servers[name].cfg.Trust
+	}
+	return []tools.Tool{&listResources{m}, &readResource{m: m, trusted: trusted}}
 }
 
 // withResources returns the names of the connected servers that offer
@@ -126,10 +137,24 @@ func (t *listResources) Execute(ctx context.Context, args json.RawMessage, _ too
 	return tools.Result{Output: strings.TrimRight(b.String(), "\n")}, nil
 }
 
-type readResource struct{ m *Manager }
+type readResource struct {
+	m *Manager
+	// trusted: the user trusts every server that offers resources.
+	trusted bool
+}
 
-func (*readResource) Name() string     { return ReadResourceName }
-func (*readResource) Kind() tools.Kind { return tools.KindRead }
+func (*readResource) Name() string { return ReadResourceName }
+
+func (t *readResource) Kind() tools.Kind {
+	if t.trusted {
+		return tools.KindRead
+	}
+	return tools.KindOther
+}
+
+// ConcurrencySafe implements tools.ConcurrencySafe: reading changes
+// nothing here, whoever approved it.
+func (*readResource) ConcurrencySafe(json.RawMessage) bool { return true }
 func (*readResource) Description() string {
 	return "Reads a resource of a connected MCP server by server_name and URI (as " + ListResourcesName + " lists them)."
 }

@@ -37,7 +37,10 @@ type Tool struct {
 	readOnly bool
 }
 
-var _ tools.Tool = (*Tool)(nil)
+var (
+	_ tools.Tool            = (*Tool)(nil)
+	_ tools.ConcurrencySafe = (*Tool)(nil)
+)
 
 func newTool(m *Manager, s *server, t *sdk.Tool, name string) *Tool {
 	desc := strings.TrimSpace(t.Description)
@@ -55,14 +58,23 @@ func newTool(m *Manager, s *server, t *sdk.Tool, name string) *Tool {
 func (t *Tool) Name() string        { return t.name }
 func (t *Tool) Description() string { return t.desc }
 
-// Kind is KindRead when the server marks the tool read-only, which lets it
-// run alongside other read-only calls; KindOther otherwise.
+// Kind is KindRead when the server marks the tool read-only
+// (annotations.readOnlyHint) and the user trusts the server; KindOther
+// otherwise. The hint is the server's own claim, and a read-only kind
+// runs unasked in default and plan mode: only the user's trust makes the
+// claim count for approval.
 func (t *Tool) Kind() tools.Kind {
-	if t.readOnly {
+	if t.readOnly && t.srv.cfg.Trust {
 		return tools.KindRead
 	}
 	return tools.KindOther
 }
+
+// ConcurrencySafe implements tools.ConcurrencySafe: a tool the server
+// marks read-only may run alongside other read-only calls, trusted or
+// not. Running in parallel approves nothing: each call was approved
+// before the batch starts.
+func (t *Tool) ConcurrencySafe(json.RawMessage) bool { return t.readOnly }
 
 func (t *Tool) Schema() json.RawMessage { return t.schema }
 

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -151,10 +152,11 @@ func (s *Scheduler) postToolBatch(ctx context.Context, calls []*Call) error {
 // against the policy, so that a rewrite cannot turn an allowed call into
 // one the user's rules deny. It reports whether c may run; when not, c
 // has failed with the reason.
-func (s *Scheduler) rewrite(ctx context.Context, c *Call, input string) bool {
-	params, msg := s.validate(c.Tool, input)
+func (s *Scheduler) rewrite(ctx context.Context, c *Call, d Decision) bool {
+	who := cmp.Or(d.RewrittenBy, "The approver")
+	params, msg := s.validate(c.Tool, d.UpdatedInput)
 	if msg != "" {
-		c.fail(ErrorTypeInvalidParams, "A PermissionRequest hook rewrote the arguments, and the result is invalid: "+msg)
+		c.fail(ErrorTypeInvalidParams, who+" rewrote the arguments, and the result is invalid: "+msg)
 		return false
 	}
 	// The approver runs in this goroutine and nothing else reads Params
@@ -162,7 +164,7 @@ func (s *Scheduler) rewrite(ctx context.Context, c *Call, input string) bool {
 	c.Params = params
 	if v, reason, _ := s.check(ctx, c); v == VerdictDeny {
 		c.fail(ErrorTypeExecutionDenied, withReason(fmt.Sprintf(
-			"A PermissionRequest hook rewrote the arguments of tool %q, and the permission policy denies the rewritten call, so it was not run.", c.Name), reason))
+			"%s rewrote the arguments of tool %q, and the permission policy denies the rewritten call, so it was not run.", who, c.Name), reason))
 		return false
 	}
 	return true

@@ -75,11 +75,15 @@ type Decision struct {
 	Outcome Outcome
 	Reason  string // for OutcomeDeny: why, in the user's words; may be empty
 	// UpdatedInput, on an allow, replaces the call's arguments (a
-	// PermissionRequest hook's rewrite). The scheduler validates it
+	// PermissionRequest hook's or an SDK client's rewrite). The scheduler validates it
 	// against the tool's schema and checks it against the policy again:
 	// a rewrite the policy denies is denied, never run. It is JSON text
 	// (a string keeps Decision comparable).
 	UpdatedInput string
+	// RewrittenBy names who supplied UpdatedInput, for the error when the
+	// rewrite is refused ("A PermissionRequest hook"); empty says "The
+	// approver".
+	RewrittenBy string
 }
 
 // Approver asks a human. Approve is called for one call at a time, in call

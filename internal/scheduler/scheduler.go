@@ -241,6 +241,10 @@ func (s *Scheduler) approve(ctx context.Context, calls []*Call) {
 			// before the call can execute, never changed after.
 			c.confined = v == VerdictAllow && confined
 			c.setState(StateScheduled)
+		case precheckFailed(ctx, c):
+			// It would fail: no one is asked to approve it, and where no
+			// one can be, the model hears the failure, not that approval
+			// was missing.
 		case s.approver == nil && hook == HookAsk:
 			// The approval hint (more permissive modes) would not help.
 			c.fail(ErrorTypeExecutionDenied, withReason(fmt.Sprintf(
@@ -248,8 +252,6 @@ func (s *Scheduler) approve(ctx context.Context, calls []*Call) {
 		case s.approver == nil:
 			c.fail(ErrorTypeExecutionDenied, withReason(fmt.Sprintf(
 				"Tool %q needs the user's approval, and no one can approve it in this mode, so it was not run.", c.Name), reason)+" "+s.approvalHint)
-		case precheckFailed(ctx, c):
-			// It would fail: the user is not asked to approve it.
 		default:
 			if s.ask(ctx, c) == OutcomeCancel {
 				// The user aborts the whole batch: nothing of it runs,
@@ -286,7 +288,7 @@ func (s *Scheduler) ask(ctx context.Context, c *Call) Outcome {
 		c.fail(ErrorTypeExecutionDenied, fmt.Sprintf("Asking the user to approve tool %q failed: %v", c.Name, err))
 		return OutcomeDeny
 	}
-	if (d.Outcome == OutcomeAllowOnce || d.Outcome == OutcomeAllowAlways) && len(d.UpdatedInput) > 0 && !s.rewrite(ctx, c, d.UpdatedInput) {
+	if (d.Outcome == OutcomeAllowOnce || d.Outcome == OutcomeAllowAlways) && len(d.UpdatedInput) > 0 && !s.rewrite(ctx, c, d) {
 		return OutcomeDeny
 	}
 	switch d.Outcome {

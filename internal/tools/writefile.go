@@ -60,15 +60,9 @@ func (t *WriteFile) Execute(ctx context.Context, args json.RawMessage, _ Output)
 	if p.Content == nil {
 		return Errorf("INVALID_TOOL_PARAMS", "content is required (use an empty string to write an empty file)"), nil
 	}
-	path, r := resolveFilePath(t.ws, "file_path", p.FilePath)
+	path, r := t.target(p.FilePath)
 	if r != nil {
 		return *r, nil
-	}
-	if inGitDir(t.ws, path) {
-		return Errorf("PATH_NOT_ALLOWED", "Refusing to write %s: files inside .git directories must not be modified.", path), nil
-	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return Errorf("TARGET_IS_DIRECTORY", "%s is a directory; write_file needs a file path.", path), nil
 	}
 	// Past this point the write is one short step; finishing it beats
 	// leaving the model unsure whether the file changed.
@@ -99,4 +93,39 @@ func writeErrorResult(what, path string, err error) Result {
 		return Errorf("PERMISSION_DENIED", "%s %s: %v", what, path, err)
 	}
 	return Errorf("FILE_WRITE_FAILURE", "%s %s: %v", what, path, err)
+}
+
+var _ Prechecker = (*WriteFile)(nil)
+
+// Precheck implements Prechecker: a write Execute would refuse for its
+// path (outside every root, as written or through a symbolic link; inside
+// .git; a directory) fails before anyone is asked to approve it. It
+// changes nothing; Execute checks again.
+func (t *WriteFile) Precheck(ctx context.Context, args json.RawMessage) *Result {
+	if ctx.Err() != nil {
+		return nil
+	}
+	var p writeFileParams
+	if r := decodeFileArgs(args, &p); r != nil {
+		return r
+	}
+	_, r := t.target(p.FilePath)
+	return r
+}
+
+// target resolves the path to write, or returns the error result for a
+// path write_file may not write.
+func (t *WriteFile) target(filePath string) (string, *Result) {
+	path, r := resolveFilePath(t.ws, "file_path", filePath)
+	if r != nil {
+		return "", r
+	}
+	fail := func(r Result) (string, *Result) { return "", &r }
+	if inGitDir(t.ws, path) {
+		return fail(Errorf("PATH_NOT_ALLOWED", "Refusing to write %s: files inside .git directories must not be modified.", path))
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fail(Errorf("TARGET_IS_DIRECTORY", "%s is a directory; write_file needs a file path.", path))
+	}
+	return path, nil
 }

@@ -27,7 +27,19 @@ type deferred struct {
 	onLoad func([]string)
 }
 
-var _ tools.Prechecker = (*deferred)(nil)
+var (
+	_ tools.Prechecker      = (*deferred)(nil)
+	_ tools.ConcurrencySafe = (*deferred)(nil)
+)
+
+// ConcurrencySafe is the tool's own answer when it gives one, otherwise
+// its kind's, as the scheduler would decide for the tool itself.
+func (d *deferred) ConcurrencySafe(args json.RawMessage) bool {
+	if cs, ok := d.Tool.(tools.ConcurrencySafe); ok {
+		return cs.ConcurrencySafe(args)
+	}
+	return d.Tool.Kind().ReadOnly()
+}
 
 func (d *deferred) Schema() json.RawMessage {
 	if d.reg.IsDeferred(d.Name()) {

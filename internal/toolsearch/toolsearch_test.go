@@ -214,3 +214,24 @@ func FuzzQuery(f *testing.F) {
 		}
 	})
 }
+
+// parallelTool answers for its own concurrency, as an MCP tool the server
+// marks read-only does.
+type parallelTool struct{ fakeTool }
+
+func (parallelTool) ConcurrencySafe(json.RawMessage) bool { return true }
+
+// A deferred tool keeps its own answer about running in parallel.
+func TestDeferredKeepsConcurrencySafety(t *testing.T) {
+	reg := tools.NewRegistry()
+	Defer(reg, parallelTool{fakeTool{name: "mcp__kb__peek", schema: `{"type":"object"}`}}, nil)
+	Defer(reg, fakeTool{name: "mcp__kb__poke", schema: `{"type":"object"}`}, nil)
+	peek, _ := reg.Lookup("mcp__kb__peek")
+	if cs, ok := peek.(tools.ConcurrencySafe); !ok || !cs.ConcurrencySafe(nil) {
+		t.Error("a deferred tool that may run in parallel lost that")
+	}
+	poke, _ := reg.Lookup("mcp__kb__poke")
+	if cs, ok := poke.(tools.ConcurrencySafe); ok && cs.ConcurrencySafe(nil) {
+		t.Error("a deferred tool of kind other may run in parallel")
+	}
+}

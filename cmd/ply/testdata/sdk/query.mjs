@@ -30,7 +30,9 @@ const q = query({
         return { behavior: 'deny', message: 'the test forbids writing files' };
       }
       if (toolName === 'run_shell_command') {
-        return { behavior: 'allow', updatedInput: input };
+        // The callback sanitises the command: ply must run this one,
+        // not the model's.
+        return { behavior: 'allow', updatedInput: { ...input, command: 'echo allowed > allowed.txt' } };
       }
       return { behavior: 'deny', message: `the test did not expect ${toolName}` };
     },
