@@ -16,6 +16,13 @@
 // Directories are not recorded: they exist because files are in them, and
 // a restore removes the ones its deletions leave empty.
 //
+// A restore deletes the recorded paths its target does not hold, except
+// those the target's own ignore rules excluded: the .gitignore and
+// .plyignore files it recorded, read back from the store, decide, not the
+// current ones. A file ignored when the target was made was never
+// recorded, so its absence says nothing; the rules changing since (the
+// model dropping ".env" from .gitignore) must not make a rewind delete it.
+//
 // # Why a store of its own rather than a shadow git repository
 //
 // A shadow repository would need either the git program (absent on some

@@ -26,6 +26,10 @@ type RestoreResult struct {
 	// LeftInPlace are files created since that are over the size cap:
 	// the undo checkpoint could not save them, so they were not deleted.
 	LeftInPlace []string
+	// KeptIgnored are files the target does not hold because its own
+	// ignore rules excluded them (rules changed since): the target never
+	// recorded them, so they were not deleted.
+	KeptIgnored []string
 }
 
 // journal is the record of a restore under way.
@@ -104,7 +108,8 @@ var beforeWrite func(dir string)
 
 // Restore puts the workspace back as checkpoint id recorded it. It first
 // records the current state (RestoreResult.Undo). Paths outside the
-// recorded set (ignored files, .git) are not touched. After an
+// recorded set (ignored files, .git) are not touched, nor are those the
+// target's own ignore rules excluded (RestoreResult.KeptIgnored). After an
 // interruption, calling Restore again completes the job.
 func (s *Store) Restore(ctx context.Context, id string) (RestoreResult, error) {
 	s.mu.Lock()
@@ -194,9 +199,14 @@ func (s *Store) apply(ctx context.Context, target, cur *Manifest, res *RestoreRe
 		}
 		return nil
 	}
+	ignored := newTargetIgnores(s, target)
 	for _, e := range deletes {
 		root := cur.Roots[e.Root]
 		p := filepath.Join(root, filepath.FromSlash(e.Rel))
+		if ignored.excluded(e.Root, e.Rel) {
+			res.KeptIgnored = append(res.KeptIgnored, p)
+			continue
+		}
 		if e.Kind == KindSkipped {
 			res.LeftInPlace = append(res.LeftInPlace, p)
 			continue

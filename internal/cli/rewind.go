@@ -290,6 +290,9 @@ func (r *rewinder) restore(ctx context.Context, id string) (checkpoint.RestoreRe
 	for _, p := range res.LeftInPlace {
 		fmt.Fprintf(r.out, "Left in place (created since, over the size cap, so deleting it could not be undone): %s\n", p)
 	}
+	for _, p := range res.KeptIgnored {
+		fmt.Fprintf(r.out, "Left in place (ignored when the checkpoint was made, so never recorded): %s\n", p)
+	}
 	return res, nil
 }
 
