@@ -114,7 +114,7 @@ func rewindCommand(ctx context.Context, args []string, sio IO) int {
 	if err != nil {
 		return fail(sio, headless.ExitError, err.Error())
 	}
-	store, err := checkpointStore(home, ws.Root(), st.Checkpointing, false)
+	store, err := checkpointStore(home, ws.Root(), st.Checkpointing, false, ft.trusted)
 	if err != nil {
 		return fail(sio, headless.ExitError, fmt.Sprintf("opening the checkpoints: %v", err))
 	}
