@@ -26,7 +26,8 @@ var errIndex = errors.New("unreadable git index")
 // workspace root. A path ending in "/" is a sparse directory: everything
 // beneath it is tracked.
 type trackedSet struct {
-	paths []string
+	paths  []string
+	sparse bool // some paths are sparse directories
 }
 
 // tracked reports whether rel, a file, or (isDir) anything beneath the
@@ -44,7 +45,7 @@ func (t *trackedSet) tracked(rel string, isDir bool) bool {
 		return true
 	}
 	// A sparse directory above rel.
-	for d := parentDir(rel); d != ""; d = parentDir(d) {
+	for d := parentDir(rel); t.sparse && d != ""; d = parentDir(d) {
 		if _, ok := slices.BinarySearch(t.paths, d+"/"); ok {
 			return true
 		}
@@ -124,6 +125,7 @@ func readTracked(path, prefix string) (*trackedSet, error) {
 	for _, p := range paths {
 		if rest, ok := strings.CutPrefix(p, prefix); ok && rest != "" {
 			out.paths = append(out.paths, rest)
+			out.sparse = out.sparse || strings.HasSuffix(rest, "/")
 		}
 	}
 	slices.Sort(out.paths)

@@ -92,7 +92,7 @@ func TestGitDirOfAWorktreeFile(t *testing.T) {
 }
 
 func TestSparseDirectoryEntries(t *testing.T) {
-	s := &trackedSet{paths: []string{"a.go", "lib/"}}
+	s := &trackedSet{paths: []string{"a.go", "lib/"}, sparse: true}
 	if !s.tracked("lib/x/y.go", false) || !s.tracked("lib/x", true) || s.tracked("libx.go", false) {
 		t.Error("a sparse directory entry does not cover what is beneath it")
 	}

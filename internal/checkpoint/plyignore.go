@@ -47,11 +47,15 @@ type plyCounts struct {
 	consulted atomic.Bool  // a decision rested on the index (untrusted)
 }
 
-// keepPlyIgnored returns the walk's answer, for root ri, to an entry a
-// .plyignore excludes.
+// keepPlyIgnored returns the walk's answer, for root, to an entry a
+// .plyignore excludes. The index is looked at once per walk, when the
+// first such entry is met.
 func (s *Store) keepPlyIgnored(root string, c *plyCounts) func(rel string, isDir bool) bool {
+	var once sync.Once
+	var set *trackedSet
+	var err error
 	return func(rel string, isDir bool) bool {
-		set, err := s.plyIgnore.index(root)
+		once.Do(func() { set, err = s.plyIgnore.index(root) })
 		if s.opts.TrustPlyIgnore {
 			c.excluded.Add(1)
 			c.tracked.Add(int64(set.count(rel, isDir)))
