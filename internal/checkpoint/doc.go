@@ -22,6 +22,11 @@
 // current ones. A file ignored when the target was made was never
 // recorded, so its absence says nothing; the rules changing since (the
 // model dropping ".env" from .gitignore) must not make a rewind delete it.
+// The other way round, a path the target recorded that is ignored now
+// is restored; when it exists with other content, which the undo
+// checkpoint (made under the current rules) does not hold, that content
+// is added to the undo checkpoint first, or, over the size cap, the file
+// is left alone.
 //
 // # Why a store of its own rather than a shadow git repository
 //

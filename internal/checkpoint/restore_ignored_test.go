@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -104,4 +105,56 @@ func recorded(t *testing.T, s *Store, id string) []string {
 		out = append(out, e.Rel)
 	}
 	return out
+}
+
+// The reverse: a file the target recorded is ignored now and was changed
+// since, so no checkpoint holds what it says now. The restore puts the
+// target's content back, and its undo puts the current content back.
+func TestRestoreOverAFileIgnoredNowCanBeUndone(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	write(t, root, ".gitignore", "", 0o644)
+	write(t, root, "notes.txt", "v1", 0o644)
+	s, err := Open(t.TempDir(), Options{})
+	must(t, err)
+	first, err := s.Checkpoint(ctx, []string{root})
+	must(t, err)
+	write(t, root, ".gitignore", "notes.txt\n", 0o644)
+	write(t, root, "notes.txt", "v2, never recorded", 0o600)
+
+	res, err := s.Restore(ctx, first.ID)
+	must(t, err)
+	if b, _ := os.ReadFile(filepath.Join(root, "notes.txt")); string(b) != "v1" {
+		t.Fatalf("notes.txt after the restore = %q, want the target's v1", b)
+	}
+	_, err = s.Restore(ctx, res.Undo)
+	must(t, err)
+	b, _ := os.ReadFile(filepath.Join(root, "notes.txt"))
+	fi, _ := os.Stat(filepath.Join(root, "notes.txt"))
+	if string(b) != "v2, never recorded" || fi.Mode().Perm() != 0o600 {
+		t.Errorf("notes.txt after the undo = %q (%v), want the content it had before the restore", b, fi.Mode())
+	}
+}
+
+// When the file ignored now is over the size cap, the undo checkpoint
+// cannot save it: it is left as it is and said so.
+func TestRestoreLeavesALargeFileIgnoredNow(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	write(t, root, "notes.txt", "v1", 0o644)
+	s, err := Open(t.TempDir(), Options{MaxFileBytes: 100})
+	must(t, err)
+	first, err := s.Checkpoint(ctx, []string{root})
+	must(t, err)
+	write(t, root, ".gitignore", "notes.txt\n", 0o644)
+	big := strings.Repeat("x", 200)
+	write(t, root, "notes.txt", big, 0o644)
+	res, err := s.Restore(ctx, first.ID)
+	must(t, err)
+	if b, _ := os.ReadFile(filepath.Join(root, "notes.txt")); string(b) != big {
+		t.Errorf("notes.txt, over the cap and unsaved, was replaced by %q", b)
+	}
+	if len(res.LeftInPlace) != 1 || res.LeftInPlace[0] != filepath.Join(root, "notes.txt") {
+		t.Errorf("LeftInPlace = %q", res.LeftInPlace)
+	}
 }
