@@ -11,7 +11,9 @@
 //
 // Every regular file and symbolic link under the workspace roots that the
 // .gitignore and .plyignore files do not exclude, never .git: content (by
-// SHA-256), permission bits and link targets. Files larger than the cap
+// SHA-256), permission bits and link targets. Unless the workspace is
+// trusted (Options.TrustPlyIgnore), a .plyignore excludes only what git
+// does not track, read from the index (plyignore.go). Files larger than the cap
 // are recorded as skipped, and a restore says it left them alone.
 // Directories are not recorded: they exist because files are in them, and
 // a restore removes the ones its deletions leave empty.
