@@ -220,3 +220,38 @@ func dirBytes(b *testing.B, dir string) int64 {
 	})
 	return n
 }
+
+// BenchmarkCheckpointUntrustedPlyIgnore is the unchanged tree of a git
+// repository in an untrusted folder whose .plyignore excludes every
+// tracked file: the worst case of the index lookups, each file asked
+// about. The index is read once; a tracked store asks nothing more.
+func BenchmarkCheckpointUntrustedPlyIgnore(b *testing.B) {
+	root, _ := benchTree(b, benchFiles())
+	gitIn(b, root, "init", "-q")
+	gitIn(b, root, "add", ".")
+	if err := os.WriteFile(filepath.Join(root, ".plyignore"), []byte("*.go\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	time.Sleep(150 * time.Millisecond) // out of the racy window, as benchTree does
+	ctx := context.Background()
+	for _, track := range []bool{false, true} {
+		b.Run(map[bool]string{false: "scan", true: "tracked"}[track], func(b *testing.B) {
+			s, err := Open(b.TempDir(), Options{Track: track})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			if r, err := s.Checkpoint(ctx, []string{root}); err != nil || r.PlyIgnoreOverruled != benchFiles() {
+				b.Fatalf("first checkpoint: %d files, %d kept against the .plyignore, %v", r.Files, r.PlyIgnoreOverruled, err)
+			}
+			cpu0 := cpuTime()
+			for b.Loop() {
+				r, err := s.Checkpoint(ctx, []string{root})
+				if err != nil || !r.Reused || r.Read != 0 {
+					b.Fatalf("unchanged tree: %+v %v", r, err)
+				}
+			}
+			reportCPU(b, cpu0)
+		})
+	}
+}

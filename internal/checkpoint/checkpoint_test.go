@@ -74,7 +74,7 @@ func part(snap map[string]node, outside bool) map[string]node {
 	return out
 }
 
-func write(t *testing.T, root, rel, data string, mode fs.FileMode) {
+func write(t testing.TB, root, rel, data string, mode fs.FileMode) {
 	t.Helper()
 	p := filepath.Join(root, rel)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

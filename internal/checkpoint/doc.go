@@ -11,10 +11,24 @@
 //
 // Every regular file and symbolic link under the workspace roots that the
 // .gitignore and .plyignore files do not exclude, never .git: content (by
-// SHA-256), permission bits and link targets. Files larger than the cap
+// SHA-256), permission bits and link targets. Unless the workspace is
+// trusted (Options.TrustPlyIgnore), a .plyignore excludes only what git
+// does not track, read from the index (plyignore.go). Files larger than the cap
 // are recorded as skipped, and a restore says it left them alone.
 // Directories are not recorded: they exist because files are in them, and
 // a restore removes the ones its deletions leave empty.
+//
+// A restore deletes the recorded paths its target does not hold, except
+// those the target's own ignore rules excluded: the .gitignore and
+// .plyignore files it recorded, read back from the store, decide, not the
+// current ones. A file ignored when the target was made was never
+// recorded, so its absence says nothing; the rules changing since (the
+// model dropping ".env" from .gitignore) must not make a rewind delete it.
+// The other way round, a path the target recorded that is ignored now
+// is restored; when it exists with other content, which the undo
+// checkpoint (made under the current rules) does not hold, that content
+// is added to the undo checkpoint first, or, over the size cap, the file
+// is left alone.
 //
 // # Why a store of its own rather than a shadow git repository
 //

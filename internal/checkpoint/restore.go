@@ -23,9 +23,14 @@ type RestoreResult struct {
 	// NotRestored are files the target recorded as over the size cap:
 	// their content was not saved and they were left as they are.
 	NotRestored []string
-	// LeftInPlace are files created since that are over the size cap:
-	// the undo checkpoint could not save them, so they were not deleted.
+	// LeftInPlace are files over the size cap that the undo checkpoint
+	// could not save, so they were neither deleted nor replaced: created
+	// since, or ignored now and different from the target's.
 	LeftInPlace []string
+	// KeptIgnored are files the target does not hold because its own
+	// ignore rules excluded them (rules changed since): the target never
+	// recorded them, so they were not deleted.
+	KeptIgnored []string
 }
 
 // journal is the record of a restore under way.
@@ -104,7 +109,8 @@ var beforeWrite func(dir string)
 
 // Restore puts the workspace back as checkpoint id recorded it. It first
 // records the current state (RestoreResult.Undo). Paths outside the
-// recorded set (ignored files, .git) are not touched. After an
+// recorded set (ignored files, .git) are not touched, nor are those the
+// target's own ignore rules excluded (RestoreResult.KeptIgnored). After an
 // interruption, calling Restore again completes the job.
 func (s *Store) Restore(ctx context.Context, id string) (RestoreResult, error) {
 	s.mu.Lock()
@@ -127,15 +133,18 @@ func (s *Store) Restore(ctx context.Context, id string) (RestoreResult, error) {
 	if err != nil {
 		return res, fmt.Errorf("checkpoint: record the state before restoring: %w", err)
 	}
+	saved, blobs, tooLarge := s.displaced(target, cur)
 	if j != nil {
 		res.Undo = j.Undo // the state before the interrupted restore
-	} else {
-		res.Undo = cur.ID
+	} else if res.Undo = cur.ID; len(saved) > 0 {
+		if res.Undo, err = s.extendUndo(cur, saved, blobs); err != nil {
+			return res, err
+		}
 	}
 	if err := s.writeJournal(journal{Target: id, Undo: res.Undo, Started: time.Now()}); err != nil {
 		return res, err
 	}
-	if err := s.apply(ctx, target, cur, &res); err != nil {
+	if err := s.apply(ctx, target, cur, skipWrites(tooLarge), &res); err != nil {
 		return res, err
 	}
 	if err := writeDurable(filepath.Join(s.dir, "last-rewind"), []byte(res.Undo+" "+id+"\n")); err != nil {
@@ -149,7 +158,7 @@ func (s *Store) Restore(ctx context.Context, id string) (RestoreResult, error) {
 
 // apply changes the paths where cur differs from target: a merge of
 // their entries, which are sorted, under the same roots.
-func (s *Store) apply(ctx context.Context, target, cur *Manifest, res *RestoreResult) error {
+func (s *Store) apply(ctx context.Context, target, cur *Manifest, leave func(root string, e *Entry) bool, res *RestoreResult) error {
 	if !slices.Equal(target.Roots, cur.Roots) {
 		return fmt.Errorf("checkpoint: restore: the current state was recorded under other roots")
 	}
@@ -194,9 +203,14 @@ func (s *Store) apply(ctx context.Context, target, cur *Manifest, res *RestoreRe
 		}
 		return nil
 	}
+	ignored := newTargetIgnores(s, target)
 	for _, e := range deletes {
 		root := cur.Roots[e.Root]
 		p := filepath.Join(root, filepath.FromSlash(e.Rel))
+		if ignored.excluded(e.Root, e.Rel) {
+			res.KeptIgnored = append(res.KeptIgnored, p)
+			continue
+		}
 		if e.Kind == KindSkipped {
 			res.LeftInPlace = append(res.LeftInPlace, p)
 			continue
@@ -216,6 +230,10 @@ func (s *Store) apply(ctx context.Context, target, cur *Manifest, res *RestoreRe
 		p := filepath.Join(root, filepath.FromSlash(e.Rel))
 		if e.Kind == KindSkipped {
 			res.NotRestored = append(res.NotRestored, p)
+			continue
+		}
+		if leave(root, e) {
+			res.LeftInPlace = append(res.LeftInPlace, p)
 			continue
 		}
 		if err := s.writeEntry(root, e); err != nil {

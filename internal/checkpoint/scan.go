@@ -88,6 +88,13 @@ type Result struct {
 	Reused   bool     // nothing changed: ID is the previous checkpoint's
 	Problems []string // paths that could not be read, directories that could not be listed
 
+	// What .plyignore files left out, counted by a full scan only (see
+	// IgnoreWarning): entries (an excluded directory once), and files git
+	// tracks among them (a trusted workspace). PlyIgnoreOverruled counts
+	// the entries git tracks that an untrusted workspace's .plyignore
+	// would have excluded: they were recorded.
+	PlyIgnored, PlyIgnoredTracked, PlyIgnoreOverruled int
+
 	newBlobs []string // contents this checkpoint stored, to sync before its manifest
 }
 
@@ -211,6 +218,7 @@ func (s *Store) scan(ctx context.Context, roots []string, cache *statCache, star
 	if tr != nil {
 		tr.exclude = excludeStats(roots)
 	}
+	s.plyIgnore.rescan()
 	regions := make([]region, len(roots))
 	for i := range roots {
 		regions[i] = region{root: i, deep: true}
@@ -252,6 +260,7 @@ func (s *Store) walk(ctx context.Context, roots []string, regions []region, cach
 	}
 	ws := make([]scanWorker, workers)
 	var files, read, reused atomic.Int64
+	var ply plyCounts
 	var firstErr error
 	var errOnce sync.Once
 	for _, rg := range regions {
@@ -262,7 +271,7 @@ func (s *Store) walk(ctx context.Context, roots []string, regions []region, cach
 			// link's target.
 			continue
 		}
-		opts := tools.WalkWorkspaceOptions{Workers: workers, Dir: rg.rel}
+		opts := tools.WalkWorkspaceOptions{Workers: workers, Dir: rg.rel, KeepPlyIgnored: s.keepPlyIgnored(root, &ply)}
 		if !rg.deep {
 			opts.MaxDepth = 1
 		}
@@ -301,7 +310,8 @@ func (s *Store) walk(ctx context.Context, roots []string, regions []region, cach
 	if firstErr != nil {
 		return nil, Result{}, 0, firstErr
 	}
-	var res Result
+	s.plyIgnore.noteWalk(roots, &ply)
+	res := Result{PlyIgnored: int(ply.excluded.Load()), PlyIgnoredTracked: int(ply.tracked.Load()), PlyIgnoreOverruled: int(ply.overruled.Load())}
 	n := 0
 	for i := range ws {
 		n += len(ws[i].entries)

@@ -38,6 +38,10 @@ type Options struct {
 	// directories where something changed (see the package doc). For a
 	// long-lived Store, such as a session's; Close releases the watches.
 	Track bool
+	// TrustPlyIgnore lets .plyignore files exclude files git tracks: for
+	// a workspace the user trusts. Otherwise they exclude only untracked
+	// paths (see plyignore.go).
+	TrustPlyIgnore bool
 }
 
 // Defaults of the bounds of one checkpoint.
@@ -64,6 +68,7 @@ type Store struct {
 	// the tracker may watch: it is not tried again.
 	untrackable bool
 	scans       int // full scans made, for tests
+	plyIgnore   plyIgnores
 }
 
 // Close releases the change tracker. The Store remains usable; its

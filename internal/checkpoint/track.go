@@ -24,7 +24,7 @@ func (s *Store) trackedScan(ctx context.Context, roots []string, cache *statCach
 		return nil, Result{}, errFullScan
 	}
 	c := tr.drain()
-	if c.full || !slices.Equal(tr.exclude, excludeStats(roots)) {
+	if c.full || !slices.Equal(tr.exclude, excludeStats(roots)) || s.plyIgnore.changed(roots) {
 		return nil, Result{}, errFullScan
 	}
 	// A file with several names can change through a name in a directory

@@ -28,17 +28,21 @@ type checkpointer struct {
 	log   *slog.Logger
 	off   bool // the workspace proved too large: stop trying
 	msgs  messageCheckpoints
+	// warned is the last warning about what ignore rules leave out,
+	// so that each is logged once.
+	warned string
 }
 
 // checkpointStore opens the checkpoint store of the workspace root.
 // A session's store (track) keeps a change tracker, so that a checkpoint
-// of an unchanged workspace costs nothing like a scan.
-func checkpointStore(home, root string, st settings.Checkpointing, track bool) (*checkpoint.Store, error) {
+// of an unchanged workspace costs nothing like a scan. Only a trusted
+// workspace's .plyignore may leave files git tracks out of checkpoints.
+func checkpointStore(home, root string, st settings.Checkpointing, track, trusted bool) (*checkpoint.Store, error) {
 	proj, err := session.ProjectDir(home, root)
 	if err != nil {
 		return nil, err
 	}
-	return checkpoint.Open(filepath.Join(home, "checkpoints", filepath.Base(proj)), checkpoint.Options{MaxFileBytes: st.MaxFile(), Track: track})
+	return checkpoint.Open(filepath.Join(home, "checkpoints", filepath.Base(proj)), checkpoint.Options{MaxFileBytes: st.MaxFile(), Track: track, TrustPlyIgnore: trusted})
 }
 
 // newCheckpointer returns the checkpointer of a session, or nil when
@@ -48,7 +52,7 @@ func newCheckpointer(cfg *config, ws *tools.Workspace, sess *opened, reg *tools.
 	if !st.IsEnabled() || cfg.home == "" {
 		return nil
 	}
-	store, err := checkpointStore(cfg.home, ws.Root(), st, true)
+	store, err := checkpointStore(cfg.home, ws.Root(), st, true, cfg.trust.trusted)
 	if err != nil {
 		log.Warn("checkpoints are off: opening the store failed", "err", err)
 		return nil
@@ -102,6 +106,13 @@ func (c *checkpointer) take(ctx context.Context, why string) string {
 	}
 	if len(r.Skipped) > 0 {
 		c.log.Info("files over the checkpoint size cap were not saved", "files", r.Skipped)
+	}
+	if w := r.IgnoreWarning(); w != "" && w != c.warned {
+		c.warned = w
+		c.log.Warn(w)
+	}
+	if r.PlyIgnoreOverruled > 0 {
+		c.log.Info("the untrusted workspace's .plyignore was not applied to paths git tracks: they are recorded", "paths", r.PlyIgnoreOverruled)
 	}
 	return r.ID
 }

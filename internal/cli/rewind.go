@@ -114,7 +114,7 @@ func rewindCommand(ctx context.Context, args []string, sio IO) int {
 	if err != nil {
 		return fail(sio, headless.ExitError, err.Error())
 	}
-	store, err := checkpointStore(home, ws.Root(), st.Checkpointing, false)
+	store, err := checkpointStore(home, ws.Root(), st.Checkpointing, false, ft.trusted)
 	if err != nil {
 		return fail(sio, headless.ExitError, fmt.Sprintf("opening the checkpoints: %v", err))
 	}
@@ -288,7 +288,10 @@ func (r *rewinder) restore(ctx context.Context, id string) (checkpoint.RestoreRe
 		fmt.Fprintf(r.out, "Not restored (over the checkpoint size cap, its content was not saved): %s\n", p)
 	}
 	for _, p := range res.LeftInPlace {
-		fmt.Fprintf(r.out, "Left in place (created since, over the size cap, so deleting it could not be undone): %s\n", p)
+		fmt.Fprintf(r.out, "Left in place (over the size cap, so deleting or replacing it could not be undone): %s\n", p)
+	}
+	for _, p := range res.KeptIgnored {
+		fmt.Fprintf(r.out, "Left in place (ignored when the checkpoint was made, so never recorded): %s\n", p)
 	}
 	return res, nil
 }

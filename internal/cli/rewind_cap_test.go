@@ -31,7 +31,7 @@ func TestRewindReportsFilesOverTheCap(t *testing.T) {
 	}
 	for _, want := range []string{
 		"Not restored (over the checkpoint size cap, its content was not saved): " + filepath.Join(dir, "big.bin"),
-		"Left in place (created since, over the size cap, so deleting it could not be undone): " + filepath.Join(dir, "huge-new.bin"),
+		"Left in place (over the size cap, so deleting or replacing it could not be undone): " + filepath.Join(dir, "huge-new.bin"),
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("rewind output lacks %q:\n%s", want, r.stdout)

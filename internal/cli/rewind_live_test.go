@@ -42,7 +42,7 @@ func TestRewindFromTheUI(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	store, err := checkpointStore(home, dir, settings.Checkpointing{}, false)
+	store, err := checkpointStore(home, dir, settings.Checkpointing{}, false, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,6 +31,16 @@ func FuzzMatch(f *testing.F) {
 		if path != "" {
 			(*Stack)(nil).Push(m).Ignored(path, isDir)
 		}
+		// A second file tagged apart: Decide agrees with Match, and
+		// leaving the tagged file out leaves the first one's verdict.
+		st := (*Stack)(nil).Push(Parse("", []byte(pattern))).Push(Parse("", []byte(path)).SetTag(1))
+		dv, dm := st.Decide(path, isDir)
+		if dv != st.Match(path, isDir) || (dv == NoMatch) != (dm == nil) {
+			t.Fatalf("Decide(%q) = %v, %v; Match says %v", path, dv, dm, st.Match(path, isDir))
+		}
+		if got := st.MatchExcept(path, isDir, 1); got != v {
+			t.Fatalf("MatchExcept(%q) = %v, the untagged file alone says %v", path, got, v)
+		}
 
 		sub := Parse("sub", []byte(pattern))
 		if got := sub.Match("sub/"+path, isDir); got != v && path != "" {

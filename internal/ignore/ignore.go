@@ -54,6 +54,7 @@ func AlwaysIgnored(name string) bool { return name == ".git" }
 type Matcher struct {
 	dir   string // directory of the file relative to the walk root; "" is the root
 	rules []rule
+	tag   uint8 // the caller's label for the kind of file (SetTag)
 }
 
 // rule is one pattern line.
@@ -91,6 +92,25 @@ func (m *Matcher) Dir() string { return m.dir }
 
 // Len returns the number of patterns (comments and blank lines excluded).
 func (m *Matcher) Len() int { return len(m.rules) }
+
+// SetTag labels m with tag, which the caller chooses to tell kinds of
+// ignore files apart (a walker honouring .gitignore and another file);
+// Stack.Decide reports it and Stack.MatchExcept leaves tagged files out.
+// It returns m; a nil m stays nil.
+func (m *Matcher) SetTag(tag uint8) *Matcher {
+	if m != nil {
+		m.tag = tag
+	}
+	return m
+}
+
+// Tag returns the label SetTag gave m, 0 by default.
+func (m *Matcher) Tag() uint8 {
+	if m == nil {
+		return 0
+	}
+	return m.tag
+}
 
 // Match returns the verdict of the last pattern that matches rel, a
 // slash-separated path relative to the walk root. A path outside the
@@ -156,6 +176,31 @@ func (s *Stack) Push(m *Matcher) *Stack {
 // deeper .gitignore files override shallower ones.
 func (s *Stack) Match(rel string, isDir bool) Verdict {
 	for ; s != nil; s = s.parent {
+		if v := s.m.Match(rel, isDir); v != NoMatch {
+			return v
+		}
+	}
+	return NoMatch
+}
+
+// Decide is Match that also returns the file that decided: the matcher
+// whose pattern matched, nil for NoMatch.
+func (s *Stack) Decide(rel string, isDir bool) (Verdict, *Matcher) {
+	for ; s != nil; s = s.parent {
+		if v := s.m.Match(rel, isDir); v != NoMatch {
+			return v, s.m
+		}
+	}
+	return NoMatch, nil
+}
+
+// MatchExcept is Match with the files tagged tag left out, as if they
+// were not there.
+func (s *Stack) MatchExcept(rel string, isDir bool, tag uint8) Verdict {
+	for ; s != nil; s = s.parent {
+		if s.m.tag == tag {
+			continue
+		}
 		if v := s.m.Match(rel, isDir); v != NoMatch {
 			return v
 		}

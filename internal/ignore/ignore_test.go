@@ -375,3 +375,34 @@ func BenchmarkStackIgnored(b *testing.B) {
 		s.Ignored(paths[i%len(paths)], i%3 == 0)
 	}
 }
+
+func TestDecideAndMatchExcept(t *testing.T) {
+	const other = 1
+	var s *Stack
+	s = s.Push(Parse("", []byte("*.log\n")))
+	s = s.Push(Parse("", []byte("*\n!keep.txt\n")).SetTag(other))
+	for _, c := range []struct {
+		rel     string
+		v       Verdict
+		tag     uint8
+		without Verdict
+	}{
+		{"a.log", Ignore, other, Ignore},
+		{"a.go", Ignore, other, NoMatch},
+		{"keep.txt", Include, other, NoMatch},
+	} {
+		v, m := s.Decide(c.rel, false)
+		if v != c.v || m.Tag() != c.tag {
+			t.Errorf("Decide(%q) = %v from tag %d, want %v from tag %d", c.rel, v, m.Tag(), c.v, c.tag)
+		}
+		if got := s.MatchExcept(c.rel, false, other); got != c.without {
+			t.Errorf("MatchExcept(%q) = %v, want %v", c.rel, got, c.without)
+		}
+	}
+	if v, m := (*Stack)(nil).Push(Parse("", []byte("x\n"))).Decide("y", false); v != NoMatch || m != nil {
+		t.Errorf("Decide of an unmatched path = %v, %v", v, m)
+	}
+	if (*Matcher)(nil).SetTag(other) != nil || (*Matcher)(nil).Tag() != 0 {
+		t.Error("a nil matcher has a tag")
+	}
+}

@@ -57,7 +57,14 @@ type walkOptions struct {
 	// included) before it is listed, so that a caller watching the tree
 	// for changes starts watching a directory before it reads it.
 	BeforeDir func(dir string)
+	// KeepPlyIgnored, when set, is asked about each entry a .plyignore
+	// excludes and no .gitignore does (rel relative to IgnoreRoot); true
+	// keeps it, and a kept directory is listed with the rules as they are.
+	KeepPlyIgnored func(rel string, isDir bool) bool
 }
+
+// tagPly labels the matchers of .plyignore files.
+const tagPly = 1
 
 // walkStats reports what a walk could not read.
 type walkStats struct {
@@ -214,7 +221,7 @@ func (w *walker) readDir(worker int, d walkDir) []walkDir {
 			continue
 		}
 		p := prefix + name
-		if stack.Ignored(p[w.ignoreCut:], isDir) {
+		if stack.Ignored(p[w.ignoreCut:], isDir) && !w.keepPlyIgnored(stack, p[w.ignoreCut:], isDir) {
 			continue
 		}
 		if isDir {
@@ -229,6 +236,19 @@ func (w *walker) readDir(worker int, d walkDir) []walkDir {
 		}
 	}
 	return subdirs
+}
+
+// keepPlyIgnored reports whether the ignored entry rel is kept by
+// walkOptions.KeepPlyIgnored: only when a .plyignore decided and the
+// .gitignore files alone would not exclude it.
+func (w *walker) keepPlyIgnored(stack *ignore.Stack, rel string, isDir bool) bool {
+	if w.opts.KeepPlyIgnored == nil {
+		return false
+	}
+	if _, m := stack.Decide(rel, isDir); m.Tag() != tagPly || stack.MatchExcept(rel, isDir, tagPly) == ignore.Ignore {
+		return false
+	}
+	return w.opts.KeepPlyIgnored(rel, isDir)
 }
 
 // pushIgnores returns stack with the ignore files among ents, the entries
@@ -247,7 +267,7 @@ func (w *walker) pushIgnores(stack *ignore.Stack, dir string, ents []fs.DirEntry
 		stack = stack.Push(w.loadIgnore(dir, ".gitignore"))
 	}
 	if ply {
-		stack = stack.Push(w.loadIgnore(dir, ".plyignore"))
+		stack = stack.Push(w.loadIgnore(dir, ".plyignore").SetTag(tagPly))
 	}
 	return stack
 }
@@ -288,7 +308,7 @@ func (w *walker) ancestorStack() *ignore.Stack {
 	for {
 		s = s.Push(w.loadIgnore(dir, ".gitignore"))
 		if w.opts.PlyIgnore {
-			s = s.Push(w.loadIgnore(dir, ".plyignore"))
+			s = s.Push(w.loadIgnore(dir, ".plyignore").SetTag(tagPly))
 		}
 		i := strings.IndexByte(rel, '/')
 		if i < 0 {

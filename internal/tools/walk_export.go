@@ -54,11 +54,17 @@ type WalkWorkspaceOptions struct {
 	// BeforeDir, when set, is called with the path of each directory, Dir
 	// included, before the directory is listed (from any worker).
 	BeforeDir func(dir string)
+	// KeepPlyIgnored, when set, is asked (from any worker) about each
+	// entry a .plyignore file excludes and no .gitignore does, rel
+	// relative to the root: true keeps it (a directory is then listed,
+	// its entries judged by the same rules). It lets a caller refuse a
+	// .plyignore it does not trust the right to hide some paths.
+	KeepPlyIgnored func(rel string, isDir bool) bool
 }
 
 // WalkWorkspaceWith is WalkWorkspace over part of the tree.
 func WalkWorkspaceWith(ctx context.Context, root string, o WalkWorkspaceOptions, fn func(worker int, f WorkspaceFile) bool) (unreadable int, err error) {
-	opts := walkOptions{Root: root, Workers: o.Workers, Links: true, PlyIgnore: true, DirFD: true, MaxDepth: o.MaxDepth, BeforeDir: o.BeforeDir}
+	opts := walkOptions{Root: root, Workers: o.Workers, Links: true, PlyIgnore: true, DirFD: true, MaxDepth: o.MaxDepth, BeforeDir: o.BeforeDir, KeepPlyIgnored: o.KeepPlyIgnored}
 	prefix := ""
 	if o.Dir != "" {
 		opts.IgnoreRoot, opts.Root = root, walkDirPrefix(root)+filepath.FromSlash(o.Dir)
