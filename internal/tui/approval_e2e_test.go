@@ -59,8 +59,8 @@ func TestTmuxLongCommandReadable(t *testing.T) {
 	x.run("send-keys", "-t", "ply", "-l", "n")
 	x.run("send-keys", "-t", "ply", "Enter")
 
-	s = x.waitFor("commands starting with `touch`")
-	for _, want := range []string{"a allow always: commands starting with `touch`, this session", "p … and save to project settings (.ply/settings.json)"} {
+	s = x.waitFor("`touch` with paths inside the workspace")
+	for _, want := range []string{"a allow always: `touch` with paths inside the workspace, this session", "p … and save to project settings (.ply/settings.json)"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the dialog lacks %q:\n%s", want, s)
 		}
@@ -74,7 +74,7 @@ func TestTmuxLongCommandReadable(t *testing.T) {
 		t.Errorf("the allowed command did not run: %v", err)
 	}
 	saved, _ := os.ReadFile(filepath.Join(dir, ".ply", "settings.json"))
-	if !strings.Contains(string(saved), `"Bash(touch:*)"`) {
+	if !strings.Contains(string(saved), `"Bash(@workspace touch:*)"`) {
 		t.Fatalf("the rule was not saved: %s", saved)
 	}
 }
