@@ -63,6 +63,9 @@ type Policy struct {
 	// /dev/null, /dev/zero and /dev/full, the random devices and
 	// WritableDirs can be written.
 	ReadOnly bool `json:"read_only"`
+	// ReadableDirs are absolute directories a ReadOnly command may also
+	// read and execute, besides the system's (see ReadOnlyPolicy).
+	ReadableDirs []string `json:"readable_dirs,omitempty"`
 }
 
 // ReadOnlyPolicy is the profile of a command that runs without anyone's

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -51,7 +52,7 @@ func runHelper(args []string) error {
 		return err
 	}
 	if sp.Policy != nil {
-		if err := confine(*sp.Policy); err != nil {
+		if err := confine(*sp.Policy, helperEnviron()); err != nil {
 			return err
 		}
 	}
@@ -61,16 +62,17 @@ func runHelper(args []string) error {
 	return nil // not reached
 }
 
-// confine restricts the calling thread, which it locks, by p: Landlock,
-// then the socket filter unless p allows the network.
-func confine(p Policy) error {
+// confine restricts the calling thread, which it locks, by p for a
+// command whose environment is env: no_new_privs, no capabilities,
+// Landlock, then the system call filter.
+func confine(p Policy, env []string) error {
 	abi, err := Available()
 	if err != nil {
 		// Never run the command unconfined: the caller asked for a
 		// sandbox and must decide, not the helper.
 		return err
 	}
-	cfg, rules := ruleset(p, abi)
+	cfg, rules := ruleset(p, abi, env)
 	fd, flags, err := cfg.NewRulesetFD(rules...)
 	if err != nil {
 		return fmt.Errorf("build the Landlock ruleset: %w", err)
@@ -78,6 +80,7 @@ func confine(p Policy) error {
 	if fd < 0 {
 		return errors.New("the Landlock ruleset is empty; refusing to run unconfined")
 	}
+	defer unix.Close(fd)
 	// The restriction belongs to this thread only; execve from the same
 	// thread carries it into the command, and the other Go threads die
 	// with the exec. The thread is never unlocked.
@@ -87,21 +90,24 @@ func confine(p Policy) error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
 	}
+	if err := dropCapabilities(); err != nil {
+		return fmt.Errorf("drop capabilities: %w", err)
+	}
 	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
 		return fmt.Errorf("landlock_restrict_self: %w", err)
 	}
-	_ = unix.Close(fd)
-	if !p.AllowNetwork {
-		if err := installSocketFilter(); err != nil {
-			return err
-		}
+	spec := filterFor(p)
+	if spec.network && !spec.readOnly && auditArch() == 0 {
+		// With the network allowed the filter denies nothing Landlock
+		// relies on; where ply has none, the command runs without it.
+		return nil
 	}
-	return nil
+	return installFilter(spec)
 }
 
 // ruleset turns p into a Landlock configuration for a kernel with the
 // given ABI and the rules that grant what p allows.
-func ruleset(p Policy, abi int) (landlock.Config, []landlock.Rule) {
+func ruleset(p Policy, abi int, env []string) (landlock.Config, []landlock.Rule) {
 	// BestEffort drops the rights the running kernel does not know;
 	// runHelper has already refused a kernel with no Landlock at all,
 	// where best effort would enforce nothing.
@@ -128,11 +134,11 @@ func ruleset(p Policy, abi int) (landlock.Config, []landlock.Rule) {
 		// would make best effort enforce nothing.
 		writable = writable.WithRefer()
 	}
-	rules := []landlock.Rule{landlock.RODirs("/"), writable}
 	if p.ReadOnly {
-		return cfg, append(rules, landlock.RWFiles(sinkFiles...).IgnoreIfMissing())
+		rules := append(readOnlyRules(p, env), writable, landlock.RWFiles(sinkFiles...).IgnoreIfMissing())
+		return cfg, rules
 	}
-	return cfg, append(rules,
+	return cfg, append([]landlock.Rule{landlock.RODirs("/"), writable},
 		landlock.RWFiles(devFiles...).WithIoctlDev().IgnoreIfMissing(),
 		landlock.RWDirs(devDirs...).IgnoreIfMissing(),
 	)
@@ -166,7 +172,11 @@ func Start(cmd *exec.Cmd, p Policy) error {
 	errc := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread is discarded
-		if err := confine(p); err != nil {
+		env := cmd.Env
+		if env == nil {
+			env = os.Environ()
+		}
+		if err := confine(p, env); err != nil {
 			errc <- fmt.Errorf("sandbox: %w", err)
 			return
 		}

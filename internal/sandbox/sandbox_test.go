@@ -15,6 +15,7 @@ import (
 // Wrap starts os.Executable(), which here is this binary.
 func TestMain(m *testing.M) {
 	MaybeRunHelper()
+	maybeRunProbe()
 	os.Exit(m.Run())
 }
 

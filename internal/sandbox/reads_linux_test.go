@@ -1,0 +1,148 @@
+package sandbox
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fakeHome lays out a home directory with the secrets a read-only command
+// must not read, the git configuration it must, and a program on PATH.
+func fakeHome(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	for name, content := range map[string]string{
+		".ssh/id_ed25519":          "ssh-secret",
+		".aws/credentials":         "aws-secret",
+		".config/gh/hosts.yml":     "gh-secret",
+		".config/git/credentials":  "git-secret",
+		".git-credentials":         "git-secret",
+		".ply/sessions/other.json": "ply-secret",
+		"other-project/notes.txt":  "project-secret",
+		".gitconfig":               "[user]\n\tname = From Gitconfig\n",
+		".config/git/ignore":       "*.ignored-by-xdg\n",
+		"bin/hello":                "#!/bin/sh\necho hello from path\n",
+	} {
+		p := filepath.Join(home, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return home
+}
+
+// TestReadOnlyReads checks what an auto-approved command may read: the
+// workspace, the system, the user's git configuration and its PATH, but
+// none of the home directory's secrets, even when PATH names the home
+// directory itself, and not root's own secrets in /etc.
+func TestReadOnlyReads(t *testing.T) {
+	requireLandlock(t)
+	bothWays(t, func(t *testing.T) {
+		ws, _ := dirs(t)
+		home := fakeHome(t)
+		git := exec.Command("git", "init", "-q", ws)
+		if out, err := git.CombinedOutput(); err != nil {
+			t.Fatalf("git init: %v\n%s", err, out)
+		}
+		if err := os.WriteFile(filepath.Join(ws, "file.txt"), []byte("workspace"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p := ReadOnlyPolicy(t.TempDir())
+		p.ReadableDirs = []string{ws}
+		env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME=",
+			"PATH="+filepath.Join(home, "bin")+":"+home+":/usr/bin:/bin")
+		script := `cat file.txt; echo; hello; git config user.name; git status --short; cat /etc/hostname >/dev/null && echo etc-ok; head -c1 /proc/self/status >/dev/null && echo proc-ok`
+		out, err := runEnv(t, p, ws, env, script)
+		for _, w := range []string{"workspace", "hello from path", "From Gitconfig", "?? file.txt", "etc-ok", "proc-ok"} {
+			if !strings.Contains(out, w) {
+				t.Errorf("missing %q: %v\n%s", w, err, out)
+			}
+		}
+		for _, secret := range []string{".ssh/id_ed25519", ".aws/credentials", ".config/gh/hosts.yml", ".config/git/credentials",
+			".git-credentials", ".ply/sessions/other.json", "other-project/notes.txt"} {
+			out, err := runEnv(t, p, ws, env, "cat "+filepath.Join(home, secret))
+			if err == nil || strings.Contains(out, "secret") {
+				t.Errorf("read %s: %v\n%s", secret, err, out)
+			}
+		}
+		if os.Geteuid() == 0 {
+			if _, err := os.Stat("/etc/shadow"); err == nil {
+				if out, err := runEnv(t, p, ws, env, "cat /etc/shadow"); err == nil {
+					t.Errorf("root read /etc/shadow:\n%s", out)
+				}
+			}
+		}
+	})
+}
+
+// runEnv is run with the command's environment set.
+func runEnv(t *testing.T, p Policy, dir string, env []string, script string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Dir, cmd.Env = dir, env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := startConfined(cmd, p); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	return out.String(), err
+}
+
+// TestEtcReadable checks the walk of /etc on a made-up tree: what only
+// its owner or group may read is left out, and a directory holding such
+// a file is split into its other entries.
+func TestEtcReadable(t *testing.T) {
+	root := t.TempDir()
+	for name, mode := range map[string]os.FileMode{
+		"open/a": 0o644, "open/sub/b": 0o644,
+		"mixed/public": 0o644, "mixed/shadow": 0o640, "mixed/keys/host_key": 0o600, "mixed/keys/host_key.pub": 0o644,
+	} {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil { // past the umask
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(root, "private"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "open", "a"), filepath.Join(root, "mixed", "link")); err != nil {
+		t.Fatal(err)
+	}
+	var r readableSet
+	budget := 100
+	if r.walk(root, &budget) {
+		t.Fatal("a tree with private files was found world-readable")
+	}
+	rel := func(ps []string) string {
+		var out []string
+		for _, p := range ps {
+			out = append(out, strings.TrimPrefix(p, root+"/"))
+		}
+		return strings.Join(out, " ")
+	}
+	if got := rel(r.dirs); got != "open" {
+		t.Errorf("dirs %q, want open", got)
+	}
+	if got := rel(r.files); got != "mixed/keys/host_key.pub mixed/link mixed/public" {
+		t.Errorf("files %q", got)
+	}
+	budget = 2
+	var small readableSet
+	small.walk(root, &budget)
+	if len(small.dirs)+len(small.files) > 2 {
+		t.Errorf("past the budget: %+v", small)
+	}
+}
