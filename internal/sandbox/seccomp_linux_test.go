@@ -31,9 +31,9 @@ func TestFilterProgram(t *testing.T) {
 	type want struct{ ro, sandbox, network int }
 	same := func(v int) want { return want{v, v, v} }
 	for _, c := range []struct {
-		name             string
+		name              string
 		a, nr, arg0, arg1 uint32
-		want             want
+		want              want
 	}{
 		{"read", arch, unix.SYS_READ, 0, 0, same(allow)},
 		{"socket", arch, unix.SYS_SOCKET, unix.AF_INET, unix.SOCK_STREAM, want{eacces, eacces, allow}},
