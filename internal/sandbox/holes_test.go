@@ -248,3 +248,19 @@ except PermissionError:
 		t.Fatalf("%v: %s", err, out)
 	}
 }
+
+// python returns the real python3 executable (not a version manager's
+// shim) and the directories a read-only command must read to run it; ""
+// when there is none.
+func python(t *testing.T) (exe string, dirs []string) {
+	t.Helper()
+	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable); print(sys.base_prefix); print(sys.prefix)").Output()
+	if err != nil {
+		return "", nil
+	}
+	lines := strings.Fields(string(out))
+	if len(lines) != 3 {
+		return "", nil
+	}
+	return lines[0], append([]string{filepath.Dir(lines[0])}, lines[1:]...)
+}

@@ -127,10 +127,22 @@ func userReadable(env []string) (r readableSet) {
 		return ""
 	}
 	home := filepath.Clean(get("HOME"))
+	realHome, err := filepath.EvalSymlinks(home)
+	if err != nil {
+		realHome = home
+	}
 	var paths []string
 	for _, d := range filepath.SplitList(get("PATH")) {
 		d = filepath.Clean(d)
-		if filepath.IsAbs(d) && d != "/" && !within(d, home) {
+		if !filepath.IsAbs(d) {
+			continue
+		}
+		// The rule follows links: judge where the entry leads.
+		real, err := filepath.EvalSymlinks(d)
+		if err != nil {
+			continue // missing: nothing to read
+		}
+		if d != "/" && real != "/" && !within(d, home) && !within(real, realHome) {
 			paths = append(paths, d)
 		}
 	}
@@ -174,7 +186,13 @@ func within(dir, path string) bool {
 func readOnlyRules(p Policy, env []string) []landlock.Rule {
 	extra := userReadable(env)
 	extra.add(p.ReadableDirs...)
-	etc := etcReadable()
+	etc := readableSet{dirs: []string{"/etc"}}
+	if os.Geteuid() == 0 {
+		// Only root, even without capabilities, owns and so reads /etc's
+		// private files; any other user is kept from them by their
+		// permissions, and one rule is cheaper than a hundred.
+		etc = etcReadable()
+	}
 	return []landlock.Rule{
 		landlock.RODirs(systemDirs...).IgnoreIfMissing(),
 		landlock.RODirs(kernelDirs...).IgnoreIfMissing(),

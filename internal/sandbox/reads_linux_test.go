@@ -40,7 +40,7 @@ func fakeHome(t *testing.T) string {
 // TestReadOnlyReads checks what an auto-approved command may read: the
 // workspace, the system, the user's git configuration and its PATH, but
 // none of the home directory's secrets, even when PATH names the home
-// directory itself, and not root's own secrets in /etc.
+// directory itself or a link to it, and not root's own secrets in /etc.
 func TestReadOnlyReads(t *testing.T) {
 	requireLandlock(t)
 	bothWays(t, func(t *testing.T) {
@@ -55,8 +55,12 @@ func TestReadOnlyReads(t *testing.T) {
 		}
 		p := ReadOnlyPolicy(t.TempDir())
 		p.ReadableDirs = []string{ws}
+		link := filepath.Join(t.TempDir(), "home-link")
+		if err := os.Symlink(home, link); err != nil {
+			t.Fatal(err)
+		}
 		env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME=",
-			"PATH="+filepath.Join(home, "bin")+":"+home+":/usr/bin:/bin")
+			"PATH="+filepath.Join(home, "bin")+":"+home+":"+link+":/usr/bin:/bin")
 		script := `cat file.txt; echo; hello; git config user.name; git status --short; cat /etc/hostname >/dev/null && echo etc-ok; head -c1 /proc/self/status >/dev/null && echo proc-ok`
 		out, err := runEnv(t, p, ws, env, script)
 		for _, w := range []string{"workspace", "hello from path", "From Gitconfig", "?? file.txt", "etc-ok", "proc-ok"} {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"syscall"
 
@@ -145,7 +144,8 @@ func ruleset(p Policy, abi int, env []string) (landlock.Config, []landlock.Rule)
 }
 
 // ReadOnlyAvailable reports why ReadOnlyPolicy cannot be enforced here,
-// or nil: it needs Landlock and the socket filter for this architecture.
+// or nil: it needs Landlock and the system call filter for this
+// architecture.
 func ReadOnlyAvailable() error {
 	if _, err := Available(); err != nil {
 		return err
@@ -158,16 +158,14 @@ func ReadOnlyAvailable() error {
 
 // Start starts cmd confined by p without re-executing anything: a new
 // goroutine locks itself to its OS thread, confines that thread alone
-// (Landlock, no_new_privs and the socket filter are per thread), starts
-// cmd from it, so that the command inherits the confinement, and ends
-// without unlocking, which makes the Go runtime end the thread too. The
+// (capabilities, Landlock, no_new_privs and the system call filter are
+// per thread), starts cmd from it, so that the command inherits the
+// confinement, and ends without unlocking, which makes the Go runtime end the thread too. The
 // runtime never starts threads from a locked one, and the rest of the
 // process is never confined. cmd is started as by cmd.Start.
 func Start(cmd *exec.Cmd, p Policy) error {
-	for _, d := range p.WritableDirs {
-		if !filepath.IsAbs(d) {
-			return fmt.Errorf("sandbox: writable directory %q is not absolute", d)
-		}
+	if err := p.check(); err != nil {
+		return err
 	}
 	errc := make(chan error, 1)
 	go func() {
