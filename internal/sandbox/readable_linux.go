@@ -6,9 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-
-	"github.com/landlock-lsm/go-landlock/landlock"
-	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
 
 // A read-only command reads only what it needs to run and what its task
@@ -181,27 +178,22 @@ func within(dir, path string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
-// readOnlyRules are the Landlock rules that let a read-only command read
-// (and execute) what it needs, given its environment env.
-func readOnlyRules(p Policy, env []string) []landlock.Rule {
-	extra := userReadable(env)
-	extra.add(p.ReadableDirs...)
-	etc := readableSet{dirs: []string{"/etc"}}
-	if os.Geteuid() == 0 {
+// readOnlySet is what a read-only command may read (and execute), given
+// its environment env, besides its temporary directory and the sinks.
+func readOnlySet(p Policy, env []string) readableSet {
+	r := userReadable(env)
+	r.add(p.ReadableDirs...)
+	r.dirs = append(r.dirs, systemDirs...)
+	r.dirs = append(r.dirs, kernelDirs...)
+	if os.Geteuid() != 0 {
 		// Only root, even without capabilities, owns and so reads /etc's
 		// private files; any other user is kept from them by their
 		// permissions, and one rule is cheaper than a hundred.
-		etc = etcReadable()
+		r.dirs = append(r.dirs, "/etc")
+		return r
 	}
-	return []landlock.Rule{
-		landlock.RODirs(systemDirs...).IgnoreIfMissing(),
-		landlock.RODirs(kernelDirs...).IgnoreIfMissing(),
-		landlock.RODirs(etc.dirs...).IgnoreIfMissing(),
-		landlock.ROFiles(etc.files...).IgnoreIfMissing(),
-		landlock.RODirs(extra.dirs...).IgnoreIfMissing(),
-		landlock.ROFiles(extra.files...).IgnoreIfMissing(),
-		// Listing /dev shows names only; of its devices, only the data
-		// sinks can be opened (sinkFiles), never a disk or a terminal.
-		landlock.PathAccess(ll.AccessFSReadDir, "/dev").IgnoreIfMissing(),
-	}
+	etc := etcReadable()
+	r.dirs = append(r.dirs, etc.dirs...)
+	r.files = append(r.files, etc.files...)
+	return r
 }

@@ -150,3 +150,53 @@ func TestEtcReadable(t *testing.T) {
 		t.Errorf("past the budget: %+v", small)
 	}
 }
+
+// TestReadLayerKept checks the kept read layer: a file replaced by
+// rename between two commands (as git config --global and editors save)
+// is read in its new version, and a command cannot write the temporary
+// directory of the command before it.
+func TestReadLayerKept(t *testing.T) {
+	requireLandlock(t)
+	ws, _ := dirs(t)
+	home := fakeHome(t)
+	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME=")
+	tmp1, tmp2 := t.TempDir(), t.TempDir()
+	p1, p2 := ReadOnlyPolicy(tmp1), ReadOnlyPolicy(tmp2)
+	p1.ReadableDirs, p2.ReadableDirs = []string{ws}, []string{ws}
+	if out, err := runEnvStart(t, p1, ws, env, "git config user.name"); err != nil || !strings.Contains(out, "From Gitconfig") {
+		t.Fatalf("first command: %v\n%s", err, out)
+	}
+	next := filepath.Join(home, ".gitconfig.new")
+	if err := os.WriteFile(next, []byte("[user]\n\tname = Replaced\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(next, filepath.Join(home, ".gitconfig")); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := runEnvStart(t, p2, ws, env, "git config user.name"); err != nil || !strings.Contains(out, "Replaced") {
+		t.Errorf("after the file was replaced: %v\n%s", err, out)
+	}
+	if out, err := runEnvStart(t, p2, ws, env, "echo x > "+filepath.Join(tmp1, "f")); err == nil {
+		t.Errorf("wrote the previous command's temporary directory:\n%s", out)
+	}
+	for range readLayerReuse + 1 {
+		if out, err := runEnvStart(t, p2, ws, env, "true"); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+	}
+	readLayer.mu.Lock()
+	uses := readLayer.uses
+	readLayer.mu.Unlock()
+	if uses > readLayerReuse {
+		t.Errorf("the read layer served %d commands", uses)
+	}
+}
+
+// runEnvStart is runEnv from a discarded thread, where the read layer is
+// kept between commands.
+func runEnvStart(t *testing.T, p Policy, dir string, env []string, script string) (string, error) {
+	t.Helper()
+	startConfined = Start
+	defer func() { startConfined = startThroughHelper }()
+	return runEnv(t, p, dir, env, script)
+}

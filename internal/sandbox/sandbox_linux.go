@@ -71,7 +71,7 @@ func confine(p Policy, env []string) error {
 		// sandbox and must decide, not the helper.
 		return err
 	}
-	cfg, rules := ruleset(p, abi, env)
+	cfg, rules := ruleset(p, abi)
 	fd, flags, err := cfg.NewRulesetFD(rules...)
 	if err != nil {
 		return fmt.Errorf("build the Landlock ruleset: %w", err)
@@ -92,6 +92,11 @@ func confine(p Policy, env []string) error {
 	if err := dropCapabilities(); err != nil {
 		return fmt.Errorf("drop capabilities: %w", err)
 	}
+	if p.ReadOnly {
+		if err := restrictReads(p, env); err != nil {
+			return err
+		}
+	}
 	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
 		return fmt.Errorf("landlock_restrict_self: %w", err)
 	}
@@ -105,8 +110,9 @@ func confine(p Policy, env []string) error {
 }
 
 // ruleset turns p into a Landlock configuration for a kernel with the
-// given ABI and the rules that grant what p allows.
-func ruleset(p Policy, abi int, env []string) (landlock.Config, []landlock.Rule) {
+// given ABI and the rules that grant what p allows; for a ReadOnly p,
+// what it allows but reading, which the read layer grants.
+func ruleset(p Policy, abi int) (landlock.Config, []landlock.Rule) {
 	// BestEffort drops the rights the running kernel does not know;
 	// runHelper has already refused a kernel with no Landlock at all,
 	// where best effort would enforce nothing.
@@ -134,8 +140,9 @@ func ruleset(p Policy, abi int, env []string) (landlock.Config, []landlock.Rule)
 		writable = writable.WithRefer()
 	}
 	if p.ReadOnly {
-		rules := append(readOnlyRules(p, env), writable, landlock.RWFiles(sinkFiles...).IgnoreIfMissing())
-		return cfg, rules
+		// The write layer: reads are the read layer's (readlayer_linux.go).
+		cfg.HandledAccessFS &^= readRights
+		return cfg, []landlock.Rule{writable, landlock.RWFiles(sinkFiles...).IgnoreIfMissing()}
 	}
 	return cfg, append([]landlock.Rule{landlock.RODirs("/"), writable},
 		landlock.RWFiles(devFiles...).WithIoctlDev().IgnoreIfMissing(),
