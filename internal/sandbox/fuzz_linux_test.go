@@ -36,3 +36,43 @@ func FuzzUserReadable(f *testing.F) {
 		}
 	})
 }
+
+// FuzzGitIncludePaths checks the reading of git's include sections: any
+// text gives clean, non-empty paths, and a plain path written in an
+// include section is found, whatever text comes before it.
+func FuzzGitIncludePaths(f *testing.F) {
+	f.Add("[user]\n\tname = x\n", "~/.gitconfig-work")
+	f.Add("[includeIf \"gitdir:~/w/\"]\n\tpath = a\n[core]\n\tpath = no\n", "rel/x")
+	f.Add("[include] path = \"quoted # not a comment\"\n", "/abs/p")
+	f.Add("[include\npath=", "p")
+	f.Fuzz(func(t *testing.T, text, path string) {
+		for _, p := range gitIncludePaths(text) {
+			if p == "" || strings.TrimSpace(p) != p && !strings.ContainsAny(p, `"`) || strings.Contains(p, "\n") {
+				t.Fatalf("path %q from %q", p, text)
+			}
+		}
+		if path == "" || strings.ContainsAny(path, "\"#;\n\r[]=\\") || strings.TrimSpace(path) != path {
+			return
+		}
+		got := gitIncludePaths(text + "\n[Include]\n\tPath = " + path + " ; comment\n")
+		if len(got) == 0 || got[len(got)-1] != path {
+			t.Fatalf("path %q not found last in %q", path, got)
+		}
+	})
+}
+
+func TestGitIncludePaths(t *testing.T) {
+	text := `[user]
+	path = not-an-include
+[include]
+	path = ~/.a
+	PATH = "b c" # quoted
+[includeIf "gitdir:~/work/"]
+	path = rel/d ; comment
+[core]
+	path = no`
+	got := strings.Join(gitIncludePaths(text), "|")
+	if got != "~/.a|b c|rel/d" {
+		t.Fatalf("got %q", got)
+	}
+}

@@ -155,6 +155,7 @@ func userReadable(env []string) (r readableSet) {
 		paths = append(paths, g)
 	}
 	r.add(paths...)
+	r.add(gitIncludes(r.files, home)...)
 	return r
 }
 

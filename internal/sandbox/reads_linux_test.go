@@ -22,7 +22,10 @@ func fakeHome(t *testing.T) string {
 		".git-credentials":         "git-secret",
 		".ply/sessions/other.json": "ply-secret",
 		"other-project/notes.txt":  "project-secret",
-		".gitconfig":               "[user]\n\tname = From Gitconfig\n",
+		".gitconfig":               "[include]\n\tpath = ~/.gitconfig-identity\n[includeIf \"gitdir:/\"]\n\tpath = .gitconfig-email\n",
+		".gitconfig-identity":      "[include]\n\tpath = .gitconfig-name # the name\n",
+		".gitconfig-email":         "[user]\n\temail = from@includeif\n",
+		".gitconfig-name":          "[user]\n\tname = From Gitconfig\n",
 		".config/git/ignore":       "*.ignored-by-xdg\n",
 		"bin/hello":                "#!/bin/sh\necho hello from path\n",
 	} {
@@ -61,9 +64,9 @@ func TestReadOnlyReads(t *testing.T) {
 		}
 		env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME=",
 			"PATH="+filepath.Join(home, "bin")+":"+home+":"+link+":/usr/bin:/bin")
-		script := `cat file.txt; echo; hello; git config user.name; git status --short; cat /etc/hostname >/dev/null && echo etc-ok; head -c1 /proc/self/status >/dev/null && echo proc-ok`
+		script := `cat file.txt; echo; hello; git config user.name; git config user.email; git status --short; cat /etc/hostname >/dev/null && echo etc-ok; head -c1 /proc/self/status >/dev/null && echo proc-ok`
 		out, err := runEnv(t, p, ws, env, script)
-		for _, w := range []string{"workspace", "hello from path", "From Gitconfig", "?? file.txt", "etc-ok", "proc-ok"} {
+		for _, w := range []string{"workspace", "hello from path", "From Gitconfig", "from@includeif", "?? file.txt", "etc-ok", "proc-ok"} {
 			if !strings.Contains(out, w) {
 				t.Errorf("missing %q: %v\n%s", w, err, out)
 			}
