@@ -90,8 +90,9 @@ func checkHoles(t *testing.T, p Policy, ws string) {
 	}
 	sock, connected := unixListener(t)
 	py := fmt.Sprintf(`import socket; s=socket.socket(socket.AF_UNIX); s.connect(%q); print("connected")`, sock)
-	if _, err := exec.LookPath("python3"); err == nil {
-		out, err = run(t, p, ws, "python3 -c '"+py+"'")
+	if py3, dirs := python(t); py3 != "" {
+		p.ReadableDirs = append(p.ReadableDirs, dirs...)
+		out, err = run(t, p, ws, py3+" -c '"+py+"'")
 		if err == nil || strings.Contains(out, "connected") || connected() {
 			t.Errorf("connecting to a Unix socket file got through: %v\n%s", err, out)
 		}
@@ -182,7 +183,8 @@ func testReadOnlyProfile(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ws, "f")); !os.IsNotExist(err) {
 		t.Errorf("the file was written (stat: %v)", err)
 	}
-	if out, err := run(t, p, ws, "cat /etc/hostname >/dev/null; ls / >/dev/null && echo x > "+filepath.Join(tmp, "t")+" && echo ok"); err != nil || !strings.Contains(out, "ok") {
+	p.ReadableDirs = []string{ws}
+	if out, err := run(t, p, ws, "cat /etc/hostname >/dev/null; ls . >/dev/null && echo x > "+filepath.Join(tmp, "t")+" && echo ok"); err != nil || !strings.Contains(out, "ok") {
 		t.Errorf("reading, /dev/null and the private temporary directory: %v\n%s", err, out)
 	}
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
@@ -228,11 +230,14 @@ func TestGuardToken(t *testing.T) {
 // socket file by name, does not.
 func TestSocketpair(t *testing.T) {
 	requireLandlock(t)
-	if _, err := exec.LookPath("python3"); err != nil {
+	py3, pyDirs := python(t)
+	if py3 == "" {
 		t.Skip("no python3")
 	}
 	ws, _ := dirs(t)
-	out, err := run(t, ReadOnlyPolicy(""), ws, `python3 -c '
+	p := ReadOnlyPolicy("")
+	p.ReadableDirs = pyDirs
+	out, err := run(t, p, ws, py3+` -c '
 import socket
 a, b = socket.socketpair(); a.send(b"x"); print("stream", b.recv(1))
 try:
@@ -242,4 +247,20 @@ except PermissionError:
 	if err != nil || !strings.Contains(out, "stream b'x'") || !strings.Contains(out, "dgram denied") {
 		t.Fatalf("%v: %s", err, out)
 	}
+}
+
+// python returns the real python3 executable (not a version manager's
+// shim) and the directories a read-only command must read to run it; ""
+// when there is none.
+func python(t *testing.T) (exe string, dirs []string) {
+	t.Helper()
+	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable); print(sys.base_prefix); print(sys.prefix)").Output()
+	if err != nil {
+		return "", nil
+	}
+	lines := strings.Fields(string(out))
+	if len(lines) != 3 {
+		return "", nil
+	}
+	return lines[0], append([]string{filepath.Dir(lines[0])}, lines[1:]...)
 }

@@ -6,8 +6,13 @@
 // the profile for commands that run without anyone's approval because
 // they were judged to only read.
 //
-// The seccomp filter is ply's own dozen BPF instructions (see
-// seccomp_linux.go for why no library).
+// Every confined command also loses its capabilities, even started by
+// root, and runs under a seccomp filter that denies what Landlock does
+// not cover: changing the machine (reboot, clock, modules, mounts),
+// System V IPC, keyrings, extended attributes, other processes' limits
+// and, for read-only commands, changing files' mode, owner and times.
+// The filter is ply's own BPF program (see seccomp_linux.go for why no
+// library).
 //
 // The package owns the mechanism only. Which directories are writable,
 // whether the network is allowed and what to do when the kernel cannot
@@ -42,7 +47,7 @@ import (
 )
 
 // Policy says what a confined command may do beyond reading and executing
-// files, which it may do anywhere.
+// files, which it may do anywhere unless the policy is ReadOnly.
 type Policy struct {
 	// WritableDirs are absolute directories under which the command may
 	// create, modify, rename and delete files. Directories that do not
@@ -61,22 +66,49 @@ type Policy struct {
 	// ReadOnly leaves out the device files and directories that ordinary
 	// commands write (terminals, /dev/shm, /dev/pts): only the data sinks
 	// /dev/null, /dev/zero and /dev/full, the random devices and
-	// WritableDirs can be written.
+	// WritableDirs can be written. It also confines reads (see
+	// ReadOnlyPolicy) and denies changing any file's metadata.
 	ReadOnly bool `json:"read_only"`
+	// ReadableDirs are absolute paths a ReadOnly command may also read
+	// and execute, besides the system's and WritableDirs: the workspace,
+	// folders made readable to the read tools. None means none: reads
+	// stay confined.
+	ReadableDirs []string `json:"readable_dirs,omitempty"`
 }
 
 // ReadOnlyPolicy is the profile of a command that runs without anyone's
-// approval because it was judged to only read: it may read and execute
-// anywhere, write only in tmp (a private temporary directory the caller
-// creates, empties and removes; "" for none) and the data sinks, has no
-// network and no sockets at all, and cannot signal processes outside its
-// own tree.
+// approval because it was judged to only read: it may write only in tmp
+// (a private temporary directory the caller creates, empties and
+// removes; "" for none) and the data sinks, change no file's mode, owner,
+// times or attributes, has no network and no sockets at all, and cannot
+// signal processes outside its own tree. It may read and execute only the
+// system's programs and libraries (/usr, /bin, /lib, /opt and the like),
+// what every user may read in /etc, /proc and a little of /sys, the
+// directories of its PATH (but not the home directory itself), the
+// user's git configuration files, tmp, and the ReadableDirs the caller
+// adds: not the rest of the home directory.
 func ReadOnlyPolicy(tmp string) Policy {
 	p := Policy{ScopeSignals: true, ReadOnly: true}
 	if tmp != "" {
 		p.WritableDirs = []string{tmp}
 	}
 	return p
+}
+
+// check refuses relative directories: they would be resolved against
+// whatever directory the confining thread or helper runs in.
+func (p Policy) check() error {
+	for _, d := range p.WritableDirs {
+		if !filepath.IsAbs(d) {
+			return fmt.Errorf("sandbox: writable directory %q is not absolute", d)
+		}
+	}
+	for _, d := range p.ReadableDirs {
+		if !filepath.IsAbs(d) {
+			return fmt.Errorf("sandbox: readable directory %q is not absolute", d)
+		}
+	}
+	return nil
 }
 
 // NetworkABI is the first Landlock ABI version that can restrict TCP.
@@ -200,10 +232,8 @@ func wrap(cmd *exec.Cmd, sp spec) error {
 		return fmt.Errorf("sandbox: %w", cmd.Err)
 	}
 	if sp.Policy != nil {
-		for _, d := range sp.Policy.WritableDirs {
-			if !filepath.IsAbs(d) {
-				return fmt.Errorf("sandbox: writable directory %q is not absolute", d)
-			}
+		if err := sp.Policy.check(); err != nil {
+			return err
 		}
 	}
 	enc, err := json.Marshal(sp)

@@ -3,8 +3,8 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"syscall"
 
@@ -51,7 +51,7 @@ func runHelper(args []string) error {
 		return err
 	}
 	if sp.Policy != nil {
-		if err := confine(*sp.Policy); err != nil {
+		if err := confine(*sp.Policy, helperEnviron()); err != nil {
 			return err
 		}
 	}
@@ -61,9 +61,10 @@ func runHelper(args []string) error {
 	return nil // not reached
 }
 
-// confine restricts the calling thread, which it locks, by p: Landlock,
-// then the socket filter unless p allows the network.
-func confine(p Policy) error {
+// confine restricts the calling thread, which it locks, by p for a
+// command whose environment is env: no_new_privs, no capabilities,
+// Landlock, then the system call filter.
+func confine(p Policy, env []string) error {
 	abi, err := Available()
 	if err != nil {
 		// Never run the command unconfined: the caller asked for a
@@ -78,6 +79,7 @@ func confine(p Policy) error {
 	if fd < 0 {
 		return errors.New("the Landlock ruleset is empty; refusing to run unconfined")
 	}
+	defer unix.Close(fd)
 	// The restriction belongs to this thread only; execve from the same
 	// thread carries it into the command, and the other Go threads die
 	// with the exec. The thread is never unlocked.
@@ -87,20 +89,29 @@ func confine(p Policy) error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
 	}
-	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
-		return fmt.Errorf("landlock_restrict_self: %w", err)
+	if err := dropCapabilities(); err != nil {
+		return fmt.Errorf("drop capabilities: %w", err)
 	}
-	_ = unix.Close(fd)
-	if !p.AllowNetwork {
-		if err := installSocketFilter(); err != nil {
+	if p.ReadOnly {
+		if err := restrictReads(p, env); err != nil {
 			return err
 		}
 	}
-	return nil
+	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
+		return fmt.Errorf("landlock_restrict_self: %w", err)
+	}
+	spec := filterFor(p)
+	if spec.network && !spec.readOnly && auditArch() == 0 {
+		// With the network allowed the filter denies nothing Landlock
+		// relies on; where ply has none, the command runs without it.
+		return nil
+	}
+	return installFilter(spec)
 }
 
 // ruleset turns p into a Landlock configuration for a kernel with the
-// given ABI and the rules that grant what p allows.
+// given ABI and the rules that grant what p allows; for a ReadOnly p,
+// what it allows but reading, which the read layer grants.
 func ruleset(p Policy, abi int) (landlock.Config, []landlock.Rule) {
 	// BestEffort drops the rights the running kernel does not know;
 	// runHelper has already refused a kernel with no Landlock at all,
@@ -128,18 +139,20 @@ func ruleset(p Policy, abi int) (landlock.Config, []landlock.Rule) {
 		// would make best effort enforce nothing.
 		writable = writable.WithRefer()
 	}
-	rules := []landlock.Rule{landlock.RODirs("/"), writable}
 	if p.ReadOnly {
-		return cfg, append(rules, landlock.RWFiles(sinkFiles...).IgnoreIfMissing())
+		// The write layer: reads are the read layer's (readlayer_linux.go).
+		cfg.HandledAccessFS &^= readRights
+		return cfg, []landlock.Rule{writable, landlock.RWFiles(sinkFiles...).IgnoreIfMissing()}
 	}
-	return cfg, append(rules,
+	return cfg, append([]landlock.Rule{landlock.RODirs("/"), writable},
 		landlock.RWFiles(devFiles...).WithIoctlDev().IgnoreIfMissing(),
 		landlock.RWDirs(devDirs...).IgnoreIfMissing(),
 	)
 }
 
 // ReadOnlyAvailable reports why ReadOnlyPolicy cannot be enforced here,
-// or nil: it needs Landlock and the socket filter for this architecture.
+// or nil: it needs Landlock and the system call filter for this
+// architecture.
 func ReadOnlyAvailable() error {
 	if _, err := Available(); err != nil {
 		return err
@@ -152,21 +165,23 @@ func ReadOnlyAvailable() error {
 
 // Start starts cmd confined by p without re-executing anything: a new
 // goroutine locks itself to its OS thread, confines that thread alone
-// (Landlock, no_new_privs and the socket filter are per thread), starts
-// cmd from it, so that the command inherits the confinement, and ends
-// without unlocking, which makes the Go runtime end the thread too. The
+// (capabilities, Landlock, no_new_privs and the system call filter are
+// per thread), starts cmd from it, so that the command inherits the
+// confinement, and ends without unlocking, which makes the Go runtime end the thread too. The
 // runtime never starts threads from a locked one, and the rest of the
 // process is never confined. cmd is started as by cmd.Start.
 func Start(cmd *exec.Cmd, p Policy) error {
-	for _, d := range p.WritableDirs {
-		if !filepath.IsAbs(d) {
-			return fmt.Errorf("sandbox: writable directory %q is not absolute", d)
-		}
+	if err := p.check(); err != nil {
+		return err
 	}
 	errc := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread is discarded
-		if err := confine(p); err != nil {
+		env := cmd.Env
+		if env == nil {
+			env = os.Environ()
+		}
+		if err := confine(p, env); err != nil {
 			errc <- fmt.Errorf("sandbox: %w", err)
 			return
 		}

@@ -15,6 +15,7 @@ import (
 // Wrap starts os.Executable(), which here is this binary.
 func TestMain(m *testing.M) {
 	MaybeRunHelper()
+	maybeRunProbe()
 	os.Exit(m.Run())
 }
 
@@ -193,6 +194,12 @@ func TestWrapKeepsCommand(t *testing.T) {
 	}
 	if err := Wrap(exec.Command("bash"), Policy{WritableDirs: []string{"rel"}}); err == nil {
 		t.Fatal("a relative writable directory was accepted")
+	}
+	if err := Wrap(exec.Command("bash"), Policy{ReadableDirs: []string{"rel"}}); err == nil {
+		t.Fatal("a relative readable directory was accepted")
+	}
+	if err := Start(exec.Command("bash"), Policy{ReadableDirs: []string{"rel"}}); err == nil {
+		t.Fatal("Start accepted a relative readable directory")
 	}
 	if err := Wrap(exec.Command("no-such-program-ply"), Policy{}); err == nil {
 		t.Fatal("a missing program was accepted")

@@ -10,17 +10,22 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The socket filter is a seccomp program of its own rather than a
-// library's: it is a dozen instructions, golang.org/x/net/bpf (already a
-// dependency) assembles them, and a rule compiler would be a new
-// dependency for the few lines that choose the jump targets. Landlock
-// cannot restrict UDP or pathname Unix sockets before ABI 9 and 10, and
-// the kernels ply meets are older, so without network a confined command
-// gets no socket at all: socket(2) fails with EACCES, and io_uring, which
-// can create and connect sockets past the filter, is reported missing
-// (ENOSYS) so that programs fall back to plain system calls. socketpair(2)
-// stays, for its stream and packet types only: a pair reaches nothing
-// outside, but a datagram pair could send to any socket file by name.
+// The system call filter is a seccomp program of ply's own rather than a
+// library's: golang.org/x/net/bpf (already a dependency) assembles it,
+// and a rule compiler would be a new dependency for the few lines that
+// lay out the jumps (filterProgram). It is a list of system call numbers
+// compared one after the other, then a few checks of arguments; the
+// kernel caches the answer for every call whose answer does not depend on
+// its arguments, so the length of the list costs nothing per call.
+//
+// What it denies, and why, is in seccomp_calls_linux.go. Without network,
+// Landlock cannot restrict UDP or pathname Unix sockets before ABI 9 and
+// 10, and the kernels ply meets are older, so a confined command gets no
+// socket at all: socket(2) fails with EACCES. socketpair(2) stays, for
+// its stream and packet types only: a pair reaches nothing outside, but a
+// datagram pair could send to any socket file by name. io_uring, which
+// can create sockets and change files past the filter, is reported
+// missing (ENOSYS) so that programs fall back to plain system calls.
 
 // auditArch is the seccomp architecture of this build, or 0 when the
 // filter does not know it.
@@ -36,67 +41,165 @@ func auditArch() uint32 {
 
 // errNoSocketFilter is why a command cannot be kept off the network on
 // this architecture.
-var errNoSocketFilter = errors.New("ply has no socket filter for " + runtime.GOARCH)
+var errNoSocketFilter = errors.New("ply has no system call filter for " + runtime.GOARCH)
 
 // x32Bit marks the x32 system call numbers of an x86-64 kernel, which
-// would reach socket(2) by another number.
+// would reach the denied calls by other numbers.
 const x32Bit = 0x40000000
 
-// Offsets in struct seccomp_data.
+// Offsets in struct seccomp_data; an argument's low half on a
+// little-endian machine, which is all of an int or unsigned int argument.
 const (
 	offNr   = 0
 	offArch = 4
-	offArg1 = 16 + 8 + 0 // low half of args[1] on a little-endian machine
+	offArg0 = 16
+	offArg1 = 16 + 8
 )
 
-// socketFilter returns the program that denies sockets, as described
-// above. A system call of another architecture (32-bit compatibility
-// calls, x32) kills the process: it could reach socket(2) under a number
-// the program does not check.
-func socketFilter() ([]bpf.RawInstruction, error) {
+// Numbers the filter compares that golang.org/x/sys does not name.
+const (
+	// ioprioWhoProcess is IOPRIO_WHO_PROCESS.
+	ioprioWhoProcess = 1
+	// cloneNamespaces are clone(2)'s flags that create namespaces.
+	cloneNamespaces = unix.CLONE_NEWNS | unix.CLONE_NEWCGROUP | unix.CLONE_NEWUTS | unix.CLONE_NEWIPC |
+		unix.CLONE_NEWUSER | unix.CLONE_NEWPID | unix.CLONE_NEWNET
+	// fsIoc32Setflags is FS_IOC32_SETFLAGS, the 32-bit form of
+	// FS_IOC_SETFLAGS that 64-bit kernels accept too.
+	fsIoc32Setflags = 0x40046602
+	// fsIocFssetxattr is FS_IOC_FSSETXATTR (inode flags, project id).
+	fsIocFssetxattr = 0x401c5820
+)
+
+// filterSpec says which rules a filter has.
+type filterSpec struct {
+	// network leaves sockets allowed.
+	network bool
+	// readOnly also denies changing files' metadata, creating
+	// namespaces and tracing processes.
+	readOnly bool
+}
+
+// filterFor returns the filter's rules for policy p.
+func filterFor(p Policy) filterSpec {
+	return filterSpec{network: p.AllowNetwork, readOnly: p.ReadOnly}
+}
+
+// systemFilter returns the filter for spec, assembled for this
+// architecture.
+func systemFilter(spec filterSpec) ([]bpf.RawInstruction, error) {
 	arch := auditArch()
 	if arch == 0 {
 		return nil, errNoSocketFilter
 	}
-	raw, err := bpf.Assemble(socketProgram(arch))
+	prog, err := filterProgram(arch, spec)
 	if err != nil {
-		return nil, fmt.Errorf("assemble the socket filter: %w", err)
+		return nil, err
+	}
+	raw, err := bpf.Assemble(prog)
+	if err != nil {
+		return nil, fmt.Errorf("assemble the system call filter: %w", err)
 	}
 	return raw, nil
 }
 
-// socketProgram is the filter's program for the architecture arch.
-func socketProgram(arch uint32) []bpf.Instruction {
-	const (
-		allow = unix.SECCOMP_RET_ALLOW
-		kill  = unix.SECCOMP_RET_KILL_PROCESS
-	)
-	eacces := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES))
-	enosys := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS))
-	// Jumps skip forward; each comment names the target's index.
-	return []bpf.Instruction{
-		/* 0 */ bpf.LoadAbsolute{Off: offArch, Size: 4},
-		/* 1 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: arch, SkipFalse: 12}, // → 14
-		/* 2 */ bpf.LoadAbsolute{Off: offNr, Size: 4},
-		/* 3 */ bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: x32Bit, SkipTrue: 10}, // → 14
-		/* 4 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_SOCKET, SkipTrue: 6}, // → 11
-		/* 5 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_IO_URING_SETUP, SkipTrue: 7}, // → 13
-		/* 6 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_SOCKETPAIR, SkipFalse: 5}, // → 12
-		/* 7 */ bpf.LoadAbsolute{Off: offArg1, Size: 4},
-		/* 8 */ bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: 0xf}, // SOCK_TYPE_MASK
-		/* 9 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SOCK_STREAM, SkipTrue: 2}, // → 12
-		/* 10 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SOCK_SEQPACKET, SkipTrue: 1}, // → 12, else 11
-		/* 11 */ bpf.RetConstant{Val: eacces},
-		/* 12 */ bpf.RetConstant{Val: allow},
-		/* 13 */ bpf.RetConstant{Val: enosys},
-		/* 14 */ bpf.RetConstant{Val: kill},
+// Return values of the filter.
+var (
+	retAllow   = uint32(unix.SECCOMP_RET_ALLOW)
+	retKill    = uint32(unix.SECCOMP_RET_KILL_PROCESS)
+	retEPERM   = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
+	retEACCES  = unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES)
+	retENOSYS  = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
+	retENOTSUP = unix.SECCOMP_RET_ERRNO | uint32(unix.EOPNOTSUPP)
+)
+
+// Labels of the program's shared tails.
+const (
+	next label = iota // the following instruction
+	lAllow
+	lEPERM
+	lEACCES
+	lENOSYS
+	lENOTSUP
+	lKill
+	lSocketpair
+	lOwnPID
+	lSetpriority
+	lIoprio
+	lIoctl
+	lClone
+)
+
+// filterProgram is the filter's program for the architecture arch. A
+// system call of another architecture (32-bit compatibility calls, x32)
+// kills the process: it could reach a denied call under a number the
+// program does not check.
+func filterProgram(arch uint32, spec filterSpec) ([]bpf.Instruction, error) {
+	var a asm
+	a.op(bpf.LoadAbsolute{Off: offArch, Size: 4})
+	a.jeq(arch, next, lKill)
+	a.op(bpf.LoadAbsolute{Off: offNr, Size: 4})
+	a.jge(x32Bit, lKill, next)
+	for _, r := range filterRules(spec) {
+		a.jeq(r.nr, r.to, next)
 	}
+	a.ret(retAllow)
+	if !spec.network {
+		// The socket type's low bits (SOCK_TYPE_MASK): flags such as
+		// SOCK_CLOEXEC do not matter.
+		a.mark(lSocketpair)
+		a.op(bpf.LoadAbsolute{Off: offArg1, Size: 4})
+		a.op(bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: 0xf})
+		a.jeq(unix.SOCK_STREAM, lAllow, next)
+		a.jeq(unix.SOCK_SEQPACKET, lAllow, lEACCES)
+	}
+	// prlimit64 and the scheduler's setters take a pid first: 0 is the
+	// caller itself.
+	a.mark(lOwnPID)
+	a.op(bpf.LoadAbsolute{Off: offArg0, Size: 4})
+	a.jeq(0, lAllow, lEPERM)
+	// setpriority(PRIO_PROCESS, 0, n) only: with who 0, PRIO_PGRP and
+	// PRIO_USER would still reach ply (every process of the user).
+	a.mark(lSetpriority)
+	a.op(bpf.LoadAbsolute{Off: offArg0, Size: 4})
+	a.jeq(unix.PRIO_PROCESS, next, lEPERM)
+	a.op(bpf.LoadAbsolute{Off: offArg1, Size: 4})
+	a.jeq(0, lAllow, lEPERM)
+	// ioprio_set(IOPRIO_WHO_PROCESS, 0, n) only, for the same reason.
+	a.mark(lIoprio)
+	a.op(bpf.LoadAbsolute{Off: offArg0, Size: 4})
+	a.jeq(ioprioWhoProcess, next, lEPERM)
+	a.op(bpf.LoadAbsolute{Off: offArg1, Size: 4})
+	a.jeq(0, lAllow, lEPERM)
+	a.mark(lIoctl)
+	a.op(bpf.LoadAbsolute{Off: offArg1, Size: 4})
+	for _, cmd := range deniedIoctls {
+		a.jeq(cmd, lEPERM, next)
+	}
+	a.ret(retAllow)
+	if spec.readOnly {
+		a.mark(lClone)
+		a.op(bpf.LoadAbsolute{Off: offArg0, Size: 4})
+		a.jset(cloneNamespaces, lEPERM, lAllow)
+	}
+	a.mark(lAllow)
+	a.ret(retAllow)
+	a.mark(lEPERM)
+	a.ret(retEPERM)
+	a.mark(lEACCES)
+	a.ret(retEACCES)
+	a.mark(lENOSYS)
+	a.ret(retENOSYS)
+	a.mark(lENOTSUP)
+	a.ret(retENOTSUP)
+	a.mark(lKill)
+	a.ret(retKill)
+	return a.assemble()
 }
 
-// installSocketFilter applies the socket filter to the calling thread,
-// which must have no_new_privs set; execve keeps it.
-func installSocketFilter() error {
-	raw, err := socketFilter()
+// installFilter applies the filter for spec to the calling thread, which
+// must have no_new_privs set; execve keeps it.
+func installFilter(spec filterSpec) error {
+	raw, err := systemFilter(spec)
 	if err != nil {
 		return err
 	}

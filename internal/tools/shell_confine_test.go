@@ -80,8 +80,17 @@ func TestShellConfinedMisclassified(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer uln.Close()
-	if _, err := exec.LookPath("python3"); err == nil {
-		res = shellConfinedRun(t, sh, fmt.Sprintf(`python3 -c 'import socket; socket.socket(socket.AF_UNIX).connect(%q)'`, sock))
+	// The real interpreter, not a version manager's shim in the home
+	// directory, which the profile does not let run; its prefix is made
+	// readable as a skill's folder would be.
+	if out, err := exec.Command("python3", "-c", "import sys; print(sys.executable); print(sys.base_prefix)").Output(); err == nil {
+		py := strings.Fields(string(out))
+		for _, d := range py[1:] {
+			if err := ws.AddReadOnly(d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res = shellConfinedRun(t, sh, fmt.Sprintf(`%s -c 'import socket; socket.socket(socket.AF_UNIX).connect(%q)'`, py[0], sock))
 		if !strings.Contains(res.Output, "PermissionError") {
 			t.Errorf("a Unix socket connect: %s", res.Output)
 		}
@@ -143,5 +152,37 @@ func TestShellConfinedGitConfig(t *testing.T) {
 	}
 	if got := confineEnviron([]string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=a.b", "TMPDIR=/tmp", "A=1"}, []string{"B=2"}, "/t"); strings.Join(got, " ") != "A=1 B=2 TMPDIR=/t" {
 		t.Errorf("confineEnviron = %q", got)
+	}
+}
+
+// TestShellConfinedReadsOnlyWorkspace checks what the read-only profile
+// lets a command read: the workspace and the folders made readable to the
+// read tools, not the home directory's secrets.
+func TestShellConfinedReadsOnlyWorkspace(t *testing.T) {
+	requireReadOnlyProfile(t)
+	sh, ws := shellTestTool(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	secret := filepath.Join(home, ".aws", "credentials")
+	if err := os.MkdirAll(filepath.Dir(secret), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(secret, []byte("aws-secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	skill := t.TempDir()
+	if err := os.WriteFile(filepath.Join(skill, "SKILL.md"), []byte("skill-text"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := ws.AddReadOnly(skill); err != nil {
+		t.Fatal(err)
+	}
+	res := shellConfinedRun(t, sh, "cat sub/file.txt "+filepath.Join(skill, "SKILL.md"))
+	if !strings.Contains(res.Output, "hi") || !strings.Contains(res.Output, "skill-text") {
+		t.Errorf("the workspace and a readable folder: %s", res.Output)
+	}
+	res = shellConfinedRun(t, sh, "cat "+secret)
+	if strings.Contains(res.Output, "aws-secret") || !strings.Contains(res.Output, "Permission denied") {
+		t.Errorf("a secret in the home directory: %s", res.Output)
 	}
 }

@@ -135,10 +135,26 @@ func (t *Shell) confine(cmd *exec.Cmd) (policy *sandbox.Policy, cleanup func(), 
 		return nil, nil, fmt.Errorf("create the private temporary directory: %w", err)
 	}
 	ro := sandbox.ReadOnlyPolicy(tmp)
+	ro.ReadableDirs = t.readableDirs()
 	env := t.confinedEnv
 	if env == nil {
 		env = DefaultConfinedEnv()
 	}
 	cmd.Env = confineEnviron(cmd.Env, env, tmp)
 	return &ro, func() { _ = os.RemoveAll(tmp) }, nil
+}
+
+// readableDirs are the directories a read-only command may read beyond
+// the system's: the workspace, the folders made readable to the read
+// tools (skills, the session's saved outputs) and, under --sandbox, what
+// sandboxed commands may write.
+func (t *Shell) readableDirs() []string {
+	dirs := append(slices.Clone(t.ws.Roots()), t.ws.ReadOnlyRoots()...)
+	if t.sandbox != nil {
+		dirs = append(dirs, t.sandbox.WritableDirs...)
+	}
+	if t.tempDir != "" {
+		dirs = append(dirs, t.tempDir)
+	}
+	return dirs
 }
