@@ -27,7 +27,9 @@ const Mark = "[redacted]"
 // nothing. It is safe for concurrent use.
 type Redactor struct {
 	secrets []string // longest first, so that the longest match wins
-	rep     *strings.Replacer
+	// rep replaces them: a matcher, or a strings.Replacer when a secret
+	// is shorter than the matcher's two bytes.
+	rep interface{ Replace(string) string }
 	// byFirst lists the secrets by their first byte, for held.
 	byFirst [256][]string
 }
@@ -58,10 +60,16 @@ func New(secrets []string, minLen int) *Redactor {
 	}
 	slices.SortStableFunc(all, func(a, b string) int { return len(b) - len(a) })
 	r := &Redactor{secrets: all}
+	for _, s := range all {
+		r.byFirst[s[0]] = append(r.byFirst[s[0]], s)
+	}
+	if len(all[len(all)-1]) >= 2 {
+		r.rep = newMatcher(all)
+		return r
+	}
 	pairs := make([]string, 0, 2*len(all))
 	for _, s := range all {
 		pairs = append(pairs, s, Mark)
-		r.byFirst[s[0]] = append(r.byFirst[s[0]], s)
 	}
 	r.rep = strings.NewReplacer(pairs...)
 	return r
