@@ -43,8 +43,8 @@ const maxGitmodules = 1 << 20
 
 // Env returns env with shell.SafeGitEnv's settings and Overrides' for the
 // repository at dir.
-func Env(dir string, env []string) []string {
-	return Overrides(dir, shell.SafeGitEnv(env))
+func Env(ctx context.Context, dir string, env []string) []string {
+	return Overrides(ctx, dir, shell.SafeGitEnv(env))
 }
 
 // Overrides returns env, the environment a git command will run with in
@@ -53,13 +53,14 @@ func Env(dir string, env []string) []string {
 // system's) defines: filters do nothing, textconv is cat, an external
 // diff program prints that it was skipped, and a submodule whose ignore
 // setting would have git status look into its work tree is looked at only
-// for its commit. When git cannot be asked, env is returned unchanged.
-func Overrides(dir string, env []string) []string {
+// for its commit. When git cannot be asked (or ctx ends first), env is
+// returned unchanged: git would fail the same way on that configuration.
+func Overrides(ctx context.Context, dir string, env []string) []string {
 	var o overrides
-	out, _ := gitConfig(dir, env, nil, "--show-scope", "--get-regexp", configKeys)
+	out, _ := gitConfig(ctx, dir, env, nil, "--show-scope", "--get-regexp", configKeys)
 	o.addScoped(out)
 	if mods := gitmodules(dir); mods != nil {
-		out, _ := gitConfig(dir, env, mods, "--file", "-", "--get-regexp", `^submodule\..+\.ignore$`)
+		out, _ := gitConfig(ctx, dir, env, mods, "--file", "-", "--get-regexp", `^submodule\..+\.ignore$`)
 		for _, f := range bytes.Split(out, []byte{0}) {
 			if len(f) > 0 {
 				o.add(keyValue(f))
@@ -82,8 +83,8 @@ func (o *overrides) addScoped(out []byte) {
 }
 
 // gitConfig runs git config -z with args in dir.
-func gitConfig(dir string, env []string, stdin []byte, args ...string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), readTimeout)
+func gitConfig(ctx context.Context, dir string, env []string, stdin []byte, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, readTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", append([]string{"config", "-z"}, args...)...)
 	cmd.Dir, cmd.Env = dir, append(env[:len(env):len(env)], "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0")

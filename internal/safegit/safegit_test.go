@@ -1,6 +1,7 @@
 package safegit
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -10,7 +11,7 @@ import (
 // with Env, where it must not.
 func checkNotRun(t *testing.T, r *gitRepo, cmds ...[]string) {
 	t.Helper()
-	safe := Env(r.dir, r.base)
+	safe := Env(context.Background(), r.dir, r.base)
 	for _, args := range cmds {
 		r.ran()
 		r.run(r.base, "", args...)
@@ -54,7 +55,7 @@ func TestEnvSwitchesOffTextconvAndExternalDiff(t *testing.T) {
 	checkNotRun(t, r, []string{"log", "-p"}, []string{"show"}, []string{"blame", "a.bin"}, []string{"diff", "HEAD~1"})
 	r.git(r.base, "", "config", "diff.y.command", r.touch(":"))
 	checkNotRun(t, r, []string{"diff", "HEAD~1"})
-	out, _ := r.run(Env(r.dir, r.base), "", "diff", "HEAD~1")
+	out, _ := r.run(Env(context.Background(), r.dir, r.base), "", "diff", "HEAD~1")
 	if !strings.Contains(out, "a.bin") {
 		t.Errorf("the diff does not say which file's external diff was skipped:\n%s", out)
 	}
@@ -68,7 +69,7 @@ func TestEnvKeepsTheUsersOwnDrivers(t *testing.T) {
 	r := newGitRepo(t)
 	r.git(r.base, "", "config", "--global", "filter.lfs.clean", "git-lfs clean -- %f")
 	r.git(r.base, "", "config", "diff.y.textconv", "evil")
-	got := strings.Join(Env(r.dir, r.base), "\n")
+	got := strings.Join(Env(context.Background(), r.dir, r.base), "\n")
 	if strings.Contains(got, "filter.lfs") || !strings.Contains(got, "diff.y.textconv") {
 		t.Fatalf("overrides:\n%s", got)
 	}

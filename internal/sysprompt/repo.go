@@ -63,7 +63,7 @@ func Snapshot(ctx context.Context, dir string, runGit bool, env []string) *Repo 
 			defer wg.Done()
 			// Only status reads the work tree through drivers: log
 			// need not wait for them to be looked up.
-			status, statusErr = gitOutput(ctx, dir, safegit.Overrides(dir, env), "status", "--short", "--untracked-files=normal", "--no-renames")
+			status, statusErr = gitOutput(ctx, dir, safegit.Overrides(ctx, dir, env), "status", "--short", "--untracked-files=normal", "--no-renames")
 		}()
 		go func() {
 			defer wg.Done()

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
@@ -140,6 +141,6 @@ func (t *Shell) confine(cmd *exec.Cmd) (policy *sandbox.Policy, cleanup func(), 
 	if env == nil {
 		env = DefaultConfinedEnv()
 	}
-	cmd.Env = safegit.Overrides(cmd.Dir, confineEnviron(cmd.Env, env, tmp))
+	cmd.Env = safegit.Overrides(context.Background(), cmd.Dir, confineEnviron(cmd.Env, env, tmp))
 	return &ro, func() { _ = os.RemoveAll(tmp) }, nil
 }
