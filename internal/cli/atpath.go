@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/plyhq/ply/internal/ignore"
+	"github.com/plyhq/ply/internal/safefile"
 	"github.com/plyhq/ply/internal/tools"
 )
 
@@ -20,12 +23,15 @@ const (
 // expandAtPaths appends the contents of the files a prompt names as
 // @path, so the model has them without a round-trip. Paths must be in the
 // workspace and not ignored by the root .gitignore; words that are not
-// files (an email address, @mentions) are left alone. Notes about what
-// was skipped go to the model with the content.
+// files (an email address, @mentions) are left alone. A file is read only
+// when its real path is a regular file inside a workspace root, and at
+// most up to the cap (safefile): a link out of the workspace, a named
+// pipe, a device or a file of /proc is named in a note instead. Notes
+// about what was skipped go to the model with the content.
 func expandAtPaths(prompt string, ws *tools.Workspace) string {
 	var gi *ignore.Matcher
-	if b, err := os.ReadFile(filepath.Join(ws.Root(), ".gitignore")); err == nil {
-		gi = ignore.Parse("", b) // dir is relative to the walk root: the root itself
+	if f, err := safefile.ReadWithin(filepath.Join(ws.Root(), ".gitignore"), maxAtFile, "the workspace", ws.Root()); err == nil {
+		gi = ignore.Parse("", f.Data) // dir is relative to the walk root: the root itself
 	}
 	var b strings.Builder
 	total := 0
@@ -35,12 +41,12 @@ func expandAtPaths(prompt string, ws *tools.Workspace) string {
 			continue
 		}
 		ref := strings.TrimRight(word[1:], ".,;:!?)\"'")
-		abs, err := ws.Resolve(ref)
-		if err != nil || seen[abs] {
-			continue
+		abs := ref
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(ws.Root(), abs)
 		}
-		fi, err := os.Stat(abs)
-		if err != nil || !fi.Mode().IsRegular() {
+		abs = filepath.Clean(abs)
+		if fi, err := os.Stat(abs); err != nil || fi.IsDir() || seen[abs] {
 			continue
 		}
 		seen[abs] = true
@@ -49,15 +55,20 @@ func expandAtPaths(prompt string, ws *tools.Workspace) string {
 			fmt.Fprintf(&b, "\n\n[@%s is ignored by .gitignore and was not included]", ref)
 			continue
 		}
-		if fi.Size() > maxAtFile || total+int(fi.Size()) > maxAtTotal {
-			fmt.Fprintf(&b, "\n\n[@%s is %d bytes, over the size cap; read it with read_file instead]", ref, fi.Size())
+		f, err := safefile.ReadWithin(abs, maxAtFile, "the workspace", ws.Roots()...)
+		var skip *safefile.SkipError
+		switch {
+		case errors.As(err, &skip):
+			fmt.Fprintf(&b, "\n\n[@%s was not included: %s]", ref, skip.Reason)
+			continue
+		case err != nil:
+			continue
+		case f.Truncated || total+len(f.Data) > maxAtTotal:
+			fmt.Fprintf(&b, "\n\n[@%s is %d bytes, over the size cap; read it with read_file instead]", ref, f.Size)
 			continue
 		}
-		data, err := os.ReadFile(abs)
-		if err != nil {
-			continue
-		}
-		if !utf8.Valid(data) || strings.IndexByte(string(data), 0) >= 0 {
+		data := f.Data
+		if !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
 			fmt.Fprintf(&b, "\n\n[@%s is a binary file and was not included]", ref)
 			continue
 		}

@@ -75,7 +75,7 @@ func addTUIControls(t *tui.Config, cfg *config, c *core, log *slog.Logger) {
 		// Read again: what is on disk now, as the next session would load
 		// it. UNFINISHED: the system prompt keeps what was read at start.
 		var out []tui.MemoryFile
-		for _, in := range sysprompt.LoadInstructions(cfg.home, cfg.workspace) {
+		for _, in := range sysprompt.LoadInstructions(cfg.home, cfg.workspace, nil) {
 			out = append(out, tui.MemoryFile{Path: in.Path, Bytes: len(in.Content)})
 		}
 		return out

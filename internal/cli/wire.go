@@ -284,7 +284,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 	})
 
 	c.mcp = addMCPTools(ctx, mcpServers, reg, policy.Offered, notices, c.deferral(cfg))
-	instructions := sysprompt.LoadInstructions(cfg.home, cfg.workspace)
+	instructions := sysprompt.LoadInstructions(cfg.home, cfg.workspace, notices)
 	started := time.Now()
 	system := sysprompt.Build(sysprompt.Env{
 		Workspace: ws.Root(), Tools: reg.OfferedNames(), Now: started,

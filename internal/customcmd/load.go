@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/plyhq/ply/internal/safefile"
 	"gopkg.in/yaml.v3"
 )
 
@@ -96,11 +97,13 @@ func walk(d Dir, dir string, ns []string, byName map[string]Command) (errs []err
 			errs = append(errs, fmt.Errorf("command %s: the name %q has characters a command name cannot have (use letters, digits, - _ .)", path, base))
 			continue
 		}
-		data, err := os.ReadFile(path)
+		// One byte past the cap is enough for Parse to refuse it.
+		f, err := safefile.ReadWithin(path, maxFile+1, "the commands folder", d.Path)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("reading command %s: %w", path, err))
 			continue
 		}
+		data := f.Data
 		c, err := Parse(strings.Join(append(ns[:len(ns):len(ns)], base), ":"), path, data)
 		if err != nil {
 			errs = append(errs, err)

@@ -4,7 +4,9 @@
 // terminal, a pipe or a log file.
 //
 // It knows only values, never where they came from; the caller collects
-// them. A stream Writer holds back a tail that could be the start of a
+// them. Each value is also looked for in the forms it is commonly printed
+// in (encodings.go): quoted, in upper or lower case, percent-encoded, in
+// hex, and in base64 alone or inside a longer base64 stream. A stream Writer holds back a tail that could be the start of a
 // secret until the next write shows whether it is, so that a secret split
 // across two writes is still caught.
 package redact
@@ -25,34 +27,52 @@ const Mark = "[redacted]"
 // nothing. It is safe for concurrent use.
 type Redactor struct {
 	secrets []string // longest first, so that the longest match wins
-	rep     *strings.Replacer
+	// rep replaces them: a matcher, or a strings.Replacer when a secret
+	// is shorter than the matcher's two bytes.
+	rep interface{ Replace(string) string }
+	// byFirst lists the secrets by their first byte, for held.
+	byFirst [256][]string
 }
 
 // New returns a Redactor for secrets. Values shorter than minLen are
 // ignored: replacing "1" or "true" would mangle ordinary text. Each secret
-// is also looked for as it appears inside a JSON or Go quoted string, since
-// stream-json and the log quote what they print.
+// is also looked for in its encoded forms (see variants), each of those as
+// it appears inside a JSON or Go quoted string, since stream-json and the
+// log quote what they print. The forms are computed here, once.
 func New(secrets []string, minLen int) *Redactor {
 	var all []string
+	seen := map[string]bool{}
 	for _, s := range secrets {
 		if len(s) < minLen || strings.TrimSpace(s) == "" {
 			continue
 		}
-		for _, v := range []string{s, jsonInner(s), goInner(s)} {
-			if !slices.Contains(all, v) {
-				all = append(all, v)
+		for _, v := range variants(s) {
+			for _, q := range []string{v, jsonInner(v), goInner(v)} {
+				if len(q) >= minLen && !seen[q] {
+					seen[q] = true
+					all = append(all, q)
+				}
 			}
 		}
 	}
 	if len(all) == 0 {
 		return nil
 	}
-	slices.SortFunc(all, func(a, b string) int { return len(b) - len(a) })
+	slices.SortStableFunc(all, func(a, b string) int { return len(b) - len(a) })
+	r := &Redactor{secrets: all}
+	for _, s := range all {
+		r.byFirst[s[0]] = append(r.byFirst[s[0]], s)
+	}
+	if len(all[len(all)-1]) >= 2 {
+		r.rep = newMatcher(all)
+		return r
+	}
 	pairs := make([]string, 0, 2*len(all))
 	for _, s := range all {
 		pairs = append(pairs, s, Mark)
 	}
-	return &Redactor{secrets: all, rep: strings.NewReplacer(pairs...)}
+	r.rep = strings.NewReplacer(pairs...)
+	return r
 }
 
 func jsonInner(s string) string {
@@ -79,8 +99,8 @@ func (r *Redactor) held(b string) int {
 	longest := len(r.secrets[0])
 	for i := max(0, len(b)-longest+1); i < len(b); i++ {
 		tail := b[i:]
-		for _, s := range r.secrets {
-			if len(s) > len(tail) && s[0] == tail[0] && strings.HasPrefix(s, tail) {
+		for _, s := range r.byFirst[tail[0]] {
+			if len(s) > len(tail) && strings.HasPrefix(s, tail) {
 				return len(b) - i
 			}
 		}

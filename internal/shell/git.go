@@ -219,14 +219,19 @@ func hasAnyPrefix(s string, prefixes ...string) bool {
 //     GIT_PAGER=cat: no monitor daemon, hook or pager program;
 //   - protocol.allow=never, GIT_NO_LAZY_FETCH=1, core.sshCommand=false
 //     and GIT_TERMINAL_PROMPT=0: no network, not even the lazy fetch of
-//     a partial clone, and no prompt.
+//     a partial clone, and no prompt;
+//   - log.showSignature=false and gpg.program, gpg.<format>.program and
+//     gpg.ssh.defaultKeyCommand set to false: git log and git show check
+//     no signature with a program the repository names, even when asked
+//     to with --show-signature (the check then fails, harmlessly);
+//   - diff.ignoreSubmodules=dirty and status.submoduleSummary=false: git
+//     status and git diff do not run git inside a submodule's work tree,
+//     where the submodule's own configuration could name programs.
 //
-// diff.external, diff.<driver>.command and diff.<driver>.textconv cannot
-// be switched off through the environment (an empty value makes git try
-// to run an empty command); the classifier instead refuses --ext-diff,
-// --textconv and every way of opening another repository, so only the
-// user's own configuration and the workspace repository's .git/config,
-// which no ply tool may write, can name them.
+// Keys with a name of the repository's choosing (filter.<driver>.clean,
+// diff.<driver>.textconv, submodule.<name>.ignore) cannot be listed here;
+// package safegit reads a repository's configuration and adds overrides
+// for those it defines.
 func SafeGitEnv(env []string) []string {
 	n := 0
 	for _, e := range env {
@@ -255,4 +260,13 @@ var safeGitConfig = [][2]string{
 	{"core.sshCommand", "false"},
 	{"protocol.allow", "never"},
 	{"credential.helper", ""}, // empty resets the list of helpers
+	{"log.showSignature", "false"},
+	// gpg.program is the old name of gpg.openpgp.program: both are set.
+	{"gpg.program", "false"},
+	{"gpg.openpgp.program", "false"},
+	{"gpg.x509.program", "false"},
+	{"gpg.ssh.program", "false"},
+	{"gpg.ssh.defaultKeyCommand", "false"},
+	{"diff.ignoreSubmodules", "dirty"},
+	{"status.submoduleSummary", "false"},
 }

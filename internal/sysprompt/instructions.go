@@ -1,9 +1,15 @@
 package sysprompt
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/plyhq/ply/internal/safefile"
 )
 
 // InstructionNames are the instruction files read in each directory, in
@@ -25,34 +31,54 @@ type Instruction struct {
 // instruction files of every directory from the project root down to cwd,
 // root first, so that the nearest file comes last and weighs most. The
 // project root is the nearest ancestor of cwd holding .git, or cwd.
-func LoadInstructions(home, cwd string) []Instruction {
-	var out []Instruction
-	seen := map[string]bool{}
-	add := func(p string) {
-		real, err := filepath.EvalSymlinks(p)
-		if err != nil || seen[real] {
-			return
-		}
-		fi, err := os.Stat(real)
-		if err != nil || !fi.Mode().IsRegular() {
-			return
-		}
-		b, err := os.ReadFile(real)
-		if err != nil || len(strings.TrimSpace(string(b))) == 0 {
-			return
-		}
-		seen[real] = true
-		out = append(out, Instruction{Path: p, Content: string(b)})
-	}
+//
+// The project's files are read only when their real path is a regular
+// file inside the project, the user's only inside home or the user's home
+// directory: a repository's AGENTS.md may be a link to /proc/self/environ,
+// a key, a named pipe or a device. Each file passed over for that is named
+// on warn (nil for none) with the reason; missing files are not.
+func LoadInstructions(home, cwd string, warn io.Writer) []Instruction {
+	l := loader{seen: map[string]bool{}, warn: warn}
 	if home != "" {
-		add(filepath.Join(home, "PLY.md"))
+		roots := []string{home}
+		if h, err := os.UserHomeDir(); err == nil {
+			roots = append(roots, h)
+		}
+		l.add(filepath.Join(home, "PLY.md"), "ply's home or your home directory", roots)
 	}
-	for _, dir := range dirsFromRoot(cwd) {
+	dirs := dirsFromRoot(cwd)
+	project := []string{dirs[0]}
+	for _, dir := range dirs {
 		for _, n := range InstructionNames {
-			add(filepath.Join(dir, n))
+			l.add(filepath.Join(dir, n), "the project", project)
 		}
 	}
-	return capInstructions(out)
+	return capInstructions(l.out)
+}
+
+// loader collects instruction files, each real file once, until the cap.
+type loader struct {
+	out   []Instruction
+	total int
+	seen  map[string]bool
+	warn  io.Writer
+}
+
+func (l *loader) add(p, where string, roots []string) {
+	if l.total >= MaxInstructionBytes {
+		return // capInstructions would drop it
+	}
+	f, err := safefile.ReadWithin(p, MaxInstructionBytes+1, where, roots...)
+	var skip *safefile.SkipError
+	if errors.As(err, &skip) && l.warn != nil {
+		fmt.Fprintf(l.warn, "ply: warning: instruction file %v\n", skip)
+	}
+	if err != nil || l.seen[f.Real] || len(bytes.TrimSpace(f.Data)) == 0 {
+		return
+	}
+	l.seen[f.Real] = true
+	l.total += len(f.Data)
+	l.out = append(l.out, Instruction{Path: p, Content: string(f.Data)})
 }
 
 // dirsFromRoot lists the project root and each directory below it down to

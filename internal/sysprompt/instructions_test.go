@@ -31,7 +31,7 @@ func TestInstructionsFromRootToCwd(t *testing.T) {
 	write(t, filepath.Join(filepath.Dir(repo), "PLY.md"), "above the repo: never read")
 	write(t, filepath.Join(repo, "other", "PLY.md"), "a sibling: never read")
 
-	got := LoadInstructions(home, cwd)
+	got := LoadInstructions(home, cwd, nil)
 	var contents []string
 	for _, i := range got {
 		contents = append(contents, i.Content)
@@ -51,7 +51,7 @@ func TestInstructionsWithoutRepoReadOnlyCwd(t *testing.T) {
 	sub := filepath.Join(dir, "x")
 	write(t, filepath.Join(dir, "PLY.md"), "parent")
 	write(t, filepath.Join(sub, "AGENTS.md"), "here")
-	got := LoadInstructions("", sub)
+	got := LoadInstructions("", sub, nil)
 	if len(got) != 1 || got[0].Content != "here" {
 		t.Fatalf("got %+v", got)
 	}
@@ -61,7 +61,7 @@ func TestInstructionsCapped(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "PLY.md"), strings.Repeat("x", MaxInstructionBytes+100))
 	write(t, filepath.Join(dir, "AGENTS.md"), "dropped")
-	got := LoadInstructions("", dir)
+	got := LoadInstructions("", dir, nil)
 	if len(got) != 1 || !strings.Contains(got[0].Content, "capped") {
 		t.Fatalf("got %d files", len(got))
 	}

@@ -13,6 +13,8 @@ import (
 	"sync"
 
 	"github.com/plyhq/ply/internal/envpolicy"
+	"github.com/plyhq/ply/internal/safegit"
+	"github.com/plyhq/ply/internal/shell"
 )
 
 const (
@@ -44,9 +46,10 @@ type Repo struct {
 // listing always, git status and recent commits when runGit is true (the
 // folder is trusted) and git answers before ctx ends. Status and log run
 // at once, with optional locks off, so that they never write the index,
-// and with the config that could run programs (fsmonitor) switched off.
-// git gets env, or with nil ply's environment less the variables
-// envpolicy withholds.
+// and with every setting of the repository's configuration that could run
+// a program switched off (safegit: fsmonitor, hooks, filter drivers,
+// signature programs, submodules' own configuration). git gets env, or
+// with nil ply's environment less the variables envpolicy withholds.
 func Snapshot(ctx context.Context, dir string, runGit bool, env []string) *Repo {
 	r := &Repo{}
 	var wg sync.WaitGroup
@@ -54,10 +57,13 @@ func Snapshot(ctx context.Context, dir string, runGit bool, env []string) *Repo 
 	var statusErr, logErr error
 	ranGit := runGit && gitBranch(dir) != ""
 	if ranGit {
+		env = gitEnv(env)
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
-			status, statusErr = gitOutput(ctx, dir, env, "status", "--short", "--untracked-files=normal", "--no-renames")
+			// Only status reads the work tree through drivers: log
+			// need not wait for them to be looked up.
+			status, statusErr = gitOutput(ctx, dir, safegit.Overrides(ctx, dir, env), "status", "--short", "--untracked-files=normal", "--no-renames")
 		}()
 		go func() {
 			defer wg.Done()
@@ -105,14 +111,19 @@ func firstLine(err error) string {
 	return msg
 }
 
-func gitOutput(ctx context.Context, dir string, env []string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false", "--no-pager"}, args...)...)
-	cmd.Dir = dir
-	// The environment of every process ply starts, without its secrets.
+// gitEnv is the environment of the snapshot's git commands: env, or with
+// nil the environment of every process ply starts (without its secrets),
+// with the safe settings of fixed names.
+func gitEnv(env []string) []string {
 	if env == nil {
 		env = envpolicy.Environ()
 	}
-	cmd.Env = append(slices.Clip(env), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	return shell.SafeGitEnv(append(slices.Clip(env), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C"))
+}
+
+func gitOutput(ctx context.Context, dir string, env []string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.untrackedCache=false", "--no-pager"}, args...)...)
+	cmd.Dir, cmd.Env = dir, env
 	return cmd.Output()
 }
 

@@ -6,11 +6,12 @@
 package sysprompt
 
 import (
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/plyhq/ply/internal/safefile"
 )
 
 // Env is what the prompt tells the model about where it runs.
@@ -103,13 +104,16 @@ func Build(env Env) string {
 	return b.String()
 }
 
+// maxHead caps what is read of .git/HEAD: a ref name or an object id.
+const maxHead = 4 << 10
+
 // gitBranch reads the branch from .git/HEAD of dir or an ancestor, without
 // running git.
 func gitBranch(dir string) string {
 	for d := dir; ; {
-		head, err := os.ReadFile(filepath.Join(gitDir(d), "HEAD"))
+		head, err := safefile.Read(filepath.Join(gitDir(d), "HEAD"), maxHead)
 		if err == nil {
-			s := strings.TrimSpace(string(head))
+			s := strings.TrimSpace(string(head.Data))
 			if ref, ok := strings.CutPrefix(s, "ref: refs/heads/"); ok {
 				return ref
 			}
@@ -130,11 +134,11 @@ func gitBranch(dir string) string {
 // a worktree or a submodule has instead.
 func gitDir(dir string) string {
 	dot := filepath.Join(dir, ".git")
-	b, err := os.ReadFile(dot)
+	f, err := safefile.Read(dot, maxHead)
 	if err != nil {
 		return dot // a directory, or nothing
 	}
-	p, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+	p, ok := strings.CutPrefix(strings.TrimSpace(string(f.Data)), "gitdir: ")
 	if !ok {
 		return dot
 	}

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/plyhq/ply/internal/envpolicy"
+	"github.com/plyhq/ply/internal/safegit"
 	"github.com/plyhq/ply/internal/sandbox"
 	"github.com/plyhq/ply/internal/shell"
 )
@@ -22,9 +24,9 @@ import (
 // (a committed bare repository's, say) cannot override them, and git
 // takes optional locks (the index refresh of git status) no more.
 //
-// diff.external, textconv and filter drivers cannot be switched off this
-// way (an empty diff.external makes git diff fail); the read-only profile
-// keeps such a program from writing or reaching the network.
+// Drivers with names of the repository's choosing (filter, textconv,
+// external diff) are switched off per command by safegit.Overrides,
+// which reads the repository's configuration.
 func DefaultConfinedEnv() []string {
 	return append(shell.SafeGitEnv(nil), "GIT_OPTIONAL_LOCKS=0", "PAGER=cat")
 }
@@ -140,7 +142,7 @@ func (t *Shell) confine(cmd *exec.Cmd) (policy *sandbox.Policy, cleanup func(), 
 	if env == nil {
 		env = DefaultConfinedEnv()
 	}
-	cmd.Env = confineEnviron(cmd.Env, env, tmp)
+	cmd.Env = safegit.Overrides(context.Background(), cmd.Dir, confineEnviron(cmd.Env, env, tmp))
 	return &ro, func() { _ = os.RemoveAll(tmp) }, nil
 }
 
