@@ -79,7 +79,7 @@ var readOnlyUnavailable sync.Once
 // process group: the group can be killed as a whole, and without a
 // controlling terminal a program that wants a password (sudo, ssh) fails at
 // once instead of stopping on the terminal until the timeout. The command
-// is tied to ply's life (sandbox.Guard). start starts it, confined when
+// and everything it starts are tied to ply's life (sandbox.GuardTree). start starts it, confined when
 // the sandbox or confined asks for it (sandbox.Start).
 //
 // confined runs it under the read-only profile when the kernel has one;
@@ -110,7 +110,7 @@ func (t *Shell) command(command, dir string, w *os.File, confined bool) (cmd *ex
 	}
 	// Tied to ply's life: the caller calls sandbox.Track once it has
 	// started.
-	sandbox.Guard(cmd)
+	sandbox.GuardTree(cmd)
 	start = cmd.Start
 	if policy != nil {
 		p := *policy
