@@ -102,7 +102,7 @@ func (o *Options) specs() []flagSpec {
 		{long: "sandbox", boolean: &o.Sandbox, help: "run shell commands under Landlock and a seccomp filter (Linux): they read and run anything, but write only in the workspace, $TMPDIR (when unset, a private directory removed at exit) and --sandbox-write-dir; create no sockets (no TCP, UDP or Unix-socket connections, socketpair(2) of stream type only); and signal only processes they started"},
 		{long: "sandbox-network", boolean: &o.SandboxNetwork, help: "with --sandbox: let shell commands create sockets: TCP, UDP and Unix-socket connections"},
 		{long: "sandbox-write-dir", list: &o.SandboxWriteDirs, help: "with --sandbox: another directory shell commands may write in (comma-separated, repeatable)"},
-		{long: "allow-unsandboxed", boolean: &o.AllowUnsandboxed, help: "with --sandbox: run shell commands unconfined when the kernel has no Landlock, instead of refusing them"},
+		{long: "allow-unsandboxed", boolean: &o.AllowUnsandboxed, help: "where the kernel has no sandbox (no Landlock): run commands that only read unasked, unconfined, instead of asking; with --sandbox, run shell commands unconfined instead of refusing them"},
 		{long: "trust-workspace", boolean: &o.TrustWorkspace, help: "trust this folder for this run only: load its .ply/settings.json and .ply/agents (for CI; 'ply trust' saves it)"},
 		{long: "debug", short: "d", boolean: &o.Debug, help: "log at debug level to the log file"},
 		{long: "help", short: "h", boolean: &o.Help, help: "show this help"},
