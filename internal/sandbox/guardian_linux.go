@@ -112,13 +112,16 @@ func guardianCommand(self string, args ...string) *exec.Cmd {
 }
 
 // cgroupProbe returns a command that exits at once, to check that a
-// process can start in the commands' cgroup: true(1), or where there is
-// none, the guardian without a token, which costs more to start.
+// process can start in the commands' cgroup: the system's true(1), never
+// one found in $PATH, or where there is none, the guardian without a
+// token, which costs more to start.
 func cgroupProbe(self string) *exec.Cmd {
-	if path, err := exec.LookPath("true"); err == nil && filepath.IsAbs(path) {
-		cmd := exec.Command(path)
-		cmd.Env = []string{}
-		return cmd
+	for _, path := range []string{"/usr/bin/true", "/bin/true"} {
+		if _, err := os.Stat(path); err == nil {
+			cmd := exec.Command(path)
+			cmd.Env = []string{}
+			return cmd
+		}
 	}
 	return guardianCommand(self, guardianArg)
 }
