@@ -10,9 +10,33 @@ import (
 	"github.com/plyhq/ply/internal/tools"
 )
 
-// sandboxAvailable probes the kernel; tests replace it to play a kernel
-// without Landlock.
-var sandboxAvailable = sandbox.Available
+// sandboxAvailable and readOnlyAvailable probe the kernel; tests replace
+// them to play a kernel without Landlock.
+var (
+	sandboxAvailable  = sandbox.Available
+	readOnlyAvailable = sandbox.ReadOnlyAvailable
+)
+
+// allowUnsandboxed reports whether the user accepts running shell
+// commands without the kernel's sandbox where it is missing:
+// --allow-unsandboxed, or allowUnsandboxed in the user's own settings (a
+// project's settings cannot turn the sandbox off).
+func (c *config) allowUnsandboxed() bool {
+	return c.opts.AllowUnsandboxed || c.user.AllowUnsandboxed
+}
+
+// readOnlyProfile returns the permission policy's probe of the read-only
+// profile: where the kernel has none, it says once on notices that
+// commands that only read will ask.
+func readOnlyProfile(notices io.Writer) func() error {
+	return func() error {
+		err := readOnlyAvailable()
+		if err != nil {
+			fmt.Fprintf(notices, "ply: warning: the kernel has no read-only profile for shell commands (%v): commands that only read ask before running; --allow-unsandboxed or \"allowUnsandboxed\": true in your settings runs them unasked and unconfined\n", err)
+		}
+		return err
+	}
+}
 
 // setupSandbox applies --sandbox and its companion flags to the shell
 // tool. Without --sandbox, commands run unconfined as before. With it,
@@ -22,13 +46,13 @@ var sandboxAvailable = sandbox.Available
 // The temporary directory is $TMPDIR when set; otherwise a private one
 // for this run, exported as TMPDIR to the commands, which cleanup
 // removes. When the kernel cannot confine them, ply says so once and the
-// shell tool refuses every command, unless --allow-unsandboxed accepts
-// running them unconfined: a sandbox that was asked for must not quietly
-// be absent.
-func setupSandbox(o *Options, ws *tools.Workspace, shell *tools.Shell, getenv func(string) string, stderr io.Writer) (cleanup func(), err error) {
+// shell tool refuses every command, unless allowUnsandboxed
+// (--allow-unsandboxed or the user's setting) accepts running them
+// unconfined: a sandbox that was asked for must not quietly be absent.
+func setupSandbox(o *Options, allowUnsandboxed bool, ws *tools.Workspace, shell *tools.Shell, getenv func(string) string, stderr io.Writer) (cleanup func(), err error) {
 	cleanup = func() {}
 	if !o.Sandbox {
-		for _, f := range []string{"sandbox-network", "sandbox-write-dir", "allow-unsandboxed"} {
+		for _, f := range []string{"sandbox-network", "sandbox-write-dir"} {
 			if o.set[f] {
 				return cleanup, &UsageError{Msg: fmt.Sprintf("flag --%s needs --sandbox", f)}
 			}
@@ -45,7 +69,7 @@ func setupSandbox(o *Options, ws *tools.Workspace, shell *tools.Shell, getenv fu
 		shell.SetTempDir(priv)
 		tmp = priv
 	}
-	if err := sandboxPolicy(o, ws, tmp, shell, stderr); err != nil {
+	if err := sandboxPolicy(o, allowUnsandboxed, ws, tmp, shell, stderr); err != nil {
 		cleanup()
 		return func() {}, err
 	}
@@ -54,7 +78,7 @@ func setupSandbox(o *Options, ws *tools.Workspace, shell *tools.Shell, getenv fu
 
 // sandboxPolicy builds --sandbox's policy with tmp writable and gives it
 // to the shell, or its refusal when the kernel has no Landlock.
-func sandboxPolicy(o *Options, ws *tools.Workspace, tmp string, shell *tools.Shell, stderr io.Writer) error {
+func sandboxPolicy(o *Options, allowUnsandboxed bool, ws *tools.Workspace, tmp string, shell *tools.Shell, stderr io.Writer) error {
 	writable := append([]string{}, ws.Roots()...)
 	extra := append([]string{tmp}, o.SandboxWriteDirs...)
 	for _, d := range extra {
@@ -66,7 +90,7 @@ func sandboxPolicy(o *Options, ws *tools.Workspace, tmp string, shell *tools.She
 	}
 	abi, err := sandboxAvailable()
 	if err != nil {
-		if o.AllowUnsandboxed {
+		if allowUnsandboxed {
 			fmt.Fprintf(stderr, "ply: warning: the kernel has no Landlock (%v); running shell commands unsandboxed as --allow-unsandboxed asks\n", err)
 			return nil
 		}

@@ -73,7 +73,7 @@ func TestSandboxRefusesWithoutLandlock(t *testing.T) {
 }
 
 func TestSandboxFlagsNeedSandbox(t *testing.T) {
-	for _, f := range []string{"--sandbox-network", "--allow-unsandboxed", "--sandbox-write-dir=/x"} {
+	for _, f := range []string{"--sandbox-network", "--sandbox-write-dir=/x"} {
 		r := runPly(t, t.TempDir(), nil, "", f, "-p", "go")
 		if r.code != 42 || !strings.Contains(r.stderr, "needs --sandbox") {
 			t.Errorf("%s: exit %d; stderr:\n%s", f, r.code, r.stderr)

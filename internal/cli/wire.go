@@ -156,7 +156,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		return nil, headless.ExitConfig, fmt.Errorf("settings: tools.shellOutputLimit is %d: it must be a positive number of characters", n)
 	}
 	shell.SetOutputLimit(n)
-	sandboxCleanup, err := setupSandbox(cfg.opts, ws, shell, sio.Getenv, sio.Stderr)
+	sandboxCleanup, err := setupSandbox(cfg.opts, cfg.allowUnsandboxed(), ws, shell, sio.Getenv, sio.Stderr)
 	if err != nil {
 		return nil, headless.ExitInput, err
 	}
@@ -223,6 +223,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 	policy, err := permission.New(permission.Config{
 		Mode: mode, Workspace: ws, Settings: ruleSets,
 		AllowedTools: append(slices.Clone(cfg.opts.AllowedTools), trustedServers(cfg.mcp)...), ExcludeTools: cfg.opts.ExcludeTools, CoreTools: cfg.opts.CoreTools,
+		ReadOnlyProfile: readOnlyProfile(notices), AllowUnconfined: cfg.allowUnsandboxed(),
 	})
 	if err != nil {
 		// A rule that does not parse could be a deny rule that would

@@ -188,6 +188,10 @@ func (p *Policy) modeDefault(mode Mode, ci *callInfo) decision {
 		return allow("%s delegates; each call its subagent makes is checked", ci.name)
 	case ci.name == ToolShell:
 		if p.readOnlyShell(ci) {
+			if p.noProfile != nil {
+				return ask("the command only reads, but it would run without the kernel's read-only profile (%v), so it needs the user's approval. "+
+					"To run such commands unasked without the profile, the user can start ply with --allow-unsandboxed or set \"allowUnsandboxed\": true in their own settings", p.noProfile)
+			}
 			d := allow("the command only reads")
 			d.confined = true // the kernel holds the command to that
 			return d

@@ -21,6 +21,9 @@ func policyFrom(t *testing.T, cfg Config) *Policy {
 		}
 		cfg.Workspace = ws
 	}
+	if cfg.ReadOnlyProfile == nil {
+		cfg.ReadOnlyProfile = profileAvailable
+	}
 	p, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)

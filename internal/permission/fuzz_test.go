@@ -35,7 +35,7 @@ func FuzzParseRule(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	p, err := New(Config{Workspace: ws, HomeDir: root})
+	p, err := New(Config{Workspace: ws, HomeDir: root, ReadOnlyProfile: profileAvailable})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func FuzzShellRulesFailClosed(f *testing.F) {
 		f.Fatal(err)
 	}
 	policy := func(allow, deny []string) *Policy {
-		p, err := New(Config{Workspace: ws, HomeDir: root, Settings: []RuleSet{{Allow: allow, Deny: deny}}})
+		p, err := New(Config{Workspace: ws, HomeDir: root, ReadOnlyProfile: profileAvailable, Settings: []RuleSet{{Allow: allow, Deny: deny}}})
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -125,6 +125,8 @@ func newPolicy(t testing.TB, root string, mode Mode, allow, ask, deny []string) 
 		Workspace: ws,
 		Settings:  []RuleSet{{Allow: allow, Ask: ask, Deny: deny}},
 		HomeDir:   filepath.Join(filepath.Dir(root), "home"),
+
+		ReadOnlyProfile: profileAvailable,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -143,3 +145,7 @@ func verdictName(v scheduler.Verdict) string {
 	}
 	return "?"
 }
+
+// profileAvailable plays a kernel with the read-only profile; what a
+// policy does without one is TestReadOnlyShellNeedsProfile's.
+func profileAvailable() error { return nil }

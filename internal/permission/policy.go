@@ -52,6 +52,17 @@ type Config struct {
 	CoreTools []string
 	// HomeDir is what ~/ in path rules means; "" means os.UserHomeDir.
 	HomeDir string
+	// ReadOnlyProfile reports why the kernel cannot hold a shell command
+	// to only reading (the shell tool's read-only profile), or nil when
+	// it can. A command judged read-only runs unasked only under that
+	// profile: where there is none it asks, as any other command does.
+	// It is called once, by New; nil means no profile.
+	ReadOnlyProfile func() error
+	// AllowUnconfined lets a command judged read-only run unasked where
+	// the kernel has no read-only profile: the user accepted running such
+	// commands unconfined (--allow-unsandboxed, or allowUnsandboxed in
+	// the user's own settings).
+	AllowUnconfined bool
 }
 
 // sourced is a rule and where it came from.
@@ -78,6 +89,10 @@ type Policy struct {
 
 	mode       atomic.Int32
 	unattended atomic.Bool // no one can approve (SetUnattended)
+
+	// noProfile is why a command judged read-only cannot be confined
+	// and so asks; nil when it can be, or the user accepted it unconfined.
+	noProfile error
 
 	mu      sync.RWMutex
 	session []sourced
@@ -126,6 +141,12 @@ func New(cfg Config) (*Policy, error) {
 	p := &Policy{ws: cfg.Workspace, coreOn: len(cfg.CoreTools) > 0}
 	p.mode.Store(int32(cfg.Mode))
 	p.homes = homeDirs(cfg.HomeDir)
+	if !cfg.AllowUnconfined {
+		p.noProfile = errNoProfileProbe
+		if cfg.ReadOnlyProfile != nil {
+			p.noProfile = cfg.ReadOnlyProfile()
+		}
+	}
 
 	var errs []error
 	add := func(dst *[]sourced, texts []string, source string, legacy bool) {
@@ -253,3 +274,7 @@ func (p *Policy) allowRules() []sourced {
 	}
 	return append(append(slices.Clip(p.allow), p.session...), p.granted...)
 }
+
+// errNoProfileProbe is why a policy that was not told whether the kernel
+// has a read-only profile assumes it has none.
+var errNoProfileProbe = errors.New("ply was not told that the kernel has one")

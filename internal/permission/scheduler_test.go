@@ -35,6 +35,8 @@ func TestWithScheduler(t *testing.T) {
 		Workspace:    ws,
 		Settings:     []RuleSet{{Allow: []string{"Bash(go test:*)"}, Deny: []string{"Bash(rm *)"}}},
 		ExcludeTools: []string{"web_fetch"},
+
+		ReadOnlyProfile: profileAvailable,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -20,9 +21,20 @@ import (
 // own process group, that ends the commands of a ply that ended. It
 // reads process group IDs, one a line, from a pipe whose write end only
 // ply holds; end of file on that pipe means ply is gone, whatever killed
-// it. It then sends SIGTERM to every group it was told of that still has
-// a member and to every process whose environment carries ply's guard
-// token, SIGKILL to what is left a second later, and exits.
+// it. It then sends SIGTERM to every process in the commands' cgroup (see
+// guardian_cgroup_linux.go), to every group it was told of that still
+// has a member and to every process whose environment carries ply's
+// guard token, SIGKILL to what is left a second later, removes the
+// cgroup and exits.
+//
+// The cgroup is what a command cannot shed. Without one (no cgroup v2
+// hierarchy ply may create cgroups in), the groups and the token are
+// all there is: a process that leaves its group and also clears or
+// overwrites its environment, or makes itself non-dumpable so that its
+// environment cannot be read, escapes. PR_SET_CHILD_SUBREAPER does not
+// close that gap: the guardian is not an ancestor of the commands, and
+// a ply that is a subreaper holds its orphans only while it lives; when
+// it is killed they pass to init before the guardian learns of it.
 //
 // The guardian forgets a group once it is empty, when the next group
 // registers, so that a group ID the system reuses later is not killed;
@@ -33,6 +45,7 @@ type guard struct {
 	w     *os.File // the write end: never closed, it ends with ply
 	token string
 	pid   int
+	cg    *cgroupTree // nil where no cgroup could be made
 }
 
 var guardian struct {
@@ -63,22 +76,62 @@ func startGuardian() (*guard, error) {
 		return nil, fmt.Errorf("create the guardian's pipe: %w", err)
 	}
 	defer r.Close()
-	cmd := exec.Command(self, guardianArg, token)
-	// Nothing but the helper's switch: the guardian needs no variable,
-	// and any command of the user can read its environment in /proc.
-	cmd.Env = []string{helperEnv}
+	args := []string{guardianArg, token}
+	cg, err := newCgroupTree(strconv.Itoa(os.Getpid())+"-"+token[:8], cgroupProbe(self))
+	if err != nil {
+		slog.Debug("shell commands are tracked without a cgroup", "err", err)
+	} else {
+		args = append(args, cg.dir)
+	}
+	cmd := guardianCommand(self, args...)
 	cmd.ExtraFiles = []*os.File{r} // fd 3; stdin, stdout and stderr are /dev/null
 	// Its own group: Ctrl+C at the terminal and the group kills of a
 	// timed-out command do not reach it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		w.Close()
+		if cg != nil {
+			cg.close()
+		}
 		return nil, fmt.Errorf("start the guardian: %w", err)
 	}
 	pid := cmd.Process.Pid
 	// Never waited for: it lives as long as ply, then init reaps it.
 	_ = cmd.Process.Release()
-	return &guard{w: w, token: token, pid: pid}, nil
+	return &guard{w: w, token: token, pid: pid, cg: cg}, nil
+}
+
+// guardianCommand returns the command that starts self as the guardian
+// with args. Its environment holds nothing but the helper's switch: the
+// guardian needs no variable, and any command of the user can read its
+// environment in /proc.
+func guardianCommand(self string, args ...string) *exec.Cmd {
+	cmd := exec.Command(self, args...)
+	cmd.Env = []string{helperEnv}
+	return cmd
+}
+
+// cgroupProbe returns a command that exits at once, to check that a
+// process can start in the commands' cgroup: the system's true(1), never
+// one found in $PATH, or where there is none, the guardian without a
+// token, which costs more to start.
+func cgroupProbe(self string) *exec.Cmd {
+	for _, path := range []string{"/usr/bin/true", "/bin/true"} {
+		if _, err := os.Stat(path); err == nil {
+			cmd := exec.Command(path)
+			cmd.Env = []string{}
+			return cmd
+		}
+	}
+	return guardianCommand(self, guardianArg)
+}
+
+// enter makes cmd, not yet started, start in the commands' cgroup, where
+// there is one.
+func (g *guard) enter(cmd *exec.Cmd) {
+	if g.cg != nil {
+		g.cg.enter(cmd)
+	}
 }
 
 // register tells the guardian about the group pgid. One short write is
@@ -87,10 +140,15 @@ func (g *guard) register(pgid int) {
 	_, _ = g.w.WriteString(strconv.Itoa(pgid) + "\n")
 }
 
-// runGuardian is the guardian's main; args holds the guard token.
+// runGuardian is the guardian's main; args holds the guard token and,
+// where there is one, the commands' cgroup.
 func runGuardian(args []string) {
-	if len(args) != 1 {
+	if len(args) < 1 || len(args) > 2 {
 		return
+	}
+	cg := ""
+	if len(args) == 2 {
+		cg = args[1]
 	}
 	// A ply that ends by a signal to its terminal's process group, or
 	// a guardian of an enclosing ply, must not stop it before its work.
@@ -104,7 +162,7 @@ func runGuardian(args []string) {
 		}
 		groups = append(live(groups), pg)
 	}
-	endAll(groups, args[0])
+	endAll(groups, args[0], cg)
 }
 
 // live returns the groups that still have a member.
@@ -118,10 +176,18 @@ func live(groups []int) []int {
 	return out
 }
 
-// endAll sends SIGTERM to groups and to the processes carrying token,
-// then SIGKILL to those still there after guardianGrace.
-func endAll(groups []int, token string) {
+// endAll sends SIGTERM to the processes in the cgroup cg ("" for none),
+// to groups and to the processes carrying token, then SIGKILL to those
+// still there after guardianGrace, and removes cg.
+func endAll(groups []int, token, cg string) {
 	signalAll := func(sig syscall.Signal) {
+		if cg != "" {
+			if sig == syscall.SIGKILL {
+				killCgroup(cg)
+			} else {
+				signalCgroup(cg, sig)
+			}
+		}
 		for _, pg := range groups {
 			_ = syscall.Kill(-pg, sig)
 		}
@@ -129,12 +195,19 @@ func endAll(groups []int, token string) {
 			_ = syscall.Kill(pid, sig)
 		}
 	}
+	done := func() bool {
+		groups = live(groups)
+		return len(groups) == 0 && (cg == "" || !cgroupPopulated(cg)) && len(carriers(token)) == 0
+	}
+	if cg != "" {
+		defer removeCgroup(cg, 5*time.Second)
+	}
 	groups = live(groups)
 	signalAll(syscall.SIGTERM)
 	deadline := time.Now().Add(guardianGrace)
 	for time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
-		if groups = live(groups); len(groups) == 0 && len(carriers(token)) == 0 {
+		if done() {
 			return
 		}
 	}

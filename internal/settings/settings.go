@@ -52,6 +52,10 @@ type Settings struct {
 	Checkpointing    Checkpointing    `json:"checkpointing"`
 	// UI is how the interactive UI looks ("ui": {"theme": ...}; ui.go).
 	UI UI `json:"ui"`
+	// AllowUnsandboxed accepts running shell commands without the
+	// kernel's sandbox where it is missing, as --allow-unsandboxed does.
+	// It is not merged: only the user's file may turn the sandbox off.
+	AllowUnsandboxed bool `json:"allowUnsandboxed"`
 	// Sources lists the files read, user first.
 	Sources []string `json:"-"`
 }

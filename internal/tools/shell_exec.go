@@ -74,14 +74,16 @@ func confineEnviron(env, add []string, tmp string) []string {
 }
 
 // readOnlyUnavailable logs once that the kernel cannot confine
-// auto-approved commands, which then run as they always did.
+// auto-approved commands, which then run unconfined: the permission
+// policy lets them run unasked there only when the user accepted that
+// (--allow-unsandboxed or the user's allowUnsandboxed setting).
 var readOnlyUnavailable sync.Once
 
 // command prepares cmd to run in its own session, which is also its own
 // process group: the group can be killed as a whole, and without a
 // controlling terminal a program that wants a password (sudo, ssh) fails at
 // once instead of stopping on the terminal until the timeout. The command
-// is tied to ply's life (sandbox.Guard). start starts it, confined when
+// and everything it starts are tied to ply's life (sandbox.GuardTree). start starts it, confined when
 // the sandbox or confined asks for it (sandbox.Start).
 //
 // confined runs it under the read-only profile when the kernel has one;
@@ -112,7 +114,7 @@ func (t *Shell) command(command, dir string, w *os.File, confined bool) (cmd *ex
 	}
 	// Tied to ply's life: the caller calls sandbox.Track once it has
 	// started.
-	sandbox.Guard(cmd)
+	sandbox.GuardTree(cmd)
 	start = cmd.Start
 	if policy != nil {
 		p := *policy
@@ -124,11 +126,11 @@ func (t *Shell) command(command, dir string, w *os.File, confined bool) (cmd *ex
 // confine prepares cmd for the read-only profile: a private temporary
 // directory, which cleanup removes, and the confined environment. When
 // the kernel has no such profile it says so once and returns t's own
-// policy: the command runs as it would have without the judgement.
+// policy: the user accepted running the command unconfined.
 func (t *Shell) confine(cmd *exec.Cmd) (policy *sandbox.Policy, cleanup func(), err error) {
 	if err := sandbox.ReadOnlyAvailable(); err != nil {
 		readOnlyUnavailable.Do(func() {
-			slog.Warn("auto-approved read-only commands run unconfined: the kernel has no read-only profile", "err", err)
+			slog.Warn("auto-approved read-only commands run unconfined, as the user accepted: the kernel has no read-only profile", "err", err)
 		})
 		return t.sandbox, func() {}, nil
 	}
