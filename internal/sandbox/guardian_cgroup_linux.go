@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,6 +71,22 @@ func (cg *cgroupTree) enter(cmd *exec.Cmd) {
 	}
 	cmd.SysProcAttr.UseCgroupFD = true
 	cmd.SysProcAttr.CgroupFD = cg.fd
+}
+
+// moveIntoCgroup moves the process pid into the cgroup whose directory
+// cgroupFD holds, for a command that could not start inside it. What the
+// command started before the move stays outside the cgroup; the guardian's
+// process-group and token checks still reach it.
+func moveIntoCgroup(cgroupFD, pid int) {
+	fd, err := unix.Openat(cgroupFD, "cgroup.procs", unix.O_WRONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		slog.Warn("move a confined command into the commands' cgroup", "pid", pid, "err", err)
+		return
+	}
+	defer unix.Close(fd)
+	if _, err := unix.Write(fd, []byte(strconv.Itoa(pid))); err != nil {
+		slog.Warn("move a confined command into the commands' cgroup", "pid", pid, "err", err)
+	}
 }
 
 // close gives the cgroup up: it closes the descriptor and removes the

@@ -174,6 +174,16 @@ func Start(cmd *exec.Cmd, p Policy) error {
 	if err := p.check(); err != nil {
 		return err
 	}
+	// The read-only filter reports clone3 missing, because its flags lie
+	// in memory the filter cannot read; starting straight into the
+	// guard's cgroup needs clone3. Such a command is moved into the
+	// cgroup as soon as it has started instead.
+	var cgroupFD int
+	moveAfter := p.ReadOnly && cmd.SysProcAttr != nil && cmd.SysProcAttr.UseCgroupFD
+	if moveAfter {
+		cgroupFD = cmd.SysProcAttr.CgroupFD
+		cmd.SysProcAttr.UseCgroupFD = false
+	}
 	errc := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread is discarded
@@ -187,5 +197,11 @@ func Start(cmd *exec.Cmd, p Policy) error {
 		}
 		errc <- cmd.Start()
 	}()
-	return <-errc
+	if err := <-errc; err != nil {
+		return err
+	}
+	if moveAfter {
+		moveIntoCgroup(cgroupFD, cmd.Process.Pid)
+	}
+	return nil
 }

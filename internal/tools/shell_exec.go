@@ -124,28 +124,36 @@ func (t *Shell) command(command, dir string, w *os.File, confined bool) (cmd *ex
 }
 
 // confine prepares cmd for the read-only profile: a private temporary
-// directory, which cleanup removes, and the confined environment. When
-// the kernel has no such profile it says so once and returns t's own
-// policy: the user accepted running the command unconfined.
+// directory, which cleanup removes, and the confined environment (git's
+// program-running settings off). When the kernel has no such profile it
+// says so once and returns t's own policy with the same environment: the
+// user accepted running the command unconfined.
 func (t *Shell) confine(cmd *exec.Cmd) (policy *sandbox.Policy, cleanup func(), err error) {
-	if err := sandbox.ReadOnlyAvailable(); err != nil {
-		readOnlyUnavailable.Do(func() {
-			slog.Warn("auto-approved read-only commands run unconfined, as the user accepted: the kernel has no read-only profile", "err", err)
-		})
-		return t.sandbox, func() {}, nil
-	}
 	tmp, err := os.MkdirTemp("", "ply-ro-")
 	if err != nil {
 		return nil, nil, fmt.Errorf("create the private temporary directory: %w", err)
 	}
-	ro := sandbox.ReadOnlyPolicy(tmp)
-	ro.ReadableDirs = t.readableDirs()
+	cleanup = func() { _ = os.RemoveAll(tmp) }
 	env := t.confinedEnv
 	if env == nil {
 		env = DefaultConfinedEnv()
 	}
-	cmd.Env = safegit.Overrides(context.Background(), cmd.Dir, confineEnviron(cmd.Env, env, tmp))
-	return &ro, func() { _ = os.RemoveAll(tmp) }, nil
+	cmd.Env = confineEnviron(cmd.Env, env, tmp)
+	// Looking up the repository's drivers costs a git process: only a
+	// command that names git pays it (a read-only command names every
+	// program it runs).
+	if slices.ContainsFunc(cmd.Args, func(a string) bool { return strings.Contains(a, "git") }) {
+		cmd.Env = safegit.Overrides(context.Background(), cmd.Dir, cmd.Env)
+	}
+	if err := sandbox.ReadOnlyAvailable(); err != nil {
+		readOnlyUnavailable.Do(func() {
+			slog.Warn("auto-approved read-only commands run unconfined, as the user accepted: the kernel has no read-only profile", "err", err)
+		})
+		return t.sandbox, cleanup, nil
+	}
+	ro := sandbox.ReadOnlyPolicy(tmp)
+	ro.ReadableDirs = t.readableDirs()
+	return &ro, cleanup, nil
 }
 
 // readableDirs are the directories a read-only command may read beyond
