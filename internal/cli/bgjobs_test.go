@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -101,25 +100,11 @@ func TestBackgroundJobStoppedWithItsChildren(t *testing.T) {
 		t.Errorf("stopping an unknown job said:\n%s", got)
 	}
 	for _, pid := range []int{stopped, left} {
-		deadline := time.Now().Add(3 * time.Second)
-		for !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) && !zombie(pid) {
-			if time.Now().After(deadline) {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-				t.Fatalf("child %d of a background job is still running", pid)
-			}
-			time.Sleep(10 * time.Millisecond)
+		if !sandboxtest.WaitGone(pid, 5*time.Second) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("child %d of a background job is still running", pid)
 		}
 	}
-}
-
-// zombie reports whether pid has exited and waits to be reaped.
-func zombie(pid int) bool {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	i := strings.LastIndexByte(string(data), ')')
-	return i >= 0 && i+2 < len(data) && (data[i+2] == 'Z' || data[i+2] == 'X')
 }
 
 // Ctrl+C or SIGTERM (the cancelled context) ends a run that waits on a
@@ -151,14 +136,20 @@ func TestBackgroundJobEndsWhenTheRunIsCancelled(t *testing.T) {
 		<-done
 		t.Fatalf("the job did not start; stderr:\n%s", errb.String())
 	}
-	time.Sleep(200 * time.Millisecond) // let task_output start waiting
+	// Cancel once the model has asked for task_output, so the run is
+	// waiting on the job rather than on the model.
+	for deadline := time.Now().Add(10 * time.Second); srv.Pending() > 1 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
 	cancel()
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the run did not end when cancelled")
 	}
-	if !errors.Is(syscall.Kill(child, 0), syscall.ESRCH) && !zombie(child) {
+	// The run sent the job's processes SIGKILL as it ended; they are gone
+	// once the kernel has torn them down.
+	if !sandboxtest.WaitGone(child, 5*time.Second) {
 		_ = syscall.Kill(child, syscall.SIGKILL)
 		t.Fatalf("child %d of the background job outlived the run", child)
 	}
