@@ -36,7 +36,7 @@ const maxOpaqueDepth = 3
 func Opaque(command string) (reason string, opaque bool) {
 	f, err := parse(command)
 	if err != nil {
-		return "the command does not parse", true
+		return parseFailure(err), true
 	}
 	return opaqueFile(f)
 }

@@ -69,6 +69,9 @@ func parse(command string) (*syntax.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrParse, err)
 	}
+	if err := checkBashAgrees(command, f); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
 
