@@ -39,9 +39,16 @@ type disagreement struct{ reason string }
 
 func (d *disagreement) Error() string { return d.reason }
 
+// bashAgreementChecked switches the check on; the differential test
+// switches it off to see what it finds against the parser alone.
+var bashAgreementChecked = true
+
 // checkBashAgrees returns an error wrapping ErrParse when src, parsed as
 // f, holds a construct bash reads differently.
 func checkBashAgrees(src string, f *syntax.File) error {
+	if !bashAgreementChecked {
+		return nil
+	}
 	reason := bytesDisagree(src)
 	if reason == "" {
 		reason = heredocsDisagree(src, f)
