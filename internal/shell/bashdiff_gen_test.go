@@ -34,7 +34,11 @@ func (g *lineGen) line() string {
 		case strings.HasSuffix(b.String(), "\n"): // after a here-document
 			b.WriteString(g.pick("", "", "\n", "\r\n"))
 		default:
-			b.WriteString(g.pick("\n", "\n", "\n", "; ", "; ", " && ", " || ", " | ", " | "))
+			sep := g.pick("\n", "\n", "\n", "; ", "; ", " && ", " || ", " | ", " | ")
+			if strings.HasSuffix(sep, "\n") && g.chance(3) {
+				sep = g.comment() + sep
+			}
+			b.WriteString(sep)
 			if g.chance(16) {
 				b.WriteString(g.pick("\r\n", "\r"))
 			}
@@ -42,7 +46,7 @@ func (g *lineGen) line() string {
 		b.WriteString(g.command())
 	}
 	if g.chance(4) {
-		b.WriteString(g.pick(" #", " # x\\", "#c", " # $(rm c)"))
+		b.WriteString(g.comment())
 	}
 	s := b.String()
 	if g.chance(4) {
@@ -60,11 +64,22 @@ func term(cmd string) string {
 	return cmd + "; "
 }
 
+// comment is a comment to put at the end of a line.
+func (g *lineGen) comment() string {
+	return g.pick(" #", " # ", "#", "\t# ") + g.pick("", "note", "x\\", "$(rm c)", "'", "rm x; ls")
+}
+
+// continuation inserts one backslash-newline pair at a random byte
+// position of s.
+func (g *lineGen) continuation(s string) string {
+	at := g.r.IntN(len(s) + 1)
+	return s[:at] + "\\\n" + s[at:]
+}
+
 // continuations inserts backslash-newline pairs at random byte positions.
 func (g *lineGen) continuations(s string) string {
-	for i, n := 0, 1+g.r.IntN(3); i < n && len(s) > 0; i++ {
-		at := g.r.IntN(len(s) + 1)
-		s = s[:at] + "\\\n" + s[at:]
+	for i, n := 0, 1+g.r.IntN(3); i < n; i++ {
+		s = g.continuation(s)
 	}
 	return s
 }
@@ -194,8 +209,11 @@ func (g *lineGen) heredoc() string {
 	}
 	b.WriteString(g.pick("\n", "\n", "\r\n"))
 	for i, n := 0, g.r.IntN(4); i < n; i++ {
-		b.WriteString(g.bodyLine(delim))
-		b.WriteString("\n")
+		l := g.bodyLine(delim)
+		if g.chance(3) {
+			l = g.continuation(l)
+		}
+		b.WriteString(l + "\n")
 	}
 	if op == "<<-" {
 		b.WriteString(g.pick("", "\t", "\t\t"))
