@@ -34,11 +34,11 @@ var stubNames = []string{
 // forked for the program, with the argv of every program it would run
 // and finds nowhere on PATH. It appends one record: fields
 // "length:bytes" joined by commas, argv[0] first, ended by a newline.
-// Lengths count bytes (LC_ALL=C), so arguments may hold anything,
-// newlines included. One printf makes one write, which O_APPEND keeps
-// whole.
+// It succeeds, so that && lists go on. Lengths count bytes (LC_ALL=C),
+// so arguments may hold anything, newlines included. One printf makes
+// one write, which O_APPEND keeps whole.
 const recorder = `() { LC_ALL=C; local r=${#1}:$1 a; shift; for a in "$@"; do r+=,${#a}:$a; done; ` +
-	`printf '%s\n' "$r" >>"$BASHDIFF_LOG"; return 127; }`
+	`printf '%s\n' "$r" >>"$BASHDIFF_LOG"; }`
 
 // errRefused reports a line the oracle will not run: it cannot be passed
 // to bash -c, or, without the sandbox, it could reach outside the
@@ -89,6 +89,11 @@ func (o *bashOracle) refuse(line string) error {
 	}
 	if strings.Contains(line, "/") {
 		return fmt.Errorf("%w: it names a path", errRefused)
+	}
+	if strings.Contains(line, "kill") {
+		// kill -9 -1 reaches every process the user may signal where
+		// the sandbox cannot scope signals.
+		return fmt.Errorf("%w: it may signal other processes", errRefused)
 	}
 	if !o.confined {
 		for _, r := range unconfinedRisks {

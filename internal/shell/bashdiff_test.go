@@ -221,6 +221,7 @@ func TestBashDifferential(t *testing.T) {
 	if !o.confined {
 		t.Logf("the sandbox is not available: lines that could reach outside the test's directory are not run")
 	}
+	t.Logf("bash runs confined by the sandbox: %v", o.confined)
 	if os.Getenv("PLY_BASHDIFF_UNCHECKED") != "" {
 		// Shows what the test finds against the parser alone, to check
 		// that it still finds the constructs the check catches.
@@ -320,11 +321,12 @@ func FuzzBashDifferential(f *testing.F) {
 		if len(line) > maxFuzzLine {
 			t.Skip("longer than a command line worth comparing")
 		}
-		if _, opaque := Opaque(line); opaque && IsReadOnly(line) {
+		_, opaque := Opaque(line)
+		if opaque && IsReadOnly(line) {
 			t.Fatalf("%q is opaque and read-only", line)
 		}
-		if o == nil {
-			return
+		if opaque || o == nil {
+			return // fails closed whatever bash runs
 		}
 		ran, err := o.run(context.Background(), line)
 		if err != nil {
@@ -334,4 +336,42 @@ func FuzzBashDifferential(f *testing.F) {
 			t.Fatalf("bash and ply differ on %q: %s", line, d)
 		}
 	})
+}
+
+// TestBashOracle checks the oracle itself, so that the differential
+// test cannot pass by observing nothing: it records every program with
+// its arguments byte for byte, and on the here-document line it sees
+// the command the parser alone misses.
+func TestBashOracle(t *testing.T) {
+	o, err := newBashOracle(t.TempDir())
+	if err != nil {
+		t.Skipf("no bash to compare with: %v", err)
+	}
+	ran, err := o.run(t.Context(), "cat 'a b' $'x\\ny,z:1' && rm -rf y | ls\nhead ''")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{{"cat", "a b", "x\ny,z:1"}, {"rm", "-rf", "y"}, {"ls"}, {"head", ""}}
+	slices.SortFunc(ran, func(a, b []string) int { return slices.Compare(a, b) })
+	slices.SortFunc(want, func(a, b []string) int { return slices.Compare(a, b) })
+	if !slices.EqualFunc(ran, want, slices.Equal) {
+		t.Errorf("ran %q, want %q", ran, want)
+	}
+
+	line := "cat <<EOF\nEO\\\nF\nrm -rf x\nEOF\n"
+	ran, err = o.run(t.Context(), line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(ran, func(a []string) bool { return slices.Equal(a, []string{"rm", "-rf", "x"}) }) {
+		t.Fatalf("bash ran %q for %q, want rm -rf x among them", ran, line)
+	}
+	if d := plyDisagrees(line, ran); d != "" {
+		t.Errorf("with the check: %s", d)
+	}
+	bashAgreementChecked = false
+	defer func() { bashAgreementChecked = true }()
+	if plyDisagrees(line, ran) == "" {
+		t.Errorf("without the check, ply and bash agree on %q: the comparison cannot fail", line)
+	}
 }
