@@ -30,6 +30,8 @@ import (
 //     body across lines, past a delimiter line.
 //   - A dollar sign before a backslash-newline. bash removes the pair
 //     first and reads $( ${ $' after it; the parser reads a lone $.
+//   - A backslash at the very end. bash drops it after a single-quoted
+//     string that spans lines; the parser keeps it.
 //   - A comment ending in a backslash. bash ends a comment at the line
 //     end; the parser reads the backslash and newline as a continuation
 //     and joins the next line to the command before the comment.
@@ -76,10 +78,19 @@ func bytesDisagree(src string) string {
 		return "the command holds a carriage return, which bash reads as part of a word and ply's parser as a line end or a blank"
 	case strings.IndexByte(src, 0) >= 0:
 		return "the command holds a NUL byte, which ply's parser skips and bash cannot be given"
+	case endsInBackslash(src):
+		return "the command ends in a backslash, which bash keeps or drops by context and ply's parser keeps"
 	case strings.Contains(src, "$\\\n"):
 		return "a dollar sign is followed by a line continuation, after which bash still reads an expansion and ply's parser does not"
 	}
 	return ""
+}
+
+// endsInBackslash reports src ending in a backslash that no backslash
+// escapes. bash drops it after a single-quoted string that spans lines.
+func endsInBackslash(src string) bool {
+	n := len(src) - len(strings.TrimRight(src, "\\"))
+	return n%2 == 1
 }
 
 // heredocsDisagree checks that bash ends every here-document body where

@@ -35,6 +35,10 @@ var bashDisagreements = []struct{ name, line, reason string }{
 		"cat \"$\\\n(rm -rf x)\"", "dollar sign"},
 	{"dollar sign before a continuation and a quoted string",
 		"cat $\\\n'-rf\\n'", "dollar sign"},
+	{"backslash at the end of the input, after a quoted newline",
+		"rm 'a\nb'c\\", "ends in a backslash"},
+	{"backslash at the end of the input, after a program name quoted across lines",
+		"' $ #\n{ 'head\\", "ends in a backslash"},
 	{"NUL byte",
 		"cat x\x00; rm -rf y", "NUL"},
 }
@@ -75,6 +79,7 @@ func TestBashAgreementKeepsReadOnly(t *testing.T) {
 		"ls # a comment\ncat x",
 		"ls \\\n-la # a comment",
 		"cat 'a#b' a#b \\#x",
+		"cat a\\\\",
 	} {
 		if reason, opaque := Opaque(line); opaque {
 			t.Errorf("Opaque(%q) = %q", line, reason)
