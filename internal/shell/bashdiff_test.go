@@ -225,8 +225,8 @@ func TestBashDifferential(t *testing.T) {
 	if os.Getenv("PLY_BASHDIFF_UNCHECKED") != "" {
 		// Shows what the test finds against the parser alone, to check
 		// that it still finds the constructs the check catches.
-		bashAgreementChecked = false
-		t.Cleanup(func() { bashAgreementChecked = true })
+		bashAgreementUnchecked.Store(true)
+		t.Cleanup(func() { bashAgreementUnchecked.Store(false) })
 	}
 	corpus := loadBashDiffCorpus(t)
 	kept := append(slices.Sorted(mapValues(corpus)), bashDiffSeeds...)
@@ -369,8 +369,8 @@ func TestBashOracle(t *testing.T) {
 	if d := plyDisagrees(line, ran); d != "" {
 		t.Errorf("with the check: %s", d)
 	}
-	bashAgreementChecked = false
-	defer func() { bashAgreementChecked = true }()
+	bashAgreementUnchecked.Store(true)
+	defer bashAgreementUnchecked.Store(false)
 	if plyDisagrees(line, ran) == "" {
 		t.Errorf("without the check, ply and bash agree on %q: the comparison cannot fail", line)
 	}
