@@ -33,6 +33,8 @@ import (
 //     first and reads $( ${ $' after it; the parser reads a lone $.
 //   - A backslash at the very end. bash drops it after a single-quoted
 //     string that spans lines; the parser keeps it.
+//   - time after a pipe. bash runs a program named time there; the
+//     parser reads the keyword.
 //   - A comment ending in a backslash. bash ends a comment at the line
 //     end; the parser reads the backslash and newline as a continuation
 //     and joins the next line to the command before the comment.
@@ -55,6 +57,9 @@ func checkBashAgrees(src string, f *syntax.File) error {
 	reason := bytesDisagree(src)
 	if reason == "" {
 		reason = heredocsDisagree(src, f)
+	}
+	if reason == "" {
+		reason = timeDisagrees(f)
 	}
 	if reason == "" {
 		reason = commentsDisagree(src)
@@ -200,6 +205,25 @@ func bashHeredocEnd(src string, start int, delim string, join, dash bool) int {
 		i = j + 1
 	}
 	return len(src)
+}
+
+// timeDisagrees reports time in a pipeline after its first command:
+// there bash does not read it as the keyword but runs a program named
+// time, with options the keyword does not have (-o file).
+func timeDisagrees(f *syntax.File) (reason string) {
+	if f == nil {
+		return ""
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		b, ok := n.(*syntax.BinaryCmd)
+		if ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) && b.Y != nil {
+			if _, isTime := b.Y.Cmd.(*syntax.TimeClause); isTime {
+				reason = "time after a pipe is a program for bash and a keyword for ply's parser"
+			}
+		}
+		return reason == ""
+	})
+	return reason
 }
 
 // commentParsers keep comments, which the classifier's parsers drop.

@@ -39,6 +39,10 @@ var bashDisagreements = []struct{ name, line, reason string }{
 		"rm 'a\nb'c\\", "ends in a backslash"},
 	{"backslash at the end of the input, after a program name quoted across lines",
 		"' $ #\n{ 'head\\", "ends in a backslash"},
+	{"time after a pipe, which bash runs as a program",
+		"ls | time -o out rm -rf x", "time"},
+	{"time after a pipe, read-only for the parser",
+		"ls | time -p cat x", "time"},
 	{"NUL byte",
 		"cat x\x00; rm -rf y", "NUL"},
 }
@@ -80,6 +84,8 @@ func TestBashAgreementKeepsReadOnly(t *testing.T) {
 		"ls \\\n-la # a comment",
 		"cat 'a#b' a#b \\#x",
 		"cat a\\\\",
+		"time cat x | wc",
+		"ls && time -p cat x",
 	} {
 		if reason, opaque := Opaque(line); opaque {
 			t.Errorf("Opaque(%q) = %q", line, reason)

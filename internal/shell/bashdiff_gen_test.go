@@ -90,7 +90,7 @@ func (g *lineGen) command() string {
 	if g.depth > 3 {
 		return g.simple()
 	}
-	switch g.r.IntN(14) {
+	switch g.r.IntN(17) {
 	case 0, 1, 2:
 		return g.heredoc()
 	case 3:
@@ -111,6 +111,12 @@ func (g *lineGen) command() string {
 		return "f" + g.pick("", "n") + "() { " + term(g.command()) + "}; f" + g.pick("", "n")
 	case 10:
 		return g.pick("(( 1 + 2 )) && ", "[[ a == b ]] || ", "true && ", "false || ", "! ") + g.command()
+	case 11:
+		return "function f" + g.pick(" ", "() ") + "{ " + term(g.command()) + "}; f"
+	case 12:
+		return g.pick("time ", "time -p ", "! ", "{ ", "until true; do ") + g.command() + g.pick("", "", "", "; }", "; done")
+	case 13:
+		return "[[ " + g.word() + g.pick(" == ", " < ", " =~ ", " -nt ") + g.word() + " ]] && " + g.command()
 	}
 	return g.simple()
 }
@@ -159,7 +165,7 @@ func (g *lineGen) name() string {
 
 var genAtoms = []string{
 	"x", "a b", "-rf", "--", "-n", "z*", "?q", "[ab]c", "é", "\u00a0", "\x01", "\t", "$x", "${x:-rm}",
-	"#", "a#b", "}", "{", "]", "!", "=", "EOF", "rm", "\r", "\\", "'", "\"", "`", "$", "(", ")", ";", "&", "|", "<", ">",
+	"#", "a#b", "l\nm", "$[1]", "}", "{", "]", "!", "=", "EOF", "rm", "\r", "\\", "'", "\"", "`", "$", "(", ")", ";", "&", "|", "<", ">",
 }
 
 // word is one argument word, quoted in one of bash's ways.
