@@ -26,9 +26,11 @@ import (
 //   - A here-document whose body ends elsewhere for bash. bash reads the
 //     body line by line, joining a line that ends in an unescaped
 //     backslash with the next (unquoted delimiter only), strips leading
-//     tabs for <<- and ends at the first line equal to the delimiter.
-//     The parser does not always join, and parses substitutions in the
-//     body across lines, past a delimiter line.
+//     tabs for <<- and ends at the first line equal to the delimiter;
+//     the joined lines are then expanded, so the join reaches into
+//     quotes within substitutions. The parser does not always join, never
+//     inside such quotes, and parses substitutions in the body across
+//     lines, past a delimiter line. Any join fails closed.
 //   - A dollar sign before a backslash-newline. bash removes the pair
 //     first and reads $( ${ $' after it; the parser reads a lone $.
 //   - A backslash at the very end. bash drops it after a single-quoted
@@ -118,10 +120,14 @@ func heredocsDisagree(src string, f *syntax.File) (reason string) {
 			reason = "a here-document delimiter holds an expansion, which bash does not expand"
 			return false
 		}
-		end := bashHeredocEnd(src, int(r.Hdoc.Pos().Offset()), delim, !quoted, r.Op == syntax.DashHdoc)
-		if end != int(r.Hdoc.End().Offset()) {
-			reason = "a here-document ends elsewhere for bash than for ply's parser " +
-				"(a body line ends in a backslash, or a substitution spans the delimiter)"
+		end, joined := bashHeredocEnd(src, int(r.Hdoc.Pos().Offset()), delim, !quoted, r.Op == syntax.DashHdoc)
+		switch {
+		case joined:
+			// bash joins the lines before it expands the body, even
+			// inside quotes within a substitution; the parser does not.
+			reason = "a here-document line ends in a backslash, which bash and ply's parser read differently"
+		case end != int(r.Hdoc.End().Offset()):
+			reason = "a here-document ends elsewhere for bash than for ply's parser (a substitution spans the delimiter)"
 		}
 		return reason == ""
 	})
@@ -178,8 +184,9 @@ func heredocDelimiter(raw string) (delim string, quoted, ok bool) {
 // here-document body that starts at start ends: the end of the
 // delimiter line, or the end of src when no line matches. With join, a
 // backslash escapes the next byte and a backslash before a newline joins
-// the lines; with dash, leading tabs are stripped before the comparison.
-func bashHeredocEnd(src string, start int, delim string, join, dash bool) int {
+// the lines, and joined reports whether any did; with dash, leading tabs
+// are stripped before the comparison.
+func bashHeredocEnd(src string, start int, delim string, join, dash bool) (end int, joined bool) {
 	var line []byte
 	for i := start; i < len(src); {
 		line = line[:0]
@@ -188,6 +195,8 @@ func bashHeredocEnd(src string, start int, delim string, join, dash bool) int {
 			if join && src[j] == '\\' && j+1 < len(src) {
 				if src[j+1] != '\n' {
 					line = append(line, src[j], src[j+1])
+				} else {
+					joined = true
 				}
 				j += 2
 				continue
@@ -200,11 +209,11 @@ func bashHeredocEnd(src string, start int, delim string, join, dash bool) int {
 			l = strings.TrimLeft(l, "\t")
 		}
 		if l == delim {
-			return j
+			return j, joined
 		}
 		i = j + 1
 	}
-	return len(src)
+	return len(src), joined
 }
 
 // timeDisagrees reports time in a pipeline after its first command:

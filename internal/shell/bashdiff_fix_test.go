@@ -19,6 +19,8 @@ var bashDisagreements = []struct{ name, line, reason string }{
 		"cat <<EOF\n$(\nEOF\nrm -rf x\n)\nEOF\n", "here-document"},
 	{"here-document with a backquote left open past the delimiter",
 		"cat <<EOF\n`\nEOF\nrm -rf x\n`\nEOF\n", "here-document"},
+	{"here-document with a continuation inside a quoted program name in a substitution",
+		"cat <<EOF\n$('r\\\nm' -rf x)\nEOF\n", "here-document"},
 	{"comment ending in a backslash",
 		"ls #\\\nrm -rf x", "comment"},
 	{"comment ending in a backslash after a word",

@@ -133,6 +133,7 @@ type diffStats struct {
 	mu                                  sync.Mutex
 	tried, opaque, refused, ran, failed int
 	findings                            []finding
+	errs                                []error // the first lines that failed to run
 }
 
 // finding is a line on which bash and ply differ, and how.
@@ -150,6 +151,9 @@ func (s *diffStats) record(in input, err error, how string) {
 		s.refused++
 	case err != nil:
 		s.failed++
+		if len(s.errs) < 5 {
+			s.errs = append(s.errs, err)
+		}
 	default:
 		s.ran++
 	}
@@ -265,6 +269,9 @@ func TestBashDifferential(t *testing.T) {
 	wg.Wait()
 	t.Logf("seed %d: %d lines tried, %d opaque (not run), %d ran, %d refused, %d failed to run, %d differ",
 		seed, stats.tried, stats.opaque, stats.ran, stats.refused, stats.failed, len(stats.findings))
+	for _, err := range stats.errs {
+		t.Logf("failed to run: %v", err)
+	}
 	if stats.failed > stats.ran/10 {
 		t.Errorf("%d of %d lines failed to run in bash", stats.failed, stats.tried)
 	}
