@@ -30,7 +30,9 @@ import (
 //     the joined lines are then expanded, so the join reaches into
 //     quotes within substitutions. The parser does not always join, never
 //     inside such quotes, and parses substitutions in the body across
-//     lines, past a delimiter line. Any join fails closed.
+//     lines, past a delimiter line. Any join fails closed, and so does a
+//     here-document inside backquotes, which bash ends at the next
+//     backquote, in the body or not.
 //   - A dollar sign before a backslash-newline. bash removes the pair
 //     first and reads $( ${ $' after it; the parser reads a lone $.
 //   - A backslash at the very end. bash drops it after a single-quoted
@@ -107,8 +109,21 @@ func heredocsDisagree(src string, f *syntax.File) (reason string) {
 	if !strings.Contains(src, "<<") {
 		return ""
 	}
+	var backquoted [][2]uint
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CmdSubst); ok && c.Backquotes {
+			backquoted = append(backquoted, [2]uint{c.Pos().Offset(), c.End().Offset()})
+		}
+		return true
+	})
 	syntax.Walk(f, func(n syntax.Node) bool {
 		r, ok := n.(*syntax.Redirect)
+		if ok && reason == "" && (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) && within(r.Pos().Offset(), backquoted) {
+			// bash takes the backquoted text to the next backquote
+			// first, here-document body or not.
+			reason = "a here-document inside backquotes, which bash ends at the next backquote and ply's parser does not"
+			return false
+		}
 		if reason != "" || !ok || (r.Op != syntax.Hdoc && r.Op != syntax.DashHdoc) || r.Hdoc == nil {
 			// Without a body the parser found the delimiter on the
 			// first line, which bash reads alike: an unquoted
@@ -132,6 +147,16 @@ func heredocsDisagree(src string, f *syntax.File) (reason string) {
 		return reason == ""
 	})
 	return reason
+}
+
+// within reports whether offset lies in one of the ranges.
+func within(offset uint, ranges [][2]uint) bool {
+	for _, r := range ranges {
+		if offset >= r[0] && offset < r[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // heredocDelimiter returns the delimiter bash compares body lines with:

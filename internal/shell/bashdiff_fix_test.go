@@ -21,6 +21,8 @@ var bashDisagreements = []struct{ name, line, reason string }{
 		"cat <<EOF\n`\nEOF\nrm -rf x\n`\nEOF\n", "here-document"},
 	{"here-document with a continuation inside a quoted program name in a substitution",
 		"cat <<EOF\n$('r\\\nm' -rf x)\nEOF\n", "here-document"},
+	{"here-document inside backquotes whose body holds a backquote",
+		"cat `cat <<'EOF' | true\n`\nEOF\nrm -rf x\n`", "backquotes"},
 	{"comment ending in a backslash",
 		"ls #\\\nrm -rf x", "comment"},
 	{"comment ending in a backslash after a word",
