@@ -2,6 +2,7 @@ package shell
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"strings"
 )
 
@@ -108,11 +109,14 @@ func (g *lineGen) command() string {
 		open := g.pick("\"$(", "$(", "`", "<(", "\"`")
 		return g.simple() + " " + open + g.command() + g.closer(open)
 	case 9:
-		return "f" + g.pick("", "n") + "() { " + term(g.command()) + "}; f" + g.pick("", "n")
+		// Names differ by depth, so that no function calls itself.
+		f := "f" + strconv.Itoa(g.depth)
+		return f + g.pick("", "n") + "() { " + term(g.command()) + "}; " + f + g.pick("", "n")
 	case 10:
 		return g.pick("(( 1 + 2 )) && ", "[[ a == b ]] || ", "true && ", "false || ", "! ") + g.command()
 	case 11:
-		return "function f" + g.pick(" ", "() ") + "{ " + term(g.command()) + "}; f"
+		f := "g" + strconv.Itoa(g.depth)
+		return "function " + f + g.pick(" ", "() ") + "{ " + term(g.command()) + "}; " + f
 	case 12:
 		return g.pick("time ", "time -p ", "! ", "{ ", "until true; do ") + g.command() + g.pick("", "", "", "; }", "; done")
 	case 13:

@@ -238,7 +238,7 @@ func TestBashDifferential(t *testing.T) {
 	for _, l := range kept {
 		inputs = append(inputs, input{l, "corpus"})
 	}
-	seed := uint64(envInt(t, "PLY_BASHDIFF_SEED", 2))
+	seed := uint64(envInt(t, "PLY_BASHDIFF_SEED", 4))
 	n := envInt(t, "PLY_BASHDIFF_N", 300)
 	inputs = append(inputs, bashDiffInputs(seed, n, kept)...)
 
