@@ -47,6 +47,8 @@ var bashDisagreements = []struct{ name, line, reason string }{
 		"ls | time -o out rm -rf x", "time"},
 	{"time after a pipe, read-only for the parser",
 		"ls | time -p cat x", "time"},
+	{"time split by a continuation after a pipe",
+		"ls | ti\\\nme -o out rm -rf x", "time"},
 	{"NUL byte",
 		"cat x\x00; rm -rf y", "NUL"},
 }
