@@ -106,9 +106,6 @@ func endsInBackslash(src string) bool {
 // heredocsDisagree checks that bash ends every here-document body where
 // the parser does.
 func heredocsDisagree(src string, f *syntax.File) (reason string) {
-	if !strings.Contains(src, "<<") {
-		return ""
-	}
 	var backquoted [][2]uint
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if c, ok := n.(*syntax.CmdSubst); ok && c.Backquotes {
