@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -66,7 +65,7 @@ func plyView(line string) (view [][]string, exact bool) {
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
 			if w := analyze(c.Args[0]); w.exact {
-				view = append(view, []string{path.Base(w.text)})
+				view = append(view, []string{w.text})
 			}
 		}
 		return true
@@ -79,7 +78,9 @@ func plyView(line string) (view [][]string, exact bool) {
 // the program name must match.
 func sees(view [][]string, exact bool, argv []string) bool {
 	for _, ws := range view {
-		if len(ws) == 0 || path.Base(ws[0]) != argv[0] {
+		// Names are compared as written: bash reports the name typed,
+		// and the oracle runs no line that holds a slash.
+		if len(ws) == 0 || ws[0] != argv[0] {
 			continue
 		}
 		if !exact || slices.Equal(ws[1:], argv[1:]) {
