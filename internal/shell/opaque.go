@@ -47,7 +47,7 @@ func Opaque(command string) (reason string, opaque bool) {
 		return le.detail, true
 	}
 	if err != nil {
-		return "the command does not parse", true
+		return parseFailure(err), true
 	}
 	return opaqueFile(f)
 }

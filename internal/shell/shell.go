@@ -77,6 +77,9 @@ func parse(command string) (*syntax.File, error) {
 	if err := checkNesting(f); err != nil {
 		return nil, err
 	}
+	if err := checkBashAgrees(command, f); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
 
