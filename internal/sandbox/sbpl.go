@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -199,7 +200,30 @@ func seatbeltSpecFor(p Policy, resolve func(string) (string, error)) (seatbeltSp
 	if err != nil {
 		return seatbeltSpec{}, err
 	}
-	return seatbeltSpec{WriteDirs: w, Network: p.AllowNetwork, ScopeSignals: p.ScopeSignals, ReadOnly: p.ReadOnly}, nil
+	spec := seatbeltSpec{WriteDirs: w, Network: p.AllowNetwork, ScopeSignals: p.ScopeSignals, ReadOnly: p.ReadOnly}
+	if p.ReadOnly {
+		// Reads are confined as on Linux: the system's directories, what
+		// the caller names, what the command may write, and the user's
+		// git configuration, which git refuses to run without reading.
+		read := slices.Concat(p.ReadableDirs, p.WritableDirs, userGitConfigs())
+		if spec.ReadDirs, err = canonicalDirs(read, resolve); err != nil {
+			return seatbeltSpec{}, err
+		}
+	}
+	return spec, nil
+}
+
+// userGitConfigs returns the paths of the user's own git configuration
+// files, which need not exist.
+func userGitConfigs() []string {
+	var out []string
+	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
+		out = append(out, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git"))
+	}
+	if x := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
+		out = append(out, filepath.Join(x, "git"))
+	}
+	return out
 }
 
 // seatbeltArgv returns the argument vector that runs the program at path

@@ -32,8 +32,12 @@ func fakeMac(p string) (string, error) {
 // --sandbox's policy, with and without network, with the reviewed ones in
 // testdata/seatbelt (go test -run Golden -update rewrites them).
 func TestSeatbeltGolden(t *testing.T) {
+	t.Setenv("HOME", "/Users/me")
+	t.Setenv("XDG_CONFIG_HOME", "")
+	ro := ReadOnlyPolicy("/var/folders/xy/T/ply-ro-1")
+	ro.ReadableDirs = []string{"/Users/me/proj"}
 	for name, p := range map[string]Policy{
-		"readonly": ReadOnlyPolicy("/var/folders/xy/T/ply-ro-1"),
+		"readonly": ro,
 		"sandbox":  {WritableDirs: []string{"/Users/me/proj", "/tmp/ply-2", "/Users/me/cache"}, ScopeSignals: true},
 		"network":  {WritableDirs: []string{"/Users/me/proj"}, AllowNetwork: true, ScopeSignals: true},
 	} {
