@@ -437,8 +437,10 @@ func cdSearches(command string) bool {
 		strings.Contains(os.Getenv("BASHOPTS"), "cdable_vars")
 }
 
-// gitDirSafe reports that no directory from cwd up to its root looks like
-// a git directory of its own, whose configuration git would read.
+// gitDirSafe reports that no directory from cwd up to its root, the root
+// left out, looks like a git directory of its own or holds a .git (a
+// nested repository, a submodule): git would read that repository's
+// configuration, not the workspace's.
 func (cl *classifier) gitDirSafe() bool {
 	if cl.roots == nil {
 		return true
@@ -448,6 +450,9 @@ func (cl *classifier) gitDirSafe() bool {
 			return true
 		}
 		if looksLikeGitDir(dir) {
+			return false
+		}
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
 			return false
 		}
 	}
