@@ -16,7 +16,7 @@ import (
 
 // TestReadOnlyCommandsConfined runs, in the default approval mode with no
 // one to ask, commands the classifier judges read-only but which are not
-// (the attacks of issue 15): the TCP redirection that sent a secret out,
+// (known attacks): the TCP redirection that sent a secret out,
 // and git running a bare repository's diff.external. Whether the
 // classifier asks for them (then they are denied here) or lets them run
 // under the read-only profile, nothing leaves and nothing is written.

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// The commands of issue 15 and their variants: none of them may be
+// Attack commands seen in practice and their variants: none of them may be
 // read-only, and those with words known only at run time are opaque.
 
 func TestReadOnlyRefusesDeviceRedirections(t *testing.T) {

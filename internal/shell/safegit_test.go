@@ -38,7 +38,7 @@ func TestSafeGitEnvWithGit(t *testing.T) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	// The attack of issue 15: git diff --no-index in a directory that is
+	// The bare-repository attack: git diff --no-index in a directory that is
 	// a bare repository runs its diff.external.
 	for _, f := range []string{"a", "b"} {
 		if err := os.WriteFile(filepath.Join(bare, f), []byte(f+"\n"), 0o644); err != nil {

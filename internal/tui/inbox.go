@@ -9,7 +9,7 @@ import (
 	"github.com/plyhq/ply/internal/scheduler"
 )
 
-// Background work (issue 21): rounds no user typed come from the
+// Background work: rounds no user typed come from the
 // session's inbox and start when the UI is idle, or when the running
 // interaction ends; approvals of background subagents wait their turn
 // beside the main loop's.
