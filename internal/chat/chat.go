@@ -181,7 +181,11 @@ func (c *Chat) PushCount() int {
 }
 
 // Config returns the chat's configuration.
-func (c *Chat) Config() Config { return c.cfg }
+func (c *Chat) Config() Config {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cfg
+}
 
 // SetModel switches the model for later requests.
 func (c *Chat) SetModel(m string) {
@@ -195,6 +199,14 @@ func (c *Chat) SetEffort(e llm.Effort) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.cfg.Effort = e
+}
+
+// SetSystem replaces the system prompt of later requests (the approval
+// mode changed).
+func (c *Chat) SetSystem(s string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cfg.System = s
 }
 
 // SetTools replaces the tool declarations of later requests (MCP servers

@@ -16,6 +16,7 @@ import (
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/hooks"
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/permission"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/settings"
 	"github.com/plyhq/ply/internal/sysprompt"
@@ -47,6 +48,9 @@ type subagents struct {
 	model    string
 	base     chat.Config // retry, window, output cap, repair, logger
 	env      sysprompt.Env
+	// mode is the session's approval mode now, which a subagent's
+	// system prompt states: it may have changed since the session began.
+	mode     interface{ Mode() permission.Mode }
 	reg      *tools.Registry
 	schedOps []scheduler.Option
 	log      *slog.Logger
@@ -96,6 +100,9 @@ func (s *subagents) run(ctx context.Context, t agent.Task, bg *taskLink) agent.R
 		reg.Register(agent.NewSendMessage(bg, "parent"))
 	}
 	env := s.env
+	if s.mode != nil {
+		env.Mode = s.mode.Mode().String()
+	}
 	env.Tools = reg.OfferedNames()
 	env.Append = strings.TrimSpace(subagentPreamble + "\n\n" + t.Def.Prompt)
 	cfg := s.base

@@ -232,15 +232,18 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 	}
 	c.policy = policy
 	c.skills = loadSkills(cfg, ws, policy, reg, notices)
+	// Offered only in plan mode (modeSync adds and removes it as the mode
+	// changes): approving the plan is what ends it.
+	exitPlan := tools.NewExitPlanMode(func() error {
+		if policy.Mode() != permission.ModePlan {
+			return nil
+		}
+		return policy.SetMode(permission.ModeDefault)
+	})
 	if mode == permission.ModePlan {
-		// Offered only in plan mode: approving the plan is what ends it.
-		reg.Register(tools.NewExitPlanMode(func() error {
-			if policy.Mode() != permission.ModePlan {
-				return nil
-			}
-			return policy.SetMode(permission.ModeDefault)
-		}))
+		reg.Register(exitPlan)
 	}
+	offerExit := policy.Offered(tools.ExitPlanModeName)
 	for _, n := range reg.Names() {
 		if !policy.Offered(n) {
 			reg.Remove(n)
@@ -287,12 +290,13 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 	c.mcp = addMCPTools(ctx, mcpServers, reg, policy.Offered, notices, c.deferral(cfg))
 	instructions := sysprompt.LoadInstructions(cfg.home, cfg.workspace, notices)
 	started := time.Now()
-	system := sysprompt.Build(sysprompt.Env{
+	sysEnv := sysprompt.Env{
 		Workspace: ws.Root(), Tools: reg.OfferedNames(), Now: started,
 		Override: cfg.opts.SystemPrompt, Append: strings.TrimSpace(appendPrompt),
 		Instructions: instructions, Mode: cfg.mode, Interactive: cfg.interactive || cfg.streamInput,
 		Sandbox: sandboxSummary(cfg.opts), Repo: repo(),
-	})
+	}
+	system := sysprompt.Build(sysEnv)
 	hookRunner, err := newHooks(cfg, ws.Root(), sess, notices)
 	if err != nil {
 		return nil, headless.ExitConfig, err
@@ -345,7 +349,10 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 	c.loops = newLoopDetector(cfg.settings.Model)
 	c.cp = newCheckpointer(cfg, ws, sess, reg, log)
 	c.closers = append(c.closers, c.cp.close) // checkpoints: the change tracker's watches
+	modes := &modeSync{reg: reg, chat: ch, exit: exitPlan, offerExit: offerExit, env: sysEnv}
+	policy.Watch(modes)
 	c.client = client.New(ch, client.Options{
+		Reminders:   modes,
 		Loop:        guard{c.loops},
 		NextSpeaker: true,
 		Stop:        hookRunner.Stop,
@@ -365,6 +372,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 	a.env = sysprompt.Env{Workspace: ws.Root(), Instructions: instructions, Subagent: true,
 		Mode: cfg.mode, Interactive: cfg.interactive || cfg.streamInput, Sandbox: sandboxSummary(cfg.opts)}
 	a.loops = cfg.settings.Model
+	a.mode = policy
 	a.hooks = hookRunner
 	return c, 0, nil
 }

@@ -126,6 +126,15 @@ type Options struct {
 	Clock func() time.Time
 	// DateShown is the date the system prompt gave the model.
 	DateShown time.Time
+	// Reminders, when set, gives notes for the model (the approval mode
+	// changed) that ride on the next message sent, after its content.
+	Reminders Reminders
+}
+
+// Reminders holds notes for the model until the next message is sent.
+type Reminders interface {
+	// TakeReminders returns the pending notes and forgets them.
+	TakeReminders() []string
 }
 
 // Client runs rounds against one chat.
@@ -173,6 +182,11 @@ func (c *Client) round(ctx context.Context, parts []llm.Part, typ SendType, turn
 	}
 	var msg llm.Message
 	if typ != Retry {
+		if c.opts.Reminders != nil {
+			for _, r := range c.opts.Reminders.TakeReminders() {
+				parts = append(parts[:len(parts):len(parts)], llm.Part{Text: r})
+			}
+		}
 		msg = llm.Message{Role: llm.RoleUser, Parts: parts}
 	}
 	t := turn.New()

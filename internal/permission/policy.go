@@ -94,9 +94,26 @@ type Policy struct {
 	// and so asks; nil when it can be, or the user accepted it unconfined.
 	noProfile error
 
-	mu      sync.RWMutex
-	session []sourced
-	granted []sourced // Grant's rules, by source (grant.go)
+	mu       sync.RWMutex
+	session  []sourced
+	granted  []sourced // Grant's rules, by source (grant.go)
+	watchers []ModeWatcher
+}
+
+// A ModeWatcher learns of every change of the approval mode, whoever made
+// it: the session core keeps the system prompt and the tool list in step
+// with the mode this way.
+type ModeWatcher interface {
+	ModeChanged(from, to Mode)
+}
+
+// Watch adds w to those told of every later change of mode. Watchers are
+// told in the goroutine that changed the mode, after the change, in the
+// order they were added.
+func (p *Policy) Watch(w ModeWatcher) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.watchers = append(p.watchers, w)
 }
 
 var (
@@ -204,7 +221,16 @@ func (p *Policy) SetMode(m Mode) error {
 	if !m.valid() {
 		return fmt.Errorf("permission: %w: %d", ErrUnknownMode, int32(m))
 	}
-	p.mode.Store(int32(m))
+	from := Mode(p.mode.Swap(int32(m)))
+	if from == m {
+		return nil
+	}
+	p.mu.RLock()
+	ws := slices.Clone(p.watchers)
+	p.mu.RUnlock()
+	for _, w := range ws {
+		w.ModeChanged(from, m)
+	}
 	return nil
 }
 
