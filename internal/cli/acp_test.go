@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -167,6 +168,9 @@ func (f *fakeTerminals) create(r sdk.CreateTerminalRequest) sdk.CreateTerminalRe
 		t.cmd.Dir = *r.Cwd
 	}
 	t.cmd.Stdout, t.cmd.Stderr = &t.out, &t.out
+	// Its own process group, so that kill ends what the command started
+	// too: a child left holding the output pipe would keep Wait waiting.
+	t.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	id := fmt.Sprintf("term-%d", len(f.created)+1)
 	f.created = append(f.created, r)
 	f.byID[id] = t
@@ -183,7 +187,7 @@ func (t *fakeTerminal) kill() {
 	select {
 	case <-t.done:
 	default:
-		t.cmd.Process.Kill()
+		_ = syscall.Kill(-t.cmd.Process.Pid, syscall.SIGKILL)
 		<-t.done
 	}
 }
