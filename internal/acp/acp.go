@@ -59,9 +59,6 @@ type Session struct {
 	// per-prompt tool-call cap was reached (stop reason
 	// max_turn_requests).
 	MaxTurnGuard string
-	// BeforePrompt runs the prompt hooks on a prompt; it may change the
-	// prompt, or block it (blocked true, with the reason). May be nil.
-	BeforePrompt func(ctx context.Context, parts []llm.Part) (out []llm.Part, blocked bool, reason string)
 	// History is a loaded session's conversation; First is what must go
 	// before its next prompt (results of calls lost with the process
 	// that wrote it).

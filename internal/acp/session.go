@@ -93,14 +93,6 @@ func (s *session) prompt(ctx context.Context, parts []llm.Part) (sdk.PromptRespo
 		return sdk.PromptResponse{}, err
 	}
 	defer end()
-	if s.core.BeforePrompt != nil {
-		out, blocked, why := s.core.BeforePrompt(ctx, parts)
-		if blocked {
-			s.update(ctx, sdk.UpdateAgentMessageText("The prompt was blocked by a UserPromptSubmit hook: "+why))
-			return sdk.PromptResponse{StopReason: sdk.StopReasonRefusal}, nil
-		}
-		parts = out
-	}
 	defer s.endInboxRounds()
 	queued := s.queuedRounds(ctx)
 	s.mu.Lock()
@@ -193,6 +185,11 @@ func (s *session) round(ctx context.Context, parts []llm.Part, typ client.SendTy
 		case turn.Error:
 			if ctx.Err() != nil {
 				return nil, "", nil
+			}
+			if r, ok := errors.AsType[*client.PromptRefused](e.Err); ok {
+				// A hook refused the prompt: it was never sent.
+				s.update(ctx, sdk.UpdateAgentMessageText("T"+r.Error()[1:]))
+				return nil, sdk.StopReasonRefusal, nil
 			}
 			return nil, "", fmt.Errorf("asking the model: %w", e.Err)
 		}

@@ -115,21 +115,12 @@ func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, o a
 	c.agents.format, c.agents.stdout, c.agents.stderr = headless.FormatText, io.Discard, sio.Stderr
 	sess, ch := c.sess, c.chat
 	log.Info("acp session", "session", sess.id, "workspace", cfg.workspace, "mode", cfg.mode)
-	// SessionStart runs before the session's first prompt,
-	// UserPromptSubmit before each; prompts run one at a time.
-	source := sessionSource(resume == "")
-	before := func(ctx context.Context, parts []llm.Part) ([]llm.Part, bool, string) {
-		out, blocked, reason := promptHooks(ctx, c.hooks, parts, source)
-		source = ""
-		return out, blocked, reason
-	}
 	models := acpModels(&cfg, ch.Config().Model)
 	return &acp.Session{
-		BeforePrompt: before,
-		ID:           sess.id,
-		Rounds:       c.client,
-		Tools:        tuiRunner{&runner{sched: sched, chat: ch}},
-		Mode:         cfg.mode,
+		ID:     sess.id,
+		Rounds: c.client,
+		Tools:  tuiRunner{&runner{sched: sched, chat: ch}},
+		Mode:   cfg.mode,
 		SetMode: func(m string) error {
 			pm, err := permission.ParseMode(m)
 			if err != nil {

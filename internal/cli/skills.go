@@ -54,12 +54,17 @@ func (c *core) skillNames() []string {
 	return c.skills.Names()
 }
 
-// onUserQuery runs as each user prompt is sent: the skills of the turn
+// onUserQuery runs as each user prompt is sent, whatever the entry
+// layer: the prompt hooks run (and may refuse it), the skills of the turn
 // that ended stop being active, then the checkpoint is taken.
-func (c *core) onUserQuery(ctx context.Context, parts []llm.Part) []llm.Part {
+func (c *core) onUserQuery(ctx context.Context, parts []llm.Part) ([]llm.Part, error) {
+	parts, err := c.promptHooks(ctx, parts)
+	if err != nil {
+		return nil, err
+	}
 	c.skills.NewTurn()
 	c.front.newTurn() // tui_hooks.go: custom commands' front matter
-	return c.cp.onUserQuery(ctx, parts)
+	return c.cp.onUserQuery(ctx, parts), nil
 }
 
 // addSkills gives the interactive UI /skills and /name.

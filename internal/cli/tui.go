@@ -3,7 +3,6 @@ package cli
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -61,18 +60,6 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 		// -i: the prompt shows and goes out as if typed (the UI expands
 		// its @paths), after an interrupted turn of a resumed session.
 		tcfg.FirstPrompt = cfg.opts.PromptInteractive
-	}
-	// SessionStart runs before the first prompt the session sends, as
-	// headless runs it; UserPromptSubmit before every typed prompt.
-	source := sessionSource(sess.history == nil)
-	tcfg.BeforePrompt = func(ctx context.Context, parts []llm.Part) ([]llm.Part, error) {
-		out, blocked, reason := promptHooks(ctx, c.hooks, parts, source)
-		if blocked {
-			return nil, fmt.Errorf("the prompt was blocked by a UserPromptSubmit hook: %s", reason)
-		}
-		// Interactions run one at a time, so this needs no lock.
-		source = ""
-		return out, nil
 	}
 	// Reaching the per-turn cap asks the user whether to go on.
 	tcfg.TurnCap = cmp.Or(cfg.settings.Model.MaxToolCallsPerTurn, loopdetect.MaxCallsPerTurn)

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/plyhq/ply/internal/agent"
@@ -46,6 +47,12 @@ type core struct {
 	chat   *chat.Chat
 	hooks  *hooks.Runner
 	client *client.Client
+	// startSource is how the session began, for the SessionStart hook
+	// before its first prompt; "" once it ran. startContext is what it
+	// answered, until a prompt carries it.
+	startMu      sync.Mutex
+	startSource  string
+	startContext string
 	// loops is the client's loop detector; the TUI raises its per-turn
 	// cap when the user says go on.
 	loops *loopdetect.Detector
@@ -258,6 +265,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		return nil, code, err
 	}
 	c.sess = sess
+	c.startSource = sessionSource(sess.history == nil)
 	c.startBackground(cfg, policy, notices)
 	c.tasks.Add(c.backgroundToolTasks) // background subagents and schedules in /tasks and task_stop
 	// What the session keeps beside its transcript (spilled outputs) is
@@ -385,13 +393,6 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 	}
 	defer c.close()
 	sess, ch := c.sess, c.chat
-	if len(sess.first) > 0 && sess.firstType == client.UserQuery {
-		first, blocked, reason := promptHooks(ctx, c.hooks, sess.first, sessionSource(sess.history == nil))
-		if blocked {
-			return fail(sio, headless.ExitError, "the prompt was blocked by a UserPromptSubmit hook: "+reason)
-		}
-		sess.first = first
-	}
 	opts := append(c.schedOps,
 		scheduler.WithOnUpdate(c.recordToolState),
 	)
@@ -566,33 +567,34 @@ func newHooks(cfg *config, root string, sess *opened, stderr io.Writer) (*hooks.
 	})
 }
 
-// promptHooks runs SessionStart with source (unless source is empty: the
-// session started earlier) and UserPromptSubmit on a prompt; their context
-// is added as text after the prompt.
-func promptHooks(ctx context.Context, r *hooks.Runner, parts []llm.Part, source string) ([]llm.Part, bool, string) {
+// promptHooks runs SessionStart before the session's first prompt and
+// UserPromptSubmit before each; their context is added as text after the
+// prompt, and a blocking UserPromptSubmit refuses it. SessionStart runs
+// once; its context waits for the first prompt that is sent.
+func (c *core) promptHooks(ctx context.Context, parts []llm.Part) ([]llm.Part, error) {
 	var text strings.Builder
 	for _, p := range parts {
 		if p.Response == nil {
 			text.WriteString(p.Text)
 		}
 	}
-	var extra []string
-	if source != "" {
-		if c := r.SessionStart(ctx, source); c != "" {
-			extra = append(extra, c)
+	c.startMu.Lock()
+	defer c.startMu.Unlock()
+	if c.startSource != "" {
+		c.startContext = c.hooks.SessionStart(ctx, c.startSource)
+		c.startSource = ""
+	}
+	block, reason, more := c.hooks.UserPromptSubmit(ctx, text.String())
+	if block {
+		return nil, &client.PromptRefused{By: "a UserPromptSubmit hook", Reason: reason}
+	}
+	for _, e := range []string{c.startContext, more} {
+		if e != "" {
+			parts = append(parts, llm.Part{Text: e})
 		}
 	}
-	block, reason, c := r.UserPromptSubmit(ctx, text.String())
-	if block {
-		return nil, true, reason
-	}
-	if c != "" {
-		extra = append(extra, c)
-	}
-	for _, e := range extra {
-		parts = append(parts, llm.Part{Text: e})
-	}
-	return parts, false, ""
+	c.startContext = ""
+	return parts, nil
 }
 
 // sessionSource names how the session began, for SessionStart.

@@ -116,9 +116,12 @@ type Options struct {
 	// model's last message suggests it meant to go on.
 	NextSpeaker bool
 	Stop        StopHook
-	// OnUserQuery runs before a user query is sent (UserPromptSubmit hook,
-	// snapshots); it may add parts.
-	OnUserQuery func(ctx context.Context, parts []llm.Part) []llm.Part
+	// OnUserQuery runs before a user query is sent (SessionStart and
+	// UserPromptSubmit hooks, checkpoints), in every entry layer; it may
+	// add parts, or refuse the prompt with an error (a *PromptRefused),
+	// which ends the round as a turn.Error before anything is sent or
+	// recorded.
+	OnUserQuery func(ctx context.Context, parts []llm.Part) ([]llm.Part, error)
 	// Clock, when set, tells the date: a user query sent on another day
 	// than the model last saw (DateShown, then the last reminder) carries
 	// a system reminder of the new date. The system prompt states the date
@@ -135,6 +138,16 @@ type Options struct {
 type Reminders interface {
 	// TakeReminders returns the pending notes and forgets them.
 	TakeReminders() []string
+}
+
+// PromptRefused is why a user's prompt was not sent: a hook blocked it.
+type PromptRefused struct {
+	// By names what refused it, Reason says why.
+	By, Reason string
+}
+
+func (e *PromptRefused) Error() string {
+	return "the prompt was blocked by " + e.By + ": " + e.Reason
 }
 
 // Client runs rounds against one chat.
@@ -169,7 +182,11 @@ func (c *Client) round(ctx context.Context, parts []llm.Part, typ SendType, turn
 			c.opts.Loop.Reset()
 		}
 		if typ.UserPrompt() && c.opts.OnUserQuery != nil {
-			parts = c.opts.OnUserQuery(ctx, parts)
+			var err error
+			if parts, err = c.opts.OnUserQuery(ctx, parts); err != nil {
+				yield(turn.Error{Err: err})
+				return
+			}
 		}
 		if r, ok := c.dateReminder(); ok {
 			// After the content: tool results, when a resumed turn sends

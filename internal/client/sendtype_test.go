@@ -20,7 +20,7 @@ func TestTopLevelSendTypes(t *testing.T) {
 			prompted := 0
 			day := time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
 			c := New(s, Options{Loop: g,
-				OnUserQuery: func(_ context.Context, p []llm.Part) []llm.Part { prompted++; return p },
+				OnUserQuery: func(_ context.Context, p []llm.Part) ([]llm.Part, error) { prompted++; return p, nil },
 				Clock:       func() time.Time { return day }, DateShown: day.AddDate(0, 0, -1)})
 			for range c.SendMessageStream(context.Background(), []llm.Part{{Text: "fired"}}, typ) {
 			}

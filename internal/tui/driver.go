@@ -151,16 +151,6 @@ func (d *driver) interact(ctx context.Context, id int, parts []llm.Part, typ cli
 		}
 		d.send(done)
 	}()
-	if typ == client.UserQuery && d.cfg.BeforePrompt != nil {
-		p, err := d.cfg.BeforePrompt(ctx, parts)
-		if err != nil {
-			if ctx.Err() == nil {
-				done.err = err
-			}
-			return
-		}
-		parts = p
-	}
 	for {
 		calls, stop := d.round(ctx, id, parts, typ)
 		if l, ok := stop.(turn.LoopDetected); ok && l.Guard == string(loopdetect.GuardTurnCap) && ctx.Err() == nil {

@@ -1,12 +1,14 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"unicode"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/turn"
 )
 
@@ -88,7 +90,9 @@ func (m *model) event(ev turn.Event) tea.Cmd {
 		if m.cancelling {
 			return nil
 		}
-		m.retryable = true
+		// A refused prompt was never sent: there is nothing to resend.
+		_, refused := errors.AsType[*client.PromptRefused](e.Err)
+		m.retryable = !refused
 		return tea.Batch(m.commitText(), m.commit(m.st.err.Render("✗ "+sanitize(e.Err.Error()))))
 	case turn.UserCancelled:
 	}

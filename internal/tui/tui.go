@@ -87,10 +87,6 @@ type Config struct {
 	// Expand, when set, rewrites a prompt before it is sent (the contents
 	// of @path references are appended).
 	Expand func(prompt string) string
-	// BeforePrompt, when set, runs on the driver's goroutine before a
-	// typed prompt is sent (SessionStart and UserPromptSubmit hooks): it
-	// may add parts, or return an error that stops the prompt unsent.
-	BeforePrompt func(ctx context.Context, parts []llm.Part) ([]llm.Part, error)
 
 	// Compress summarises the older history now (/compress). It may take
 	// a model round-trip; the UI calls it off its own goroutine.
