@@ -166,6 +166,9 @@ type run struct {
 	inboxDone func()
 	// structuredOut is the accepted structured output, when any.
 	structuredOut json.RawMessage
+	// shared counts this run's and its subagents' work against the
+	// session's caps (budget.go).
+	shared *budget
 }
 
 // structured returns the arguments of the first successful call of the
@@ -185,10 +188,16 @@ func (r *run) structured(outs []Outcome) (json.RawMessage, bool) {
 func (r *run) loop(ctx context.Context, rounds Rounds, tools ToolRunner, parts []llm.Part) int {
 	typ := r.firstType
 	defer r.endInboxRound()
+	if r.shared == nil {
+		r.shared = budgetFor(ctx, r.cfg)
+	}
 	for {
 		if r.cfg.MaxSessionTurns > 0 && r.turns >= r.cfg.MaxSessionTurns {
 			return r.fail(SubtypeMaxTurns, ExitTurnLimit,
 				fmt.Sprintf("reached the session turn limit (--max-session-turns %d)", r.cfg.MaxSessionTurns))
+		}
+		if c := r.shared.turn(); c != nil {
+			return r.fail(c.subtype, c.code, c.msg)
 		}
 		r.turns++
 		if !typ.UserPrompt() && typ.TopLevel() {
@@ -221,12 +230,21 @@ func (r *run) loop(ctx context.Context, rounds Rounds, tools ToolRunner, parts [
 				fmt.Sprintf("the model asked for %d more tool calls, past the limit of %d (--max-tool-calls); %d ran",
 					len(calls), r.cfg.MaxToolCalls, r.toolCalls))
 		}
+		if c := r.shared.toolCalls(len(calls)); c != nil {
+			return r.fail(c.subtype, c.code, c.msg)
+		}
 		r.toolCalls += len(calls)
 		for _, c := range calls {
 			r.out.progress("→ %s %s", c.Name, abbreviate(c.Args, 120))
 		}
-		// A subagent among the calls reports through this run's printer.
-		outcomes, err := tools.RunTools(context.WithValue(ctx, printerKey{}, r.out), calls)
+		// A subagent among the calls reports through this run's printer
+		// and counts against this run's caps.
+		tctx := context.WithValue(context.WithValue(ctx, printerKey{}, r.out), budgetKey{}, r.shared)
+		outcomes, err := tools.RunTools(tctx, calls)
+		if c := r.shared.reached(); c != nil {
+			// A subagent ran into a cap: the session is over it too.
+			return r.fail(c.subtype, c.code, c.msg)
+		}
 		parts = r.results(outcomes)
 		if code, ok := r.batchEnd(ctx, parts, err); ok {
 			return code
