@@ -1,7 +1,6 @@
 package permission
 
 import (
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -127,13 +126,8 @@ func (p *Policy) otherRepo(dir string) bool {
 		if !ok {
 			return true // outside the workspace: not the user's repository
 		}
-		for ; d != root && d != filepath.Dir(d); d = filepath.Dir(d) {
-			if filepath.Base(d) == ".git" || looksLikeGitDir(d) {
-				return true
-			}
-			if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-				return true
-			}
+		if shell.InNestedRepository(d, root) {
+			return true
 		}
 	}
 	return false
@@ -147,19 +141,4 @@ func (p *Policy) rootOf(dir string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// looksLikeGitDir reports whether dir has what git needs to take it for a
-// git directory: HEAD, objects and refs.
-func looksLikeGitDir(dir string) bool {
-	head, err := os.Stat(filepath.Join(dir, "HEAD"))
-	if err != nil || !head.Mode().IsRegular() {
-		return false
-	}
-	for _, sub := range []string{"objects", "refs"} {
-		if fi, err := os.Stat(filepath.Join(dir, sub)); err != nil || !fi.IsDir() {
-			return false
-		}
-	}
-	return true
 }

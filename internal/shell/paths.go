@@ -437,27 +437,41 @@ func cdSearches(command string) bool {
 		strings.Contains(os.Getenv("BASHOPTS"), "cdable_vars")
 }
 
-// gitDirSafe reports that no directory from cwd up to its root, the root
-// left out, looks like a git directory of its own or holds a .git (a
-// nested repository, a submodule): git would read that repository's
-// configuration, not the workspace's.
+// gitDirSafe reports that git run in cwd reads the workspace's own
+// repository: no directory between cwd and its root is another one.
 func (cl *classifier) gitDirSafe() bool {
 	if cl.roots == nil {
 		return true
 	}
 	for dir := cl.cwd; ; dir = filepath.Dir(dir) {
-		if slices.Contains(cl.roots, dir) || dir == filepath.Dir(dir) {
+		if slices.Contains(cl.roots, dir) {
+			return !InNestedRepository(cl.cwd, dir)
+		}
+		if dir == filepath.Dir(dir) {
 			return true
-		}
-		if looksLikeGitDir(dir) {
-			return false
-		}
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return false
 		}
 	}
 }
 
+// InNestedRepository reports whether a directory from dir up to root,
+// root left out, is a git directory of its own (a committed bare
+// repository, a .git) or holds a .git (a nested repository, a
+// submodule): git run in dir would read that repository's
+// configuration, which came with the files and can name programs.
+func InNestedRepository(dir, root string) bool {
+	for d := dir; d != root && d != filepath.Dir(d); d = filepath.Dir(d) {
+		if filepath.Base(d) == ".git" || looksLikeGitDir(d) {
+			return true
+		}
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// looksLikeGitDir reports whether dir has what git needs to take it for a
+// git directory: HEAD, objects and refs.
 func looksLikeGitDir(dir string) bool {
 	head, err := os.Stat(filepath.Join(dir, "HEAD"))
 	if err != nil || !head.Mode().IsRegular() {
