@@ -252,11 +252,12 @@ func waitExit(pidfd int, timeout time.Duration) bool {
 	}
 }
 
-// TestConfinedCommandStartsInCgroup checks that a command confined by the
-// read-only profile, started from a confined thread, still starts in the
-// commands' cgroup: the kernel profile must not keep clone3 from placing
-// it there.
-func TestConfinedCommandStartsInCgroup(t *testing.T) {
+// TestConfinedCommandIsInCgroup checks that a command confined by the
+// read-only profile is in the commands' cgroup by the time Start returns,
+// whether started from a confined thread (whose filter refuses clone3, so
+// Start moves it there right after it starts) or through the helper. The
+// command reads its cgroup only once released, after Start returned.
+func TestConfinedCommandIsInCgroup(t *testing.T) {
 	requireLandlock(t)
 	g, err := startedGuardian()
 	if err != nil {
@@ -269,13 +270,21 @@ func TestConfinedCommandStartsInCgroup(t *testing.T) {
 		"thread": func(c *exec.Cmd) error { return Start(c, ReadOnlyPolicy("")) },
 		"helper": func(c *exec.Cmd) error { return startThroughHelper(c, ReadOnlyPolicy("")) },
 	} {
-		cmd := exec.Command("cat", "/proc/self/cgroup")
+		cmd := exec.Command("sh", "-c", "read _; cat /proc/self/cgroup")
 		GuardTree(cmd)
+		release, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
 		var out strings.Builder
 		cmd.Stdout = &out
 		if err := start(cmd); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
+		if _, err := release.Write([]byte("go\n")); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		release.Close()
 		if err := cmd.Wait(); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
