@@ -76,3 +76,9 @@ func modeNote(to permission.Mode) string {
 	}
 	return "<system-reminder>The approval mode is now " + to.String() + ". " + what + "</system-reminder>"
 }
+
+// currentMode names the policy's approval mode when asked (for hooks'
+// permission_mode).
+type currentMode struct{ p *permission.Policy }
+
+func (m currentMode) String() string { return m.p.Mode().String() }

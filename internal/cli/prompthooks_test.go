@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -116,5 +117,32 @@ func TestPromptHooksHeadlessBlock(t *testing.T) {
 	}
 	if got := lastUserText(srv.Requests()[0]); !strings.Contains(got, "SESSION-CTX") || !strings.Contains(got, "PROMPT-CTX") {
 		t.Errorf("the prompt lacks the hooks' context: %q", got)
+	}
+}
+
+// A hook's input names the approval mode as it is when the hook runs,
+// after a change mid-session too.
+func TestHookInputFollowsTheMode(t *testing.T) {
+	dir, home, scripts := t.TempDir(), filepath.Join(t.TempDir(), "home"), t.TempDir()
+	log := filepath.Join(scripts, "inputs.log")
+	submit := hookScript(t, scripts, "submit.sh", `cat >> `+log+`; echo >> `+log)
+	writeHookSettings(t, home, map[string]any{
+		"UserPromptSubmit": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": submit}}}},
+	})
+	srv := fp.New(t, fp.Turn{fp.Text("one")}, fp.Turn{fp.Text("two")})
+	p, code := startSDKHome(t, dir, home, srv)
+	p.send(userMsg("hello"))
+	p.next("result", nil)
+	p.control("m1", map[string]any{"subtype": "set_permission_mode", "mode": "plan"})
+	p.send(userMsg("again"))
+	p.next("result", nil)
+	p.exitOf(code)
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"permission_mode":"default"`) || !strings.Contains(lines[1], `"permission_mode":"plan"`) {
+		t.Errorf("hook inputs:\n%s", b)
 	}
 }

@@ -305,7 +305,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		Sandbox: sandboxSummary(cfg.opts), Repo: repo(),
 	}
 	system := sysprompt.Build(sysEnv)
-	hookRunner, err := newHooks(cfg, ws.Root(), sess, notices)
+	hookRunner, err := newHooks(cfg, ws.Root(), sess, policy, notices)
 	if err != nil {
 		return nil, headless.ExitConfig, err
 	}
@@ -548,7 +548,7 @@ func structuredName(cfg *config) string {
 
 // newHooks builds the hook runner from the merged settings; nil (no
 // hooks) when none are configured.
-func newHooks(cfg *config, root string, sess *opened, stderr io.Writer) (*hooks.Runner, error) {
+func newHooks(cfg *config, root string, sess *opened, policy *permission.Policy, stderr io.Writer) (*hooks.Runner, error) {
 	if len(cfg.settings.Hooks) == 0 {
 		return nil, nil
 	}
@@ -561,7 +561,7 @@ func newHooks(cfg *config, root string, sess *opened, stderr io.Writer) (*hooks.
 		return nil, fmt.Errorf("settings hooks: %w", err)
 	}
 	return hooks.NewRunner(hc, hooks.Options{
-		Dir: root, SessionID: sess.id, TranscriptPath: sess.w.Path(), PermissionMode: cfg.mode, Env: cfg.childEnv,
+		Dir: root, SessionID: sess.id, TranscriptPath: sess.w.Path(), Mode: currentMode{policy}, Env: cfg.childEnv,
 		OnWarning: func(w hooks.Warning) { fmt.Fprintf(stderr, "ply: warning: %v\n", w) },
 		OnMessage: func(event, text string) { fmt.Fprintf(stderr, "ply: %s hook: %s\n", event, text) },
 	})

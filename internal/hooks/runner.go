@@ -70,8 +70,12 @@ type Options struct {
 	// changes them later.
 	SessionID      string
 	TranscriptPath string
-	// PermissionMode goes into every input ("default", "yolo", ...).
+	// PermissionMode goes into every input ("default", "yolo", ...),
+	// unless Mode is set.
 	PermissionMode string
+	// Mode, when set, gives the approval mode as each hook runs, since
+	// the session may change it.
+	Mode fmt.Stringer
 	// Env is the hooks' base environment; nil means ply's own without
 	// the variables envpolicy withholds by default.
 	Env []string
@@ -266,6 +270,9 @@ func (r *Runner) payload(event string, in Input) ([]byte, error) {
 	}
 	if in.PermissionMode == "" {
 		in.PermissionMode = r.opts.PermissionMode
+		if r.opts.Mode != nil {
+			in.PermissionMode = r.opts.Mode.String()
+		}
 	}
 	in.HookEventName = event
 	b, err := json.Marshal(in)
