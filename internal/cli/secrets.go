@@ -32,7 +32,7 @@ func setupSecrets(c *config, environ []string, stderr io.Writer) error {
 		creds = append(creds, c.keyEnv)
 	}
 	if env := searchKeyEnv(c.user.Tools.WebSearch); env != "" && c.user.Tools.WebSearch.Provider != "" {
-		creds = append(creds, env) // mcpx: the web search key
+		creds = append(creds, env) // the web search key
 	}
 	pol, err := envpolicy.New(envpolicy.Config{Include: se.Include, Exclude: se.Exclude, Set: se.Set, Credentials: creds})
 	if err != nil {

@@ -46,7 +46,7 @@ type opened struct {
 }
 
 // openSession creates a new session, or loads the one --continue or
-// --resume names and decides how to resume it (design §6.1).
+// --resume names and decides how to resume it.
 func openSession(cfg *config, root string, log *slog.Logger, stderr io.Writer) (*opened, int, error) {
 	o := cfg.opts
 	prompt := []llm.Part(nil)

@@ -70,7 +70,7 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	addTUIControls(&tcfg, cfg, c, log)
 	addRewind(&tcfg, c, log)
 	addAlwaysScope(&tcfg, cfg, c)
-	tcfg.Tasks = c.tasks.Tasks // background tasks (bgjobs): /tasks
+	tcfg.Tasks = c.tasks.Tasks // background tasks: /tasks
 	addSkills(&tcfg, c)
 	addMCPPrompts(&tcfg, c)
 	addHookControls(&tcfg, c)          // tui_hooks.go: /compress focus, idle_prompt

@@ -62,11 +62,11 @@ type core struct {
 	agents *subagents
 	// mcp holds the MCP servers' states, for the init message.
 	mcp      []headless.MCPServer
-	mcpm     *mcp.Manager // mcpx: the servers, for their prompts; nil without any
+	mcpm     *mcp.Manager // the servers, for their prompts; nil without any
 	schedOps []scheduler.Option
 	cp       *checkpointer // nil when checkpointing is off
 	closers  []func()
-	// Background tasks (bgjobs): every kind of background work the
+	// Background tasks: every kind of background work the
 	// session runs, for task_stop and the TUI's /tasks.
 	tasks *tools.TaskList
 	// skills are the session's skills (skills.go).
@@ -81,7 +81,7 @@ type core struct {
 	sched   *schedule.Schedules
 
 	// front applies a custom command's allowed-tools and model to its
-	// prompt (hookgaps; tui_hooks.go); nil outside the TUI.
+	// prompt (tui_hooks.go); nil outside the TUI.
 	front *customFront
 }
 
@@ -191,7 +191,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		tools.NewWebFetch(tools.WebFetchOptions{Asker: asker, AllowPrivate: cfg.user.WebFetch.AllowPrivate}),
 	)
 	c.tasks = registerTaskTools(reg, shell)
-	// mcpx: web_search, when the user configured a backend.
+	// web_search, when the user configured a backend.
 	if ws, err := webSearchTool(cfg.user.Tools.WebSearch, sio.Getenv); err != nil {
 		fmt.Fprintf(notices, "ply: warning: settings tools.webSearch: %v; web_search is not offered\n", err)
 	} else if ws != nil {

@@ -1,4 +1,4 @@
-// Package loopdetect notices a model that goes in circles (§6.4) and says
+// Package loopdetect notices a model that goes in circles and says
 // so before the next tool call runs.
 //
 // It owns the loop guards and their thresholds: the always-on tier

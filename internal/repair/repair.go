@@ -6,7 +6,7 @@
 // response for a call nobody answered, moves a response that sits in the
 // wrong entry to the user entry right after its call, deletes duplicate and
 // orphaned responses, puts responses before text, and drops entries that are
-// (or become) empty. It also answers the §5 question of which new call ids
+// (or become) empty. It also answers the question of which new call ids
 // were already answered.
 //
 // It must not touch what the model said (text, thoughts and calls are never
@@ -116,7 +116,7 @@ type turn struct {
 // scanModelTurn appends to buf the calls of the model entry at history[i]
 // that need answers: one per distinct call id, in call order. A repeated id
 // inside one entry is answered once; the layers above drop such a batch
-// (§5), and repair never deletes a call.
+// and repair never deletes a call.
 func scanModelTurn(history []llm.Message, i int, buf []owed) (turn, []owed) {
 	t := turn{index: i, lo: len(buf)}
 	var seen map[string]struct{} // only for an entry with many calls

@@ -25,7 +25,7 @@ func DuplicateResponse(c llm.FunctionCall) llm.Part {
 }
 
 // DuplicateCalls returns the ids among calls that already have a response
-// somewhere in history (§5: some backends replay a call id; such a call must
+// somewhere in history (some backends replay a call id; such a call must
 // not run again). It returns nil when there are none. Calls without an id
 // are never duplicates: the turn layer gives every call an id, so an empty
 // one carries no identity to compare.
@@ -64,7 +64,7 @@ func DuplicateCalls(history []llm.Message, calls []llm.FunctionCall) map[string]
 }
 
 // RepeatedInBatch returns the first call id seen a second time in one
-// batch of calls. §5 treats that as a loop: the whole batch is dropped,
+// batch of calls. That is treated as a loop: the whole batch is dropped,
 // since answering one of the copies would leave the pairing ambiguous.
 // Calls without an id are ignored.
 func RepeatedInBatch(calls []llm.FunctionCall) (id string, ok bool) {

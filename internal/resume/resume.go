@@ -1,5 +1,5 @@
 // Package resume classifies the tail of a saved history so that --continue
-// knows whether, and how, the last interaction was cut short (§6.1).
+// knows whether, and how, the last interaction was cut short.
 //
 // It owns that judgement only, as a pure function of the history. It must
 // not change history, send anything or decide policy: the client strips and

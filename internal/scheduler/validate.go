@@ -17,7 +17,7 @@ import (
 )
 
 // prepare takes every call either to validating (known tool, valid
-// arguments) or straight to error, in the order of §4: disabled, not
+// arguments) or straight to error, in this order: disabled, not
 // registered, truncated edit, invalid arguments.
 //
 // With hooks, the PreToolUse hooks then run for every valid call (see

@@ -7,7 +7,7 @@ type Tools struct {
 	// saved with the session. 0 keeps the default (16000).
 	ShellOutputLimit int `json:"shellOutputLimit"`
 
-	// mcpx: deferred MCP tools and web search.
+	// Deferred MCP tools and web search.
 
 	// ToolSearch decides when MCP tools are deferred behind tool_search.
 	ToolSearch ToolSearch `json:"toolSearch"`

@@ -45,7 +45,7 @@ type Extra struct {
 	// Now, when set, is the clock (/export's file name); tests fix it.
 	Now func() time.Time
 
-	// hooks (hookgaps): OnIdle is called once the UI has waited
+	// hooks: OnIdle is called once the UI has waited
 	// IdleDelay (default DefaultIdleDelay) for the user's input after the
 	// agent finished, once per idle period (the Notification hooks'
 	// idle_prompt).

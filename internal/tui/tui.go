@@ -128,7 +128,7 @@ type Config struct {
 	// Memory lists the instruction files loaded into the system prompt
 	// (/memory).
 	Memory func() []MemoryFile
-	// Background tasks (bgjobs): Tasks lists the session's background
+	// Background tasks: Tasks lists the session's background
 	// work (shell jobs and any other kind) for /tasks, which can stop one.
 	Tasks func() []tools.Task
 
@@ -156,7 +156,7 @@ type Config struct {
 	PendingSchedules func() string
 	RestoreSchedules func(yes bool) string
 
-	// mcpx: MCP server prompts as slash commands (cmd_mcp.go).
+	// MCP server prompts as slash commands (cmd_mcp.go).
 	// MCPPrompts lists them (/mcp); GetMCPPrompt renders the prompt of
 	// command (/mcp__server__prompt) with the arguments typed after it
 	// into the text sent as the user's prompt. It may take a round trip

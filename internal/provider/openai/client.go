@@ -5,7 +5,7 @@
 // It is a thin client on net/http rather than the official SDK
 // (github.com/openai/openai-go), for reasons the chat layer depends on:
 //
-//   - Retries belong to the chat layer alone (agent-loop §3.2): one policy
+//   - Retries belong to the chat layer alone: one policy
 //     with separate budgets per failure class, honouring Retry-After, and
 //     never replaying a stream whose first chunk was already shown. This
 //     client therefore never retries, and it yields every chunk the moment
@@ -20,7 +20,7 @@
 //   - Errors must keep their identity: transport failures are wrapped with
 //     %w so errors.Is(err, io.ErrUnexpectedEOF), syscall.ECONNRESET and
 //     net.Error's Timeout still work for the transport-retry whitelist
-//     (§6.2), and HTTP errors become *llm.APIError with a kind the chat
+//     and HTTP errors become *llm.APIError with a kind the chat
 //     layer can branch on.
 //   - The wire surface ply uses is small (one endpoint, one request shape,
 //     one chunk shape), and a dependency-free client starts fast.

@@ -33,7 +33,7 @@ var PieceSizes = []int{0, 1, 7}
 
 // RecordedDir finds shared/fixtures/recorded beside the repository: the
 // directory holding go.mod, then ../shared. It skips the test when the
-// fixtures are not there.
+// fixtures are not there, or fails it when PLY_REQUIRE_FIXTURES=1.
 func RecordedDir(t testing.TB) string {
 	t.Helper()
 	dir, err := os.Getwd()
@@ -52,6 +52,9 @@ func RecordedDir(t testing.TB) string {
 	}
 	rec := filepath.Join(dir, "..", "shared", "fixtures", "recorded")
 	if _, err := os.Stat(rec); err != nil {
+		if os.Getenv("PLY_REQUIRE_FIXTURES") == "1" {
+			t.Fatalf("recorded fixtures required (PLY_REQUIRE_FIXTURES=1) but not available at %s: %v", rec, err)
+		}
 		t.Skipf("recorded fixtures not available at %s: %v", rec, err)
 	}
 	return rec
