@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -83,15 +82,9 @@ func killPlyAndCheckGroup(t *testing.T, dir string, ply *exec.Cmd, what string, 
 	_ = ply.Wait()
 	// Once the group is gone nothing of it can make the change any more,
 	// so the marker's absence then is final.
-	for deadline := time.Now().Add(15 * time.Second); ; {
-		if err := syscall.Kill(-pid, 0); errors.Is(err, syscall.ESRCH) {
-			break
-		}
-		if time.Now().After(deadline) {
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
-			t.Fatalf("process group %d is still there 15 s after ply died", pid)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !sandboxtest.WaitGroupGone(pid, 15*time.Second) {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		t.Fatalf("process group %d is still there 15 s after ply died", pid)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "marker")); !os.IsNotExist(err) {
 		t.Errorf("%s went on after ply died (stat: %v)", what, err)

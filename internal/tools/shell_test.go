@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/plyhq/ply/internal/sandbox/sandboxtest"
 	"github.com/plyhq/ply/internal/shell"
 )
 
@@ -46,26 +46,14 @@ func (b *shellTestBuffer) String() string {
 	return b.b.String()
 }
 
-// shellTestGone reports whether pid no longer runs (a zombie no longer
-// runs: in a container nobody may reap the orphans).
-func shellTestGone(pid int) bool {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
-	}
-	i := bytes.LastIndexByte(data, ')')
-	return i < 0 || i+2 >= len(data) || data[i+2] == 'Z' || data[i+2] == 'X'
-}
+// shellTestGone reports whether pid no longer runs.
+func shellTestGone(pid int) bool { return sandboxtest.Gone(pid) }
 
 func shellTestWaitGone(t *testing.T, pid int) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for !shellTestGone(pid) {
-		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("process %d still runs", pid)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !sandboxtest.WaitGone(pid, 3*time.Second) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("process %d still runs", pid)
 	}
 }
 

@@ -1,7 +1,6 @@
 package tui_test
 
 import (
-	"errors"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -41,12 +40,8 @@ func TestTmuxTasks(t *testing.T) {
 	if s := x.waitFor("bg-1 stopped ("); testing.Verbose() {
 		t.Logf("screen:\n%s", s)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for !errors.Is(syscall.Kill(child, 0), syscall.ESRCH) {
-		if time.Now().After(deadline) {
-			_ = syscall.Kill(child, syscall.SIGKILL)
-			t.Fatalf("the job's child %d still runs after /tasks stop", child)
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !sandboxtest.WaitGone(child, 5*time.Second) {
+		_ = syscall.Kill(child, syscall.SIGKILL)
+		t.Fatalf("the job's child %d still runs after /tasks stop", child)
 	}
 }

@@ -16,9 +16,25 @@ import (
 // is gone only once the kernel has torn it down, which on a loaded
 // machine is not at once.
 func WaitGone(pid int, timeout time.Duration) bool {
+	return waitFor(func() bool { return Gone(pid) }, timeout)
+}
+
+// WaitGroupGone waits up to timeout for the process group pgid to have
+// no member left and reports whether it has none.
+func WaitGroupGone(pgid int, timeout time.Duration) bool {
+	return waitFor(func() bool { return errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH) }, timeout)
+}
+
+// Gone reports whether pid no longer runs: it is gone, or a zombie (in a
+// container nobody may reap orphans).
+func Gone(pid int) bool {
+	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) || zombie(pid)
+}
+
+func waitFor(done func() bool, timeout time.Duration) bool {
 	deadline := time.Now().Add(timeout)
 	for {
-		if errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) || zombie(pid) {
+		if done() {
 			return true
 		}
 		if time.Now().After(deadline) {
