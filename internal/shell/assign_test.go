@@ -73,14 +73,7 @@ func TestAssignmentsOfUnprovenVariablesAreOpaque(t *testing.T) {
 		"bash -c 'for PATH in .; do ls; done'",
 		"trap 'read PATH' EXIT",
 	}
-	for _, cmd := range opaque {
-		if reason, ok := Opaque(cmd); !ok || reason == "" {
-			t.Errorf("Opaque(%q) = %q, %v; want opaque", cmd, reason, ok)
-		}
-		if IsReadOnly(cmd) {
-			t.Errorf("IsReadOnly(%q) = true", cmd)
-		}
-	}
+	checkOpaque(t, opaque)
 	clear := []string{
 		"for f in *.go; do echo $f; done",
 		"for plyloopvar in a b; do ls; done",
@@ -110,11 +103,7 @@ func TestAssignmentsOfUnprovenVariablesAreOpaque(t *testing.T) {
 		"alias",
 		"wait -n",
 	}
-	for _, cmd := range clear {
-		if reason, ok := Opaque(cmd); ok {
-			t.Errorf("Opaque(%q) = %q; want clear", cmd, reason)
-		}
-	}
+	checkClear(t, clear)
 	for _, cmd := range []string{
 		"for f in a b; do echo $f; done",
 		"for i in 1 2 3; do echo $i; done",
