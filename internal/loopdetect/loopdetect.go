@@ -174,6 +174,10 @@ func (d *Detector) Reset() {
 	d.thoughtTail = d.thoughtTail[:0]
 }
 
+// TurnCap is the per-turn cap as configured: what ExtendTurnCap adds
+// when the user goes on past it once.
+func (d *Detector) TurnCap() int { return d.opts.MaxCallsPerTurn }
+
 // turnCap is the per-turn cap with what the user allowed on top.
 func (d *Detector) turnCap() int { return d.opts.MaxCallsPerTurn + d.extra }
 
