@@ -404,18 +404,10 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 		MaxWallTime: cfg.opts.MaxWallTime, Stdout: sio.Stdout, Stderr: sio.Stderr,
 		StructuredOutput: structuredName(cfg),
 		PartialMessages:  cfg.opts.PartialMessages,
-		Checkpoint: func() {
-			if err := sess.w.Sync(); err != nil {
-				log.Error("saving the session", "err", err)
-			}
-		},
-		OnCancel: func(reason string) { sess.w.AppendCancelled(reason) },
-		// The compacted history replaces what came before it on load.
-		OnCompressed: func() { sess.w.AppendCompaction(ch.History()) },
-		KeepResults:  c.keepResults,
+		Recorder:         c.recorder(),
 	}
 	if c.bgEntry {
-		hcfg.Inbox, hcfg.OnRound = c.inbox, c.recordRound
+		hcfg.Inbox = c.inbox
 	}
 	c.agents.format, c.agents.stdout, c.agents.stderr = cfg.format, sio.Stdout, sio.Stderr
 	log.Info("headless run", "session", sess.id, "model", cfg.model, "mode", cfg.mode, "stream_input", cfg.streamInput)

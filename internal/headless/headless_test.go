@@ -2,8 +2,12 @@ package headless
 
 import (
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/plyhq/ply/internal/inbox"
+	"github.com/plyhq/ply/internal/llm"
 )
 
 func TestAbbreviateKeepsValidUTF8(t *testing.T) {
@@ -17,4 +21,34 @@ func TestAbbreviateKeepsValidUTF8(t *testing.T) {
 	if got := abbreviate("a  b\n c", 10); got != "a b c" {
 		t.Fatalf("whitespace not collapsed: %q", got)
 	}
+}
+
+// recorder is a loop.Recorder that keeps the rounds and results it is
+// told of.
+type recorder struct {
+	mu     sync.Mutex
+	rounds []inbox.Round
+	kept   []llm.Part
+}
+
+func (r *recorder) Checkpoint()      {}
+func (r *recorder) Compressed()      {}
+func (r *recorder) Cancelled(string) {}
+
+func (r *recorder) Keep(p []llm.Part) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.kept = append(r.kept, p...)
+}
+
+func (r *recorder) Round(rd inbox.Round) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rounds = append(r.rounds, rd)
+}
+
+func (r *recorder) recorded() []inbox.Round {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]inbox.Round(nil), r.rounds...)
 }

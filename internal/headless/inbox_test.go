@@ -78,7 +78,7 @@ func TestNotificationWhileIdle(t *testing.T) {
 	in := inbox.New()
 	release := in.Hold()
 	s := &scripted{replies: []string{"started it", "it finished: 42"}}
-	var recorded []inbox.Round
+	rec := &recorder{}
 	var out bytes.Buffer
 	go func() {
 		time.Sleep(50 * time.Millisecond)
@@ -86,7 +86,7 @@ func TestNotificationWhileIdle(t *testing.T) {
 		release()
 	}()
 	code := Run(context.Background(), Config{Format: FormatStreamJSON, Stdout: &out, Inbox: in,
-		OnRound: func(r inbox.Round) { recorded = append(recorded, r) }}, s, noTools{}, []llm.Part{{Text: "go"}})
+		Recorder: rec}, s, noTools{}, []llm.Part{{Text: "go"}})
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, out.String())
 	}
@@ -109,7 +109,7 @@ func TestNotificationWhileIdle(t *testing.T) {
 	if last.NumTurns != 1 || last.Result != "it finished: 42" {
 		t.Errorf("result %+v: num_turns counts the user's prompt only, result is the last reply", last)
 	}
-	if len(recorded) != 1 || recorded[0].Type != client.Notification {
+	if recorded := rec.recorded(); len(recorded) != 1 || recorded[0].Type != client.Notification {
 		t.Errorf("recorded %+v", recorded)
 	}
 }

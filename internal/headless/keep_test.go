@@ -63,10 +63,10 @@ func TestCutBatchKeepsResults(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			var kept []llm.Part
+			rec := &recorder{}
 			var stderr strings.Builder
 			cfg := Config{Format: FormatText, Stdout: io.Discard, Stderr: &stderr,
-				KeepResults: func(p []llm.Part) { kept = append(kept, p...) }}
+				Recorder: rec}
 			tools := runnerFunc(func(context.Context, []*turn.ToolCallRequest) ([]Outcome, error) {
 				return written(), tc.err(cancel)
 			})
@@ -74,7 +74,7 @@ func TestCutBatchKeepsResults(t *testing.T) {
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr.String())
 			}
-			if len(kept) != 2 || kept[0].Response.Output != "Successfully created new file a.txt (1 lines)." {
+			if kept := rec.kept; len(kept) != 2 || kept[0].Response.Output != "Successfully created new file a.txt (1 lines)." {
 				t.Fatalf("kept %+v", kept)
 			}
 		})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/loop"
 )
 
 // printerKey carries the running loop's printer to the tools it runs, so
@@ -34,8 +35,8 @@ func Nested(ctx context.Context, cfg Config, rounds Rounds, tools ToolRunner, pr
 		id := parentCallID
 		p.parentID = &id
 	}
-	r := &run{cfg: cfg, start: time.Now(), out: p, firstType: client.UserQuery}
-	r.loopWithCaps(ctx, rounds, tools, prompt)
+	r := &run{cfg: cfg, start: time.Now(), out: p}
+	r.drive(ctx, rounds, tools, loop.Input{Parts: prompt, Type: client.UserQuery})
 	if p.sink != nil {
 		p.sink.addNested(*r.totalUsage())
 	}

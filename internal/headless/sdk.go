@@ -18,6 +18,7 @@ import (
 	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/inbox"
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/loop"
 	"github.com/plyhq/ply/internal/scheduler"
 )
 
@@ -143,9 +144,12 @@ func (s *SDK) Serve(ctx context.Context, rounds Rounds, tools ToolRunner, in io.
 			if q.uuid != "" && ctl.MarkUserMessage != nil {
 				ctl.MarkUserMessage(q.uuid)
 			}
-			r := &run{cfg: s.cfg, out: s.out, start: time.Now(), firstType: q.typ}
-			r.startInboxRound(q.round)
-			r.loopWithCaps(qctx, rounds, tools, q.parts)
+			r := &run{cfg: s.cfg, out: s.out, start: time.Now()}
+			in := loop.Input{Parts: q.parts, Type: q.typ}
+			if q.round != nil {
+				in.Rounds = []inbox.Round{*q.round}
+			}
+			r.drive(qctx, rounds, tools, in)
 			cancel(nil)
 			s.mu.Lock()
 			s.cancel = nil

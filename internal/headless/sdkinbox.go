@@ -1,9 +1,6 @@
 package headless
 
-import (
-	"github.com/plyhq/ply/internal/inbox"
-	"github.com/plyhq/ply/internal/llm"
-)
+import "github.com/plyhq/ply/internal/inbox"
 
 // The SDK's inbox rounds. Within a query they go as in a headless run:
 // when the model stops, queued rounds (and those of work the session
@@ -32,19 +29,8 @@ func (s *SDK) nextQuery() (query, bool) {
 	}
 }
 
+// roundQuery is the query an inbox round starts: the loop announces and
+// records the round and sends its text.
 func roundQuery(r inbox.Round) query {
-	return query{parts: []llm.Part{{Text: r.Text}}, typ: r.Type, round: &r}
-}
-
-// startInboxRound announces and records the inbox round a query starts
-// with, if any; the run ends its interaction when it ends.
-func (r *run) startInboxRound(next *inbox.Round) {
-	if next == nil {
-		return
-	}
-	r.inboxDone = next.Done
-	r.out.systemRound(*next)
-	if r.cfg.OnRound != nil {
-		r.cfg.OnRound(*next)
-	}
+	return query{typ: r.Type, round: &r}
 }

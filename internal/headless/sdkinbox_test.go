@@ -95,9 +95,9 @@ func TestSDKRoundWhileIdle(t *testing.T) {
 	s := &scripted{replies: []string{"hello", "noted the teammate"}}
 	var out lineWriter
 	pr, pw := io.Pipe()
-	var recorded []inbox.Round
+	rec := &recorder{}
 	sdk := NewSDK(Config{Format: FormatStreamJSON, Stdout: &out, Stderr: io.Discard, SessionID: "s", Inbox: in,
-		OnRound: func(r inbox.Round) { recorded = append(recorded, r) }})
+		Recorder: rec})
 	code := make(chan int, 1)
 	go func() { code <- sdk.Serve(context.Background(), s, noTools{}, pr, Controls{}) }()
 	if _, err := io.WriteString(pw, sdkUser("hi")); err != nil {
@@ -121,7 +121,7 @@ func TestSDKRoundWhileIdle(t *testing.T) {
 	if len(s.types) != 2 || s.types[1] != client.Teammate || s.sent[1][0].Text != "a message" {
 		t.Errorf("rounds %v %+v", s.types, s.sent)
 	}
-	if len(recorded) != 1 || !done {
+	if recorded := rec.recorded(); len(recorded) != 1 || !done {
 		t.Errorf("recorded %+v, done %v", recorded, done)
 	}
 }

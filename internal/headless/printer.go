@@ -1,0 +1,200 @@
+package headless
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/turn"
+)
+
+// printer renders the run in the chosen format. It serialises writes so
+// that progress from concurrent tools cannot interleave lines.
+type printer struct {
+	cfg  Config
+	mu   sync.Mutex
+	all  []any // json format: everything, printed at the end
+	enc  *json.Encoder
+	last string
+
+	// A subagent's printer (see Nested) writes through its parent's,
+	// marks its messages with the parent call, and keeps its result.
+	sink     *printer
+	parentID *string
+	final    *Result
+	// nested is the usage of the subagents run below this printer's
+	// loop, which the result's totals include (guarded by mu: parallel
+	// subagents finish concurrently).
+	nested llm.Usage
+}
+
+// addNested adds a finished subagent's usage to the totals.
+func (p *printer) addNested(u llm.Usage) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.nested.Add(&u)
+}
+
+func (p *printer) nestedUsage() llm.Usage {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.nested
+}
+
+func newPrinter(cfg Config) *printer {
+	p := &printer{cfg: cfg}
+	if cfg.Format == FormatStreamJSON {
+		p.enc = json.NewEncoder(cfg.Stdout)
+		p.enc.SetEscapeHTML(false)
+	}
+	return p
+}
+
+func (p *printer) emit(v any) {
+	if p.sink != nil {
+		p.sink.emit(v)
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch p.cfg.Format {
+	case FormatStreamJSON:
+		_ = p.enc.Encode(v)
+	case FormatJSON:
+		p.all = append(p.all, v)
+	}
+}
+
+func (p *printer) progress(format string, args ...any) {
+	if p.sink != nil {
+		p.sink.progress("  ↳ "+format, args...)
+		return
+	}
+	if p.cfg.Format != FormatText || p.cfg.Stderr == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.cfg.Stderr, format+"\n", args...)
+}
+
+func (p *printer) init() {
+	if p.final != nil {
+		return // a subagent is announced by its parent's tool_use
+	}
+	tools := p.cfg.Tools
+	if tools == nil {
+		tools = []string{}
+	}
+	p.emit(SystemInit{
+		Type: "system", Subtype: "init", UUID: p.cfg.SessionID, SessionID: p.cfg.SessionID,
+		CWD: p.cfg.CWD, Tools: tools, MCPServers: nonNil(p.cfg.MCPServers), Model: p.cfg.Model,
+		PermissionMode: p.cfg.PermissionMode, SlashCommands: nonNil(p.cfg.Skills), Version: p.cfg.Version,
+		Agents: nonNil(p.cfg.Agents), Skills: nonNil(p.cfg.Skills),
+	})
+}
+
+// assistant prints one round's reply: one message per block kind, in the
+// order thinking, text, tool calls; usage goes on the last.
+func (p *printer) assistant(thought, signature, text string, calls []*turn.ToolCallRequest, f *turn.Finished) {
+	var msgs [][]Block
+	if thought != "" {
+		msgs = append(msgs, []Block{{Type: "thinking", Thinking: thought, Signature: signature}})
+	}
+	if text != "" {
+		msgs = append(msgs, []Block{{Type: "text", Text: text}})
+		if p.cfg.Format == FormatText {
+			p.mu.Lock()
+			p.last = text
+			p.mu.Unlock()
+		}
+	}
+	if len(calls) > 0 {
+		bl := make([]Block, len(calls))
+		for i, c := range calls {
+			bl[i] = Block{Type: "tool_use", ID: c.CallID, Name: c.Name, Input: toolInput(c.Args)}
+		}
+		msgs = append(msgs, bl)
+	}
+	// The messages of one reply share its id and its usage, as Claude
+	// Code prints them (a consumer that sums usage counts an id once); the
+	// last says why the reply stopped.
+	msgID := newUUID()
+	usage := usageOf(f.Usage)
+	for i, content := range msgs {
+		body := AssistantBody{ID: msgID, Type: "message", Role: "assistant", Model: p.cfg.Model, Content: content, Usage: usage}
+		if i == len(msgs)-1 {
+			body.StopReason = stopReason(f.Reason, len(calls) > 0)
+		}
+		p.emit(Assistant{Type: "assistant", UUID: newUUID(), SessionID: p.cfg.SessionID, ParentToolUseID: p.parentID, Message: body})
+	}
+	if text != "" && len(calls) > 0 {
+		p.progress("%s", text)
+	}
+}
+
+// stopReason is a reply's finish reason in the Anthropic words that
+// stream-json consumers know; nil when the provider gave none.
+func stopReason(r llm.FinishReason, calls bool) *string {
+	var s string
+	switch {
+	case calls:
+		s = "tool_use"
+	case r == llm.FinishStop:
+		s = "end_turn"
+	case r == llm.FinishMaxTokens:
+		s = "max_tokens"
+	case r == llm.FinishContentFilter:
+		s = "refusal"
+	case r == llm.FinishUnspecified:
+		return nil
+	default:
+		s = strings.ToLower(string(r))
+	}
+	return &s
+}
+
+func (p *printer) toolResults(outs []Outcome) {
+	bl := make([]Block, len(outs))
+	for i, o := range outs {
+		isErr := o.Response.IsError
+		bl[i] = Block{Type: "tool_result", ToolUseID: o.Response.ID, IsError: &isErr, Content: o.Response.Output}
+	}
+	p.emit(User{Type: "user", UUID: newUUID(), SessionID: p.cfg.SessionID, ParentToolUseID: p.parentID, Message: UserBody{Role: "user", Content: bl}})
+}
+
+func (p *printer) result(res Result) {
+	if p.final != nil {
+		*p.final = res
+		return
+	}
+	p.emit(res)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch p.cfg.Format {
+	case FormatJSON:
+		enc := json.NewEncoder(p.cfg.Stdout)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(p.all)
+	case FormatText:
+		if res.StructuredOutput != nil {
+			_, _ = fmt.Fprintf(p.cfg.Stdout, "%s\n", res.StructuredOutput)
+			return
+		}
+		if res.IsError {
+			if p.cfg.Stderr != nil {
+				fmt.Fprintf(p.cfg.Stderr, "ply: %s\n", res.Error)
+			}
+			return
+		}
+		// Written in two pieces: appending the newline would copy a
+		// large answer once more.
+		_, _ = io.WriteString(p.cfg.Stdout, p.last)
+		if p.last != "" && !strings.HasSuffix(p.last, "\n") {
+			_, _ = io.WriteString(p.cfg.Stdout, "\n")
+		}
+	}
+}
