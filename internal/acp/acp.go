@@ -11,30 +11,24 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"iter"
 	"log/slog"
 	"sync"
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
-	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/inbox"
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/loop"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/tools"
-	"github.com/plyhq/ply/internal/turn"
 )
 
 // Rounds runs one round-trip with the model (client.Client).
-type Rounds interface {
-	SendMessageStream(ctx context.Context, parts []llm.Part, typ client.SendType) iter.Seq[turn.Event]
-}
+type Rounds = loop.Rounds
 
-// ToolRunner runs a round's tool calls and returns their responses.
-type ToolRunner interface {
-	RunTools(ctx context.Context, calls []*turn.ToolCallRequest) ([]llm.FunctionResponse, error)
-}
+// ToolRunner runs a round's tool calls and returns their outcomes.
+type ToolRunner = loop.Tools
 
 // Session is one conversation's layers, built for a working directory.
 type Session struct {
@@ -47,18 +41,12 @@ type Session struct {
 	// CurrentMode is the approval mode now (a tool such as
 	// exit_plan_mode may change it); may be nil.
 	CurrentMode func() string
-	// KeepResults records the results of calls that finished when a
-	// prompt is cancelled; Checkpoint syncs the transcript; OnCancel
-	// records a cancellation; OnCompressed records a compaction. Each
-	// may be nil.
-	KeepResults  func([]llm.Part)
-	Checkpoint   func()
-	OnCancel     func(reason string)
-	OnCompressed func()
-	// MaxTurnGuard is the loop guard whose LoopDetected means the
-	// per-prompt tool-call cap was reached (stop reason
+	// Recorder keeps the session's record of each prompt's loop; nil
+	// records nothing. TurnCap is the per-turn tool-call cap the client
+	// is asked to raise when it is reached (nil: the prompt stops with
 	// max_turn_requests).
-	MaxTurnGuard string
+	Recorder loop.Recorder
+	TurnCap  loop.TurnCap
 	// History is a loaded session's conversation; First is what must go
 	// before its next prompt (results of calls lost with the process
 	// that wrote it).
@@ -80,10 +68,8 @@ type Session struct {
 
 	// Background work (inbox.go): Inbox, when set, holds the rounds no
 	// user typed (a background task's notification, a schedule's firing,
-	// a teammate's message); OnRound, when set, records one before it is
-	// sent.
-	Inbox   *inbox.Inbox
-	OnRound func(inbox.Round)
+	// a teammate's message).
+	Inbox *inbox.Inbox
 }
 
 // Model is a model a session may switch to.

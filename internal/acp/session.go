@@ -10,9 +10,10 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/plyhq/ply/internal/client"
+	"github.com/plyhq/ply/internal/inbox"
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/loop"
 	"github.com/plyhq/ply/internal/scheduler"
-	"github.com/plyhq/ply/internal/turn"
 )
 
 // session is one protocol session: its layers and the prompt running in
@@ -36,9 +37,8 @@ type session struct {
 	first []llm.Part
 	// started holds the ids of calls a tool_call was sent for.
 	started map[string]bool
-	// inboxDone end the interactions of the inbox rounds the running
-	// prompt sent (inbox.go); only the prompt's goroutine uses it.
-	inboxDone []func()
+	// asked counts the per-turn cap questions, for their call ids.
+	asked int
 }
 
 // cancel stops the running prompt, if any.
@@ -86,128 +86,62 @@ func (s *session) begin(ctx context.Context) (context.Context, func(), error) {
 var errBusy = errors.New("a prompt is already running in this session")
 
 // prompt runs the loop for one prompt: rounds until the model asks for no
-// tool, reporting every event to the client.
+// tool, reporting every event to the client. Rounds queued while no
+// prompt ran go before the prompt's text, after what a loaded session owes.
 func (s *session) prompt(ctx context.Context, parts []llm.Part) (sdk.PromptResponse, error) {
 	ctx, end, err := s.begin(ctx)
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}
 	defer end()
-	defer s.endInboxRounds()
-	queued := s.queuedRounds(ctx)
 	s.mu.Lock()
-	parts = append(append(s.first, queued...), parts...)
+	lead := s.first
 	s.first = nil
 	s.mu.Unlock()
-	reason, err := s.loop(ctx, parts)
-	if ctx.Err() != nil {
-		if s.core.OnCancel != nil {
-			s.core.OnCancel("cancelled by the client")
+	var queued []inbox.Round
+	for s.core.Inbox != nil {
+		r, ok := s.core.Inbox.Take()
+		if !ok {
+			break
 		}
-		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
+		queued = append(queued, r)
 	}
-	if err != nil {
-		return sdk.PromptResponse{}, err
-	}
-	return sdk.PromptResponse{StopReason: reason}, nil
+	res := loop.Run(ctx, loop.Config{
+		Rounds: s.core.Rounds, Tools: s.core.Tools, Observer: &view{s: s, ctx: ctx},
+		Recorder: s.core.Recorder, Inbox: s.core.Inbox, AtEnd: loop.Take, TurnCap: s.core.TurnCap,
+		CancelReason: "cancelled by the client",
+	}, loop.Input{Lead: lead, Rounds: queued, Parts: parts, Type: client.UserQuery})
+	return s.stopReason(ctx, res)
 }
 
-func (s *session) loop(ctx context.Context, parts []llm.Part) (sdk.StopReason, error) {
-	typ := client.UserQuery
-	for {
-		calls, reason, err := s.round(ctx, parts, typ)
-		if err != nil || reason != "" || ctx.Err() != nil {
-			return reason, err
+// stopReason maps how the loop ended to the prompt's answer.
+func (s *session) stopReason(ctx context.Context, res loop.Result) (sdk.PromptResponse, error) {
+	answer := func(r sdk.StopReason) (sdk.PromptResponse, error) { return sdk.PromptResponse{StopReason: r}, nil }
+	switch res.Stop {
+	case loop.Cancelled:
+		return answer(sdk.StopReasonCancelled)
+	case loop.TurnCapReached, loop.MaxTurns, loop.MaxToolCalls, loop.WallTime:
+		return answer(sdk.StopReasonMaxTurnRequests)
+	case loop.Loop:
+		s.update(ctx, sdk.UpdateAgentMessageText("\n\n[ply stopped: "+res.Message+"]"))
+		return answer(sdk.StopReasonEndTurn)
+	case loop.ModelError:
+		if r, ok := errors.AsType[*client.PromptRefused](res.Err); ok {
+			// A hook refused the prompt: it was never sent.
+			s.update(ctx, sdk.UpdateAgentMessageText("T"+r.Error()[1:]))
+			return answer(sdk.StopReasonRefusal)
 		}
-		if s.core.Checkpoint != nil {
-			// The reply and its calls are on disk before a tool runs.
-			s.core.Checkpoint()
-		}
-		if len(calls) == 0 {
-			next, ok := s.fromInbox(ctx)
-			if !ok {
-				return sdk.StopReasonEndTurn, nil
-			}
-			parts, typ = []llm.Part{{Text: next.Text}}, next.Type
-			continue
-		}
-		resps, err := s.core.Tools.RunTools(ctx, calls)
-		s.modeChanged(ctx)
-		parts = make([]llm.Part, len(resps))
-		for i := range resps {
-			parts[i] = llm.Part{Response: &resps[i]}
-		}
-		if err != nil || ctx.Err() != nil {
-			// The prompt ends here; the calls that finished keep their
-			// real results.
-			if len(parts) > 0 && s.core.KeepResults != nil {
-				s.core.KeepResults(parts)
-			}
-			if ctx.Err() != nil {
-				return "", nil
-			}
-			return "", fmt.Errorf("running tools: %w", err)
-		}
-		parts = append(parts, s.teammateParts(ctx)...)
-		typ = client.ToolResult
+		return sdk.PromptResponse{}, fmt.Errorf("asking the model: %w", res.Err)
+	case loop.ToolError:
+		return sdk.PromptResponse{}, fmt.Errorf("running tools: %w", res.Err)
 	}
-}
-
-// round runs one round-trip and reports its events. It returns the calls
-// to run, or a stop reason that ends the prompt, or an error.
-func (s *session) round(ctx context.Context, parts []llm.Part, typ client.SendType) ([]*turn.ToolCallRequest, sdk.StopReason, error) {
-	var calls []*turn.ToolCallRequest
-	var finish llm.FinishReason
-	for ev := range s.core.Rounds.SendMessageStream(ctx, parts, typ) {
-		switch e := ev.(type) {
-		case turn.Content:
-			s.update(ctx, sdk.UpdateAgentMessageText(e.Text))
-		case turn.Thought:
-			s.update(ctx, sdk.UpdateAgentThoughtText(e.Text))
-		case *turn.ToolCallRequest:
-			calls = append(calls, e)
-		case turn.Retry:
-			calls = nil
-		case turn.ChatCompressed:
-			if s.core.OnCompressed != nil {
-				s.core.OnCompressed()
-			}
-		case turn.Finished:
-			finish = e.Reason
-		case turn.UserCancelled:
-			return nil, "", nil
-		case turn.LoopDetected:
-			if e.Guard == s.core.MaxTurnGuard && s.core.MaxTurnGuard != "" {
-				return nil, sdk.StopReasonMaxTurnRequests, nil
-			}
-			s.update(ctx, sdk.UpdateAgentMessageText("\n\n[ply stopped: "+e.Message+"]"))
-			return nil, sdk.StopReasonEndTurn, nil
-		case turn.Error:
-			if ctx.Err() != nil {
-				return nil, "", nil
-			}
-			if r, ok := errors.AsType[*client.PromptRefused](e.Err); ok {
-				// A hook refused the prompt: it was never sent.
-				s.update(ctx, sdk.UpdateAgentMessageText("T"+r.Error()[1:]))
-				return nil, sdk.StopReasonRefusal, nil
-			}
-			return nil, "", fmt.Errorf("asking the model: %w", e.Err)
-		}
-	}
-	if len(calls) > 0 {
-		// Truncated calls still run (the scheduler answers them).
-		for _, c := range calls {
-			s.startCall(ctx, c.CallID, c.Name, c.Args)
-		}
-		return calls, "", nil
-	}
-	switch finish {
+	switch res.Finish {
 	case llm.FinishMaxTokens:
-		return nil, sdk.StopReasonMaxTokens, nil
+		return answer(sdk.StopReasonMaxTokens)
 	case llm.FinishContentFilter:
-		return nil, sdk.StopReasonRefusal, nil
+		return answer(sdk.StopReasonRefusal)
 	}
-	return nil, "", nil
+	return answer(sdk.StopReasonEndTurn)
 }
 
 // update sends one session/update; a failure to send is logged, the

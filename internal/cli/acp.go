@@ -13,7 +13,6 @@ import (
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/hooks"
 	"github.com/plyhq/ply/internal/llm"
-	"github.com/plyhq/ply/internal/loopdetect"
 	"github.com/plyhq/ply/internal/mcp"
 	"github.com/plyhq/ply/internal/permission"
 	"github.com/plyhq/ply/internal/scheduler"
@@ -119,7 +118,7 @@ func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, o a
 	return &acp.Session{
 		ID:     sess.id,
 		Rounds: c.client,
-		Tools:  tuiRunner{&runner{sched: sched, chat: ch}},
+		Tools:  &runner{sched: sched, chat: ch},
 		Mode:   cfg.mode,
 		SetMode: func(m string) error {
 			pm, err := permission.ParseMode(m)
@@ -129,20 +128,13 @@ func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, o a
 			return c.policy.SetMode(pm)
 		},
 		CurrentMode: func() string { return c.policy.Mode().String() },
-		KeepResults: c.keepResults,
-		Checkpoint: func() {
-			if err := sess.w.Sync(); err != nil {
-				log.Error("saving the session", "err", err)
-			}
-		},
-		OnCancel:     func(reason string) { sess.w.AppendCancelled(reason) },
-		OnCompressed: func() { sess.w.AppendCompaction(ch.History()) },
-		MaxTurnGuard: string(loopdetect.GuardTurnCap),
-		Close:        c.close,
-		History:      sess.history,
-		First:        sess.first,
-		Models:       models,
-		Model:        ch.Config().Model,
+		Recorder:    c.recorder(),
+		TurnCap:     c.loops,
+		Close:       c.close,
+		History:     sess.history,
+		First:       sess.first,
+		Models:      models,
+		Model:       ch.Config().Model,
 		SetModel: func(m string) error {
 			if err := checkModel(&cfg, m); err != nil {
 				return err
@@ -160,8 +152,7 @@ func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, o a
 		},
 		Commands: acpCommands(c),
 		// The session's background work (acp/inbox.go).
-		Inbox:   c.inbox,
-		OnRound: c.recordRound,
+		Inbox: c.inbox,
 	}, nil
 }
 

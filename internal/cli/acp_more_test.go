@@ -261,6 +261,9 @@ func TestACPStopReasons(t *testing.T) {
 		fp.Turn{fp.ToolCall("g1", "glob", `{"pattern":"*"}`), fp.ToolCall("g2", "glob", `{"pattern":"*.go"}`)},
 	)
 	r := startACP(t, srv, home)
+	// Reaching the per-turn cap asks the client whether to go on; it
+	// declines.
+	r.client.grant = "reject_once"
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	ns := r.newSession(t, ctx, dir)
@@ -274,6 +277,11 @@ func TestACPStopReasons(t *testing.T) {
 		if resp.StopReason != want {
 			t.Errorf("stop reason %q, want %q", resp.StopReason, want)
 		}
+	}
+	r.client.mu.Lock()
+	defer r.client.mu.Unlock()
+	if n := len(r.client.asked); n != 1 || !strings.Contains(*r.client.asked[0].ToolCall.Title, "another 1 tool calls") {
+		t.Errorf("the client was asked %d times (%+v), want once whether to allow another 1 tool calls", n, r.client.asked)
 	}
 }
 
