@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"io"
 	"log/slog"
@@ -11,12 +10,9 @@ import (
 
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/hooks"
-	"github.com/plyhq/ply/internal/llm"
-	"github.com/plyhq/ply/internal/loopdetect"
 	"github.com/plyhq/ply/internal/permission"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/tui"
-	"github.com/plyhq/ply/internal/turn"
 )
 
 // runTUI builds the layers as runHeadless does and hands them to the
@@ -44,17 +40,9 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 			// On resume the transcript then starts from the empty history too.
 			sess.w.AppendCompaction(nil)
 		},
-		Checkpoint: func() {
-			if err := sess.w.Sync(); err != nil {
-				log.Error("saving the session", "err", err)
-			}
-		},
-		OnCancel:    func(reason string) { sess.w.AppendCancelled(reason) },
-		KeepResults: c.keepResults,
-		// The compacted history replaces what came before it on load.
-		OnCompressed: func() { sess.w.AppendCompaction(ch.History()) },
-		Expand:       func(p string) string { return expandAtPaths(p, c.ws) },
-		In:           sio.Stdin, Out: sio.Stdout, Stderr: sio.Stderr,
+		Recorder: c.recorder(),
+		Expand:   func(p string) string { return expandAtPaths(p, c.ws) },
+		In:       sio.Stdin, Out: sio.Stdout, Stderr: sio.Stderr,
 	}
 	if cfg.opts.PromptInteractive != "" {
 		// -i: the prompt shows and goes out as if typed (the UI expands
@@ -62,10 +50,9 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 		tcfg.FirstPrompt = cfg.opts.PromptInteractive
 	}
 	// Reaching the per-turn cap asks the user whether to go on.
-	tcfg.TurnCap = cmp.Or(cfg.settings.Model.MaxToolCallsPerTurn, loopdetect.MaxCallsPerTurn)
-	tcfg.ExtendTurnCap = c.loops.ExtendTurnCap
+	tcfg.TurnCap = c.loops
 	// Background work: notifications, teammates' messages (background.go).
-	tcfg.Inbox, tcfg.OnRound = c.inbox, c.recordRound
+	tcfg.Inbox = c.inbox
 	addLoop(&tcfg, c)
 	addTUIControls(&tcfg, cfg, c, log)
 	addRewind(&tcfg, c, log)
@@ -91,21 +78,9 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	c.agents.approver = ui
 	c.agents.format, c.agents.stdout, c.agents.stderr = headless.FormatText, io.Discard, io.Discard
 	log.Info("interactive run", "session", sess.id, "model", cfg.model, "mode", cfg.mode)
-	code = ui.Run(ctx, c.client, tuiRunner{&runner{sched: sched, chat: ch, cp: c.cp}})
+	code = ui.Run(ctx, c.client, &runner{sched: sched, chat: ch, cp: c.cp})
 	endTUI(cfg, c, ui.Summary(), sio.Stdout, log)
 	return code
-}
-
-// tuiRunner gives the UI the responses of headless's runner.
-type tuiRunner struct{ r *runner }
-
-func (t tuiRunner) RunTools(ctx context.Context, calls []*turn.ToolCallRequest) ([]llm.FunctionResponse, error) {
-	outs, err := t.r.RunTools(ctx, calls)
-	resps := make([]llm.FunctionResponse, len(outs))
-	for i, o := range outs {
-		resps[i] = o.Response
-	}
-	return resps, err
 }
 
 // noticeWriter turns writes into UI notices once a UI is plugged in;

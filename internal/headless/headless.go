@@ -262,4 +262,3 @@ func abbreviate(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
-

@@ -17,6 +17,7 @@ import (
 
 	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/loop"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/turn"
 )
@@ -450,7 +451,7 @@ func TestDriverRecoversPanics(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var msgs []tea.Msg
 			d := &driver{rounds: tc.rounds, tools: tc.tools, send: func(m tea.Msg) { msgs = append(msgs, m) }}
-			d.interact(context.Background(), 3, []llm.Part{{Text: "go"}}, client.UserQuery)
+			d.interact(context.Background(), 3, loop.Input{Parts: []llm.Part{{Text: "go"}}, Type: client.UserQuery})
 			if len(msgs) != tc.events+1 {
 				t.Fatalf("messages %#v, want %d events and the end", msgs, tc.events)
 			}

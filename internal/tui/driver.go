@@ -9,9 +9,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/plyhq/ply/internal/client"
-	"github.com/plyhq/ply/internal/llm"
-	"github.com/plyhq/ply/internal/loopdetect"
+	"github.com/plyhq/ply/internal/inbox"
+	"github.com/plyhq/ply/internal/loop"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/turn"
 )
@@ -53,6 +52,8 @@ type (
 		from string
 	}
 	noticeMsg struct{ text string }
+	// roundMsg shows a round no user typed as it starts.
+	roundMsg struct{ r inbox.Round }
 )
 
 // callView is what the UI shows of a call.
@@ -109,7 +110,7 @@ func (u *UI) Approve(ctx context.Context, c *scheduler.Call) (scheduler.Decision
 	}
 }
 
-// driver turns the loop for one interaction at a time, off the program's
+// driver runs the loop for one interaction at a time, off the program's
 // goroutine, and reports everything as messages: the model only renders
 // and decides, it never waits on the network or a tool.
 type driver struct {
@@ -121,21 +122,21 @@ type driver struct {
 }
 
 // start runs the interaction id in a new goroutine.
-func (d *driver) start(ctx context.Context, id int, parts []llm.Part, typ client.SendType) {
+func (d *driver) start(ctx context.Context, id int, in loop.Input) {
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
-		d.interact(ctx, id, parts, typ)
+		d.interact(ctx, id, in)
 	}()
 }
 
 // wait returns when no interaction runs any more.
 func (d *driver) wait() { d.wg.Wait() }
 
-// interact is headless's loop, event-driven: ask, forward every event,
-// run the round's calls, send their results back, until a round asks for
-// no tool.
-func (d *driver) interact(ctx context.Context, id int, parts []llm.Part, typ client.SendType) {
+// interact runs the loop from in and ends the interaction with a doneMsg.
+// The inbox's rounds other than teammates' messages wait for the UI to be
+// idle (inbox.go), so typed input goes first.
+func (d *driver) interact(ctx context.Context, id int, in loop.Input) {
 	done := doneMsg{id: id}
 	defer func() {
 		// A bug in a lower layer must not leave the UI busy for ever nor
@@ -143,114 +144,63 @@ func (d *driver) interact(ctx context.Context, id int, parts []llm.Part, typ cli
 		if r := recover(); r != nil {
 			done.err = fmt.Errorf("internal error: %v", r)
 		}
-		if ctx.Err() != nil {
-			done.cancelled = true
-			if d.cfg.OnCancel != nil {
-				d.cfg.OnCancel("cancelled by the user")
-			}
-		}
 		d.send(done)
 	}()
-	for {
-		calls, stop := d.round(ctx, id, parts, typ)
-		if l, ok := stop.(turn.LoopDetected); ok && l.Guard == string(loopdetect.GuardTurnCap) && ctx.Err() == nil {
-			if d.goOn(ctx, id) {
-				// The reply that hit the cap ran none of its calls (the
-				// chat keeps no call of an abandoned reply): say so.
-				parts, typ = []llm.Part{{Text: fmt.Sprintf(capGoOn, d.cfg.TurnCap)}}, client.Hook
-				continue
-			}
-			d.send(eventMsg{id: id, ev: l})
-			return
-		}
-		if stop != nil || ctx.Err() != nil {
-			return
-		}
-		if d.cfg.Checkpoint != nil {
-			// The reply and the calls it asks for are on disk before a
-			// tool runs: a crash in a tool leaves a resumable session.
-			d.cfg.Checkpoint()
-		}
-		if len(calls) == 0 {
-			return
-		}
-		resps, err := d.tools.RunTools(ctx, calls)
-		d.send(toolsDoneMsg{id: id, err: err})
-		parts = make([]llm.Part, len(resps))
-		for i := range resps {
-			parts[i] = llm.Part{Response: &resps[i]}
-		}
-		if err != nil || ctx.Err() != nil {
-			// The interaction ends here, but the calls that finished
-			// keep their real results.
-			if len(parts) > 0 && d.cfg.KeepResults != nil {
-				d.cfg.KeepResults(parts)
-			}
-			if ctx.Err() == nil {
-				done.err = fmt.Errorf("running tools: %w", err)
-			}
-			return
-		}
-		typ = client.ToolResult
+	res := loop.Run(ctx, loop.Config{
+		Rounds: d.rounds, Tools: d.tools, Observer: &interaction{d: d, id: id},
+		Recorder: d.cfg.Recorder, Inbox: d.cfg.Inbox, AtEnd: loop.Leave, TurnCap: d.cfg.TurnCap,
+		CancelReason: "cancelled by the user",
+	}, in)
+	switch {
+	case res.Stop == loop.Cancelled || ctx.Err() != nil:
+		done.cancelled = true
+	case res.Stop == loop.ToolError:
+		done.err = fmt.Errorf("running tools: %w", res.Err)
 	}
 }
 
-// round runs one round-trip and returns its calls; stop is the event
-// after which no tool may run (an error, a loop, a cancellation), nil when
-// the round ended normally. The per-turn cap's LoopDetected is not
-// forwarded when the user may be asked to go on (see goOn).
-func (d *driver) round(ctx context.Context, id int, parts []llm.Part, typ client.SendType) (calls []*turn.ToolCallRequest, stop turn.Event) {
-	for ev := range d.rounds.SendMessageStream(ctx, parts, typ) {
-		if l, ok := ev.(turn.LoopDetected); ok && l.Guard == string(loopdetect.GuardTurnCap) && d.cfg.ExtendTurnCap != nil {
-			return nil, l
-		}
-		d.send(eventMsg{id: id, ev: ev})
-		switch e := ev.(type) {
-		case *turn.ToolCallRequest:
-			calls = append(calls, e)
-		case turn.Retry:
-			// The failed attempt's calls are not the retry's.
-			calls = nil
-		case turn.ChatCompressed:
-			if d.cfg.OnCompressed != nil {
-				d.cfg.OnCompressed()
-			}
-		case turn.LoopDetected, turn.UserCancelled, turn.Error:
-			return nil, ev
-		}
-	}
-	return calls, nil
+// interaction is the loop's Observer for one interaction: it turns what
+// the loop shows into the program's messages.
+type interaction struct {
+	d  *driver
+	id int
 }
 
-// capGoOn is the prompt that resumes an interaction past the per-turn cap.
-const capGoOn = "The user allowed another %d tool calls for this request. Go on where you stopped; your last reply's tool calls were not run."
+// Event forwards one event of the running round, in stream order.
+func (i *interaction) Event(ev turn.Event) { i.d.send(eventMsg{id: i.id, ev: ev}) }
 
-// goOn asks the user, through the approval dialog, whether the
-// interaction may make another TurnCap tool calls, and raises the cap if
-// so. It reports false when the user declines or the interaction ends.
-func (d *driver) goOn(ctx context.Context, id int) bool {
-	if d.cfg.ExtendTurnCap == nil || d.cfg.TurnCap <= 0 {
-		return false
-	}
+// BatchEnded settles the batch's cards: its results are about to be sent
+// back.
+func (i *interaction) BatchEnded(_ []loop.Outcome, err error) {
+	i.d.send(toolsDoneMsg{id: i.id, err: err})
+}
+
+// BatchStarting has nothing to show: the scheduler's updates draw the
+// cards.
+func (i *interaction) BatchStarting([]*turn.ToolCallRequest) {}
+
+// Announce shows where a round no user typed came from.
+func (i *interaction) Announce(r inbox.Round) { i.d.send(roundMsg{r: r}) }
+
+// AskTurnCap asks the user, through the approval dialog, whether the
+// interaction may make another n tool calls. It reports false when the
+// user declines or the interaction ends.
+func (i *interaction) AskTurnCap(ctx context.Context, n int) bool {
 	// Cards of the reply that hit the cap never run: settle them.
-	d.send(toolsDoneMsg{id: id})
+	i.d.send(toolsDoneMsg{id: i.id})
 	reply := make(chan scheduler.Decision, 1)
-	d.send(approvalMsg{reply: reply, call: callView{
-		name: fmt.Sprintf("another %d tool calls", d.cfg.TurnCap),
+	i.d.send(approvalMsg{reply: reply, call: callView{
+		name: fmt.Sprintf("another %d tool calls", n),
 		args: mustJSONString(map[string]string{
-			"why": fmt.Sprintf("The model has made %d tool calls for this prompt, the per-turn cap (model.maxToolCallsPerTurn).", d.cfg.TurnCap),
+			"why": fmt.Sprintf("The model has made %d tool calls for this prompt, the per-turn cap (model.maxToolCallsPerTurn).", n),
 		}),
 	}})
 	select {
 	case <-ctx.Done():
 		return false
 	case dec := <-reply:
-		if dec.Outcome != scheduler.OutcomeAllowOnce && dec.Outcome != scheduler.OutcomeAllowAlways {
-			return false
-		}
+		return dec.Outcome == scheduler.OutcomeAllowOnce || dec.Outcome == scheduler.OutcomeAllowAlways
 	}
-	d.cfg.ExtendTurnCap(d.cfg.TurnCap)
-	return true
 }
 
 func mustJSONString(v any) string {

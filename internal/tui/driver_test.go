@@ -11,6 +11,7 @@ import (
 
 	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/loop"
 	"github.com/plyhq/ply/internal/loopdetect"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/turn"
@@ -44,11 +45,10 @@ func TestDriverKeepsResultsOfACutBatch(t *testing.T) {
 					{ID: "s1", Name: "run_shell_command", Output: "Tool call was cancelled by the user.", IsError: true},
 				}, fmt.Errorf("batch: %w", tc.err)
 			})
-			var kept []llm.Part
-			d := &driver{rounds: rounds, tools: tools, send: func(tea.Msg) {},
-				cfg: Config{KeepResults: func(p []llm.Part) { kept = append(kept, p...) }}}
-			d.interact(ctx, 1, []llm.Part{{Text: "go"}}, client.UserQuery)
-			if len(kept) != 2 || kept[0].Response == nil || kept[0].Response.Output != "Successfully created new file a.txt (1 lines)." ||
+			rec := &record{}
+			d := &driver{rounds: rounds, tools: tools, send: func(tea.Msg) {}, cfg: Config{Recorder: rec}}
+			d.interact(ctx, 1, loop.Input{Parts: []llm.Part{{Text: "go"}}, Type: client.UserQuery})
+			if kept := rec.kept; len(kept) != 2 || kept[0].Response == nil || kept[0].Response.Output != "Successfully created new file a.txt (1 lines)." ||
 				kept[1].Response == nil || kept[1].Response.ID != "s1" {
 				t.Fatalf("kept %+v, want both responses, the write's real one first", kept)
 			}
@@ -80,16 +80,16 @@ func TestDriverAsksToGoOnAtTheTurnCap(t *testing.T) {
 				return []turn.Event{turn.Content{Text: "went on."}, turn.Finished{}}
 			})
 			msgs := make(chan tea.Msg, 64)
-			var extends []int
+			cp := &turnCap{n: 3}
 			d := &driver{rounds: rounds, send: func(m tea.Msg) {
 				if a, ok := m.(approvalMsg); ok {
 					a.reply <- scheduler.Decision{Outcome: tc.answer}
 				}
 				msgs <- m
-			}, cfg: Config{TurnCap: 3, ExtendTurnCap: func(n int) { extends = append(extends, n) }}}
-			d.interact(context.Background(), 1, []llm.Part{{Text: "go"}}, client.UserQuery)
-			if len(types) != tc.rounds || fmt.Sprint(extends) != fmt.Sprint(tc.extends) {
-				t.Fatalf("rounds %v, extends %v", types, extends)
+			}, cfg: Config{TurnCap: cp}}
+			d.interact(context.Background(), 1, loop.Input{Parts: []llm.Part{{Text: "go"}}, Type: client.UserQuery})
+			if len(types) != tc.rounds || fmt.Sprint(cp.extends) != fmt.Sprint(tc.extends) {
+				t.Fatalf("rounds %v, extends %v", types, cp.extends)
 			}
 			asked, stopped := false, false
 			close(msgs)
@@ -119,3 +119,12 @@ func TestDriverAsksToGoOnAtTheTurnCap(t *testing.T) {
 		})
 	}
 }
+
+// turnCap is a loop.TurnCap that notes how it was raised.
+type turnCap struct {
+	n       int
+	extends []int
+}
+
+func (c *turnCap) TurnCap() int        { return c.n }
+func (c *turnCap) ExtendTurnCap(n int) { c.extends = append(c.extends, n) }

@@ -5,7 +5,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/inbox"
+	"github.com/plyhq/ply/internal/loop"
 	"github.com/plyhq/ply/internal/scheduler"
 )
 
@@ -36,8 +37,8 @@ func (u *UI) watchInbox(done <-chan struct{}) {
 	}
 }
 
-// fromInbox starts the next queued round when nothing else runs, showing
-// where it came from.
+// fromInbox starts the next queued round when nothing else runs; the
+// loop announces it (announce) and records it.
 func (m *model) fromInbox() tea.Cmd {
 	if m.cfg.Inbox == nil || m.busy || m.compacting || m.picker != nil {
 		return nil
@@ -46,24 +47,16 @@ func (m *model) fromInbox() tea.Cmd {
 	if !ok {
 		return nil
 	}
-	if m.cfg.OnRound != nil {
-		m.cfg.OnRound(r)
-	}
-	m.inboxDone = r.Done
+	return m.startLoop(loop.Input{Rounds: []inbox.Round{r}, Type: r.Type})
+}
+
+// announce shows where a round no user typed came from.
+func (m *model) announce(r inbox.Round) tea.Cmd {
 	summary := r.Summary
 	if summary == "" {
 		summary = abbreviate(r.Text, 200)
 	}
-	line := m.commit(m.st.dim.Render(sanitize("◆ " + r.Source + " (" + r.Type.String() + "): " + summary)))
-	return tea.Batch(line, m.start([]llm.Part{{Text: r.Text}}, r.Type))
-}
-
-// endInboxRound tells the round taken last that its interaction ended.
-func (m *model) endInboxRound() {
-	if done := m.inboxDone; done != nil {
-		m.inboxDone = nil
-		done()
-	}
+	return m.commit(m.st.dim.Render(sanitize("◆ " + r.Source + " (" + r.Type.String() + "): " + summary)))
 }
 
 // askerKey carries who asks for an approval, when not the main loop.

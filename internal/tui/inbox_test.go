@@ -33,12 +33,14 @@ func TestInboxRoundsStartWhenIdle(t *testing.T) {
 	})
 	h := newHarness(t, rounds, nil)
 	in := inbox.New()
-	var recorded []string
-	h.m.cfg.Inbox = in
-	h.m.cfg.OnRound = func(r inbox.Round) { recorded = append(recorded, r.Source) }
+	rec := &record{}
+	h.m.cfg.Inbox, h.m.drv.cfg.Inbox = in, in
+	h.m.cfg.Recorder, h.m.drv.cfg.Recorder = rec, rec
 
 	in.Post(inbox.Round{Type: client.Notification, Source: "agent agent-1", Text: "n1", Summary: "scan finished"})
 	h.update(inboxMsg{})
+	// The loop announces the round as it starts it.
+	h.pumpUntil(func(msg tea.Msg) bool { _, ok := msg.(roundMsg); return ok })
 	if !h.m.busy || !strings.Contains(h.printed(), "agent agent-1 (notification): scan finished") {
 		t.Fatalf("idle UI did not start the round; printed:\n%s", h.printed())
 	}
@@ -56,7 +58,7 @@ func TestInboxRoundsStartWhenIdle(t *testing.T) {
 	if len(types) != 2 || types[0] != client.Notification || types[1] != client.Teammate {
 		t.Fatalf("rounds %v", types)
 	}
-	if strings.Join(recorded, ",") != "agent agent-1,agent agent-2" {
+	if recorded := strings.Join(rec.rounds, ","); recorded != "agent agent-1,agent agent-2" {
 		t.Errorf("recorded %v", recorded)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/loop"
 	"github.com/plyhq/ply/internal/scheduler"
 )
 
@@ -57,9 +58,7 @@ type model struct {
 	approval   *approval
 	// waiting are approvals of other askers (background subagents, or
 	// the main loop while one of theirs is open), oldest first.
-	waiting []approvalMsg
-	// inboxDone ends the interaction an inbox round started (inbox.go).
-	inboxDone  func()
+	waiting    []approvalMsg
 	status     string
 	retryable  bool // the last interaction failed in a model request: Ctrl+Y resends
 	compacting bool // /compress runs
@@ -208,6 +207,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case callMsg:
 		m.updateCard(msg.call)
 		return m, nil
+	case roundMsg:
+		return m, m.announce(msg.r)
 	case outputMsg:
 		m.liveOutput(msg)
 		return m, nil
@@ -272,11 +273,16 @@ func (m *model) retry() tea.Cmd {
 }
 
 func (m *model) start(parts []llm.Part, typ client.SendType) tea.Cmd {
+	return m.startLoop(loop.Input{Parts: parts, Type: typ})
+}
+
+// startLoop starts an interaction that runs the loop from in.
+func (m *model) startLoop(in loop.Input) tea.Cmd {
 	m.id++
 	ctx, cancel := context.WithCancel(m.base)
 	m.busy, m.cancel, m.cancelling, m.status, m.retryable = true, cancel, false, "", false
 	m.resetRound()
-	m.drv.start(ctx, m.id, parts, typ)
+	m.drv.start(ctx, m.id, in)
 	return m.tick()
 }
 
@@ -325,7 +331,6 @@ func (m *model) finish(d doneMsg) tea.Cmd {
 		cmds = append(cmds, m.commit(m.st.dim.Render("Ctrl+Y to retry")))
 	}
 	m.cancelMainApprovals()
-	m.endInboxRound()
 	m.cancelRunning()
 	m.busy, m.cancel, m.cancelling, m.status = false, nil, false, ""
 	m.refreshContext()

@@ -13,7 +13,9 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/plyhq/ply/internal/client"
+	"github.com/plyhq/ply/internal/inbox"
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/loop"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/turn"
 )
@@ -40,10 +42,45 @@ func (f roundsFunc) SendMessageStream(ctx context.Context, parts []llm.Part, typ
 	}
 }
 
+// record is a loop.Recorder that keeps what it is told.
+type record struct {
+	mu      sync.Mutex
+	kept    []llm.Part
+	cancels []string
+	rounds  []string
+}
+
+func (r *record) Checkpoint() {}
+func (r *record) Compressed() {}
+
+func (r *record) Keep(p []llm.Part) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.kept = append(r.kept, p...)
+}
+
+func (r *record) Cancelled(reason string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cancels = append(r.cancels, reason)
+}
+
+func (r *record) Round(rd inbox.Round) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rounds = append(r.rounds, rd.Source)
+}
+
+// toolsFunc is a ToolRunner whose calls all ran (none was denied).
 type toolsFunc func(ctx context.Context, calls []*turn.ToolCallRequest) ([]llm.FunctionResponse, error)
 
-func (f toolsFunc) RunTools(ctx context.Context, calls []*turn.ToolCallRequest) ([]llm.FunctionResponse, error) {
-	return f(ctx, calls)
+func (f toolsFunc) RunTools(ctx context.Context, calls []*turn.ToolCallRequest) ([]loop.Outcome, error) {
+	resps, err := f(ctx, calls)
+	outs := make([]loop.Outcome, len(resps))
+	for i, r := range resps {
+		outs[i] = loop.Outcome{Response: r}
+	}
+	return outs, err
 }
 
 // harness runs the model without a terminal: the driver's messages go to
@@ -232,10 +269,10 @@ func TestCancelWithEsc(t *testing.T) {
 		<-ctx.Done()
 		return []turn.Event{turn.Content{Text: "partial"}, turn.UserCancelled{}}
 	})
-	var cancels []string
+	rec := &record{}
 	h := newHarness(t, rounds, nil)
-	h.m.cfg.OnCancel = func(r string) { cancels = append(cancels, r) }
-	h.m.drv.cfg.OnCancel = h.m.cfg.OnCancel
+	h.m.cfg.Recorder = rec
+	h.m.drv.cfg.Recorder = rec
 	h.typeText("do something long")
 	h.press(tea.KeyEnter, 0)
 	<-started
@@ -247,8 +284,8 @@ func TestCancelWithEsc(t *testing.T) {
 		t.Fatalf("no stopping state:\n%s", h.view())
 	}
 	h.pumpUntil(isDone)
-	if h.m.busy || !strings.Contains(h.printed(), "cancelled") || len(cancels) != 1 {
-		t.Fatalf("busy=%v cancels=%v printed:\n%s", h.m.busy, cancels, h.printed())
+	if h.m.busy || !strings.Contains(h.printed(), "cancelled") || len(rec.cancels) != 1 {
+		t.Fatalf("busy=%v cancels=%v printed:\n%s", h.m.busy, rec.cancels, h.printed())
 	}
 	// Ctrl+C twice on the idle, empty prompt quits.
 	h.press('c', tea.ModCtrl)

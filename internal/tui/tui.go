@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"iter"
 	"sync"
 	"time"
 
@@ -22,23 +21,19 @@ import (
 	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/inbox"
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/loop"
 	"github.com/plyhq/ply/internal/modelinfo"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/tools"
-	"github.com/plyhq/ply/internal/turn"
 )
 
 // Rounds is the client as the loop drives it: one round per call.
-type Rounds interface {
-	SendMessageStream(ctx context.Context, parts []llm.Part, typ client.SendType) iter.Seq[turn.Event]
-}
+type Rounds = loop.Rounds
 
-// ToolRunner runs one batch of calls and returns one response per call, in
+// ToolRunner runs one batch of calls and returns one outcome per call, in
 // call order. The scheduler behind it reports progress through OnUpdate
 // and asks through the UI's Approver.
-type ToolRunner interface {
-	RunTools(ctx context.Context, calls []*turn.ToolCallRequest) ([]llm.FunctionResponse, error)
-}
+type ToolRunner = loop.Tools
 
 // Config describes the session the UI shows. Every callback is optional:
 // a command whose callback is nil says it is not available.
@@ -65,25 +60,15 @@ type Config struct {
 	FirstPrompt string
 	// Clear, when set, starts a fresh conversation for /clear.
 	Clear func()
-	// Checkpoint, when set, is called at each round boundary so the
-	// session is durable before the next step depends on it.
-	Checkpoint func()
-	// OnCancel, when set, records a cancellation.
-	OnCancel func(reason string)
-	// KeepResults, when set, records the results of a batch that was cut
-	// short (Esc, a hook that stopped it): they are not sent now, but the
-	// calls that finished must keep their real results in the history, so
-	// the next prompt's request carries them.
-	KeepResults func(parts []llm.Part)
+	// Recorder, when set, keeps the session's record of each
+	// interaction's loop: checkpoints at round boundaries, compressions,
+	// the results of a batch cut short (Esc, a hook that stopped it),
+	// cancellations and inbox rounds.
+	Recorder loop.Recorder
 	// TurnCap is the per-turn tool-call cap (model.maxToolCallsPerTurn).
-	// When the model reaches it and ExtendTurnCap is set, the user is
-	// asked whether to go on; yes calls ExtendTurnCap(TurnCap), which
-	// must allow that many more calls for the current prompt.
-	TurnCap       int
-	ExtendTurnCap func(n int)
-	// OnCompressed, when set, records that the history was compressed
-	// (automatically before a request, or by /compress).
-	OnCompressed func()
+	// When the model reaches it, the user is asked whether to go on; yes
+	// raises it. Nil: the interaction ends there.
+	TurnCap loop.TurnCap
 	// Expand, when set, rewrites a prompt before it is sent (the contents
 	// of @path references are appended).
 	Expand func(prompt string) string
@@ -140,9 +125,9 @@ type Config struct {
 
 	// Background work (inbox.go): Inbox, when set, holds the rounds no
 	// user typed (notifications, schedules, teammates); each starts when
-	// the UI is idle. OnRound, when set, records one before it starts.
-	Inbox   *inbox.Inbox
-	OnRound func(inbox.Round)
+	// the UI is idle, but a teammate's message that arrives while tools
+	// run joins their results.
+	Inbox *inbox.Inbox
 	// Loop starts a schedule sending prompt every interval (/loop,
 	// cmd_loop.go); LoopList describes the schedules, LoopStop deletes
 	// one. Unset, /loop says schedules are unavailable.
@@ -270,8 +255,8 @@ func (u *UI) Run(ctx context.Context, rounds Rounds, tools ToolRunner) int {
 	u.mu.Lock()
 	u.last = m
 	u.mu.Unlock()
-	if errors.Is(err, tea.ErrProgramPanic) && u.cfg.Checkpoint != nil {
-		u.cfg.Checkpoint()
+	if errors.Is(err, tea.ErrProgramPanic) && u.cfg.Recorder != nil {
+		u.cfg.Recorder.Checkpoint()
 	}
 	switch {
 	case err == nil, errors.Is(err, tea.ErrInterrupted):
