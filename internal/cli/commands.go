@@ -178,7 +178,7 @@ func dispatch(ctx context.Context, c *command, path string, args []string, sio I
 		return c.run(ctx, args, sio)
 	}
 	if len(args) == 0 {
-		return fail(sio, headless.ExitInput, synopses(c.subs))
+		return fail(sio, headless.ExitInput, path+": give a command\n"+synopses(c.subs))
 	}
 	sub := lookup(c.subs, args[0])
 	if sub == nil {
