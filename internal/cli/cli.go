@@ -49,23 +49,8 @@ func Main(ctx context.Context, args []string, sio IO) int {
 	if sio.Getenv == nil {
 		sio.Getenv = os.Getenv
 	}
-	if len(args) > 0 {
-		if text, ok := subcommandHelp(args); ok {
-			fmt.Fprint(sio.Stdout, text)
-			return 0
-		}
-	}
-	if len(args) > 0 && args[0] == "sessions" {
-		return sessionsCommand(args[1:], sio)
-	}
-	if len(args) > 0 && args[0] == "mcp" {
-		return mcpCommand(ctx, args[1:], sio)
-	}
-	if len(args) > 0 && args[0] == "rewind" {
-		return rewindCommand(ctx, args[1:], sio)
-	}
-	if len(args) > 0 && args[0] == "trust" {
-		return trustCommand(args[1:], sio)
+	if code, ok := runCommand(ctx, commands(), args, sio); ok {
+		return code
 	}
 	opts, err := Parse(args)
 	if err != nil {
@@ -371,7 +356,7 @@ func openLog(home string, debug bool, red *redact.Redactor) (*slog.Logger, func(
 
 // sessionsCommand lists the project's saved sessions, or with --prune AGE
 // removes those older than AGE.
-func sessionsCommand(args []string, sio IO) int {
+func sessionsCommand(_ context.Context, args []string, sio IO) int {
 	var prune time.Duration
 	switch {
 	case len(args) == 0:
@@ -404,26 +389,4 @@ func sessionsCommand(args []string, sio IO) int {
 		return fail(sio, headless.ExitError, err.Error())
 	}
 	return 0
-}
-
-// subcommandUsage is each subcommand's help.
-var subcommandUsage = map[string]string{
-	"sessions": "usage: ply sessions [--prune OLDER_THAN]\n  List this project's saved sessions; --prune removes those last active longer ago than OLDER_THAN (30d, 12h), with their files.\n",
-	"rewind": "usage: ply rewind --list [-r ID] | ply rewind N [-r ID] [--code|--conversation] | ply rewind --undo [-r ID]\n" +
-		"  Put the files and/or the conversation back to just before prompt N of the latest session (or ID); --undo reverses the last rewind.\n",
-	"mcp": "usage: ply mcp list [--mcp-config JSON|FILE]\n  Start the configured MCP servers and list their status and tools.\n" + mcpAddUsage + "\n  Add or remove a server in the user's (default) or the project's settings.\n",
-}
-
-// subcommandHelp answers `ply help` and `ply <command> --help|-h|help`
-// with usage, so that neither becomes a prompt nor an error. trust prints
-// its own.
-func subcommandHelp(args []string) (string, bool) {
-	isHelp := func(a string) bool { return a == "--help" || a == "-h" || a == "help" }
-	if len(args) == 1 && args[0] == "help" {
-		return usage(), true
-	}
-	if u, ok := subcommandUsage[args[0]]; ok && len(args) >= 2 && isHelp(args[1]) {
-		return u, true
-	}
-	return "", false
 }

@@ -243,7 +243,7 @@ func usage() string {
 		"  ply -c | ply -r ID     the interactive UI on the latest session, or on session ID\n" +
 		"  ply -i \"prompt\"        the interactive UI with this prompt already sent\n" +
 		"  ply [flags] \"prompt\"   headless: a prompt as arguments or with -p runs without the UI\n" +
-		"  ply -p \"prompt\" [flags]\n  git diff | ply -p \"review this\"\n  ply trust [--parent] [DIR] | ply trust --list | ply trust --remove DIR\n\n")
+		"  ply -p \"prompt\" [flags]\n  git diff | ply -p \"review this\"\n  ply COMMAND [ARGS...]  one of the commands below\n\n")
 	b.WriteString("Folder trust: a folder's own .ply/settings.json and .ply/agents load only once it is trusted\n(ply trust, or --trust-workspace for one run); its AGENTS.md and PLY.md are always read.\n\n")
 	b.WriteString(securityHelp)
 	b.WriteString("Environment: OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL, PLY_HOME, PLY_MAX_TOOL_CONCURRENCY,\n" +
@@ -259,15 +259,8 @@ func usage() string {
 		}
 		fmt.Fprintf(&b, "  %-32s %s\n", name, s.help)
 	}
-	b.WriteString("\nCommands:\n")
-	b.WriteString("  ply sessions                      list this project's saved sessions\n")
-	b.WriteString("  ply sessions --prune OLDER_THAN   remove sessions last active longer ago than OLDER_THAN (30d, 12h), with their files\n")
-	b.WriteString("  ply rewind --list [-r ID]         this session's prompts, with the files changed since each\n")
-	b.WriteString("  ply rewind N [--code|--conversation] [-r ID]   files and/or conversation back to before prompt N\n")
-	b.WriteString("  ply rewind --undo [-r ID]         undo the last rewind\n")
-	b.WriteString("  ply trust [--parent] [DIR]        trust a folder: load its .ply/settings.json and .ply/agents\n")
-	b.WriteString("  ply trust --list | --remove DIR   list or forget trusted folders\n")
-	b.WriteString("  ply mcp list                      the MCP servers, their status and tools\n")
+	b.WriteString("\nCommands (ply COMMAND --help for more):\n")
+	writeCommands(&b, commands())
 	b.WriteString("\nExit codes:\n")
 	for _, e := range exitCodes {
 		fmt.Fprintf(&b, "  %-4d %s\n", e.code, e.means)

@@ -112,23 +112,11 @@ func oneLine(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
 }
 
-// mcpCommand is `ply mcp list [--mcp-config JSON|FILE]`: it connects to
-// every configured server, lists its tools, and disconnects.
-func mcpCommand(ctx context.Context, args []string, sio IO) int {
-	if len(args) > 0 && args[0] == "add" {
-		return mcpAddCommand(args[1:], sio)
-	}
-	if len(args) > 0 && (args[0] == "remove" || args[0] == "rm") {
-		return mcpRemoveCommand(args[1:], sio)
-	}
-	if len(args) > 0 && (args[0] == "login" || args[0] == "logout") {
-		return mcpLoginCommand(ctx, args[1:], sio, args[0] == "logout")
-	}
-	if len(args) == 0 || args[0] != "list" {
-		return fail(sio, headless.ExitInput, "usage: ply mcp list [--mcp-config JSON|FILE]")
-	}
+// mcpListCommand is `ply mcp list [--mcp-config JSON|FILE]`: it connects
+// to every configured server, lists its tools, and disconnects.
+func mcpListCommand(ctx context.Context, args []string, sio IO) int {
 	var flag string
-	rest := args[1:]
+	rest := args
 	for len(rest) > 0 {
 		switch a := rest[0]; {
 		case a == "--mcp-config" && len(rest) > 1:

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -140,7 +141,7 @@ func settingsPath(scope, home, workspace string) string {
 }
 
 // mcpAddCommand is `ply mcp add`.
-func mcpAddCommand(args []string, sio IO) int {
+func mcpAddCommand(_ context.Context, args []string, sio IO) int {
 	a, err := parseMCPAdd(args)
 	if err != nil {
 		return fail(sio, headless.ExitInput, "ply mcp add: "+err.Error()+"\n"+mcpAddUsage)
@@ -166,7 +167,7 @@ func mcpAddCommand(args []string, sio IO) int {
 
 // mcpRemoveCommand is `ply mcp remove [--scope user|project] NAME`.
 // Without --scope it removes the server from the scope that has it.
-func mcpRemoveCommand(args []string, sio IO) int {
+func mcpRemoveCommand(_ context.Context, args []string, sio IO) int {
 	scope, name := "", ""
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; {

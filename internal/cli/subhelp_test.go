@@ -17,3 +17,24 @@ func TestSubcommandHelp(t *testing.T) {
 		}
 	}
 }
+
+// Every subcommand, the mcp ones included, is in ply --help, answers
+// --help with its own usage, and ply mcp --help lists mcp's.
+func TestHelpListsEveryCommand(t *testing.T) {
+	all := []string{"sessions", "rewind", "trust", "mcp list", "mcp add", "mcp remove", "mcp login", "mcp logout"}
+	top := runPly(t, t.TempDir(), nil, "", "--help")
+	group := runPly(t, t.TempDir(), nil, "", "mcp", "--help")
+	for _, name := range all {
+		if !strings.Contains(top.stdout, "\n  ply "+name+" ") && !strings.Contains(top.stdout, "\n  ply "+name+"\n") {
+			t.Errorf("ply --help does not list ply %s", name)
+		}
+		if strings.HasPrefix(name, "mcp ") && !strings.Contains(group.stdout, "ply "+name) {
+			t.Errorf("ply mcp --help does not list ply %s:\n%s", name, group.stdout)
+		}
+		args := append(strings.Fields(name), "--help")
+		r := runPly(t, t.TempDir(), nil, "", args...)
+		if r.code != 0 || !strings.HasPrefix(r.stdout, "usage: ply "+name) {
+			t.Errorf("ply %s --help: exit %d, stdout %q, stderr %q; want its usage", name, r.code, r.stdout, r.stderr)
+		}
+	}
+}

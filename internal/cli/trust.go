@@ -199,7 +199,7 @@ func settleTrust(ctx context.Context, c *config, sio IO, ask trustAsker) (int, e
 
 // trustCommand is `ply trust [--parent] [DIR]`, `ply trust --list` and
 // `ply trust --remove DIR`.
-func trustCommand(args []string, sio IO) int {
+func trustCommand(_ context.Context, args []string, sio IO) int {
 	const use = "usage: ply trust [--parent] [DIR] | ply trust --list | ply trust --remove DIR"
 	var list, remove, parent bool
 	var dirs []string
@@ -212,8 +212,7 @@ func trustCommand(args []string, sio IO) int {
 		case "--parent":
 			parent = true
 		case "-h", "--help":
-			fmt.Fprintln(sio.Stdout, use)
-			fmt.Fprintln(sio.Stdout, "Trusting a folder lets ply load its .ply/settings.json (approval mode, hooks, MCP servers, providers) and .ply/agents; it and its subfolders are trusted.")
+			fmt.Fprint(sio.Stdout, commandHelp(lookup(commands(), "trust")))
 			return 0
 		default:
 			if strings.HasPrefix(a, "-") {
