@@ -252,6 +252,14 @@ func (c *core) openSession(cfg *config, sio IO, log *slog.Logger, notices io.Wri
 	c.sess = sess
 	c.startSource = sessionSource(sess.history == nil)
 	c.startBackground(cfg, c.policy, notices)
+	// The transcript closes on any later refusal too, and before the
+	// background work stops: closers run last first.
+	c.closers = append(c.closers, func() {
+		// The interactive UI may have closed it already (closeSession).
+		if err := sess.w.Close(); err != nil && !errors.Is(err, session.ErrClosed) {
+			fmt.Fprintf(sio.Stderr, "ply: saving the session: %v\n", err)
+		}
+	})
 	c.tasks.Add(c.backgroundToolTasks) // background subagents and schedules in /tasks and task_stop
 	if err := c.keepArtifacts(shell); err != nil {
 		return headless.ExitError, err
@@ -265,12 +273,6 @@ func (c *core) openSession(cfg *config, sio IO, log *slog.Logger, notices io.Wri
 			c.todos.Restore(ts)
 		}
 	}
-	c.closers = append(c.closers, func() {
-		// The interactive UI may have closed it already (closeSession).
-		if err := sess.w.Close(); err != nil && !errors.Is(err, session.ErrClosed) {
-			fmt.Fprintf(sio.Stderr, "ply: saving the session: %v\n", err)
-		}
-	})
 	return 0, nil
 }
 
