@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/plyhq/ply/internal/acp"
+	"github.com/plyhq/ply/internal/core"
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/hooks"
 	"github.com/plyhq/ply/internal/llm"
@@ -87,52 +88,53 @@ func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, o a
 		}
 		cfg.mcp = servers
 	}
-	c, _, err := buildCore(ctx, &cfg, sio, log, sio.Stderr)
+	c, _, err := core.New(ctx, cfg.coreConfig(sio), sio.Stderr, log)
 	if err != nil {
 		return nil, err
 	}
 	// The client's file system, when it offers one, is where the file
 	// tools' text comes from and goes to.
-	c.ws.SetTextFiles(h.Files)
+	c.Workspace().SetTextFiles(h.Files)
 	// Its terminals, when it offers them, run the shell commands ply
 	// would run unconfined.
-	if t, ok := c.reg.Lookup("run_shell_command"); ok {
+	if t, ok := c.Registry().Lookup("run_shell_command"); ok {
 		if sh, ok := t.(*tools.Shell); ok {
 			sh.SetTerminals(h.Terminals)
 		}
 	}
-	sched := scheduler.New(c.reg, append(c.schedOps,
-		scheduler.WithApprover(hooks.Approver(c.hooks, h.Approver)),
+	sched := scheduler.New(c.Registry(), append(c.SchedulerOptions(),
+		scheduler.WithApprover(hooks.Approver(c.Hooks(), h.Approver)),
 		scheduler.WithLiveOutput(h.LiveOutput),
 		scheduler.WithOnUpdate(func(call *scheduler.Call) {
-			c.recordToolState(call)
+			c.RecordToolState(call)
 			h.OnUpdate(call)
 		}),
 	)...)
 	// Subagents ask the client too; their progress never goes to stdout.
-	c.agents.approver = h.Approver
-	c.agents.format, c.agents.stdout, c.agents.stderr = headless.FormatText, io.Discard, sio.Stderr
-	sess, ch := c.sess, c.chat
-	log.Info("acp session", "session", sess.id, "workspace", cfg.workspace, "mode", cfg.mode)
+	c.SetSubagentApprover(h.Approver)
+	c.SetSubagentOutput(headless.FormatText, io.Discard, sio.Stderr)
+	ch := c.Chat()
+	first, _ := c.First()
+	log.Info("acp session", "session", c.ID(), "workspace", cfg.workspace, "mode", cfg.mode)
 	models := acpModels(&cfg, ch.Config().Model)
 	return &acp.Session{
-		ID:     sess.id,
-		Rounds: c.client,
-		Tools:  &runner{sched: sched, chat: ch},
+		ID:     c.ID(),
+		Rounds: c.Client(),
+		Tools:  c.Runner(sched, false),
 		Mode:   cfg.mode,
 		SetMode: func(m string) error {
 			pm, err := permission.ParseMode(m)
 			if err != nil {
 				return err
 			}
-			return c.policy.SetMode(pm)
+			return c.Policy().SetMode(pm)
 		},
-		CurrentMode: func() string { return c.policy.Mode().String() },
-		Recorder:    c.recorder(),
-		TurnCap:     c.loops,
-		Close:       c.close,
-		History:     sess.history,
-		First:       sess.first,
+		CurrentMode: func() string { return c.Policy().Mode().String() },
+		Recorder:    c.Recorder(),
+		TurnCap:     c.Loops(),
+		Close:       c.Close,
+		History:     c.History(),
+		First:       first,
 		Models:      models,
 		Model:       ch.Config().Model,
 		SetModel: func(m string) error {
@@ -152,7 +154,7 @@ func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, o a
 		},
 		Commands: acpCommands(c),
 		// The session's background work (acp/inbox.go).
-		Inbox: c.inbox,
+		Inbox: c.Inbox(),
 	}, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/plyhq/ply/internal/acp"
+	"github.com/plyhq/ply/internal/core"
 )
 
 // acpModels is what an ACP client may pick as the model
@@ -20,8 +21,8 @@ func acpModels(cfg *config, current string) []acp.Model {
 // acpCommands are ply's commands that make sense for an ACP client: those
 // that act on the conversation. (The terminal UI's others show its own
 // state, or are the client's job: sessions, the model, the mode.)
-func acpCommands(c *core) []acp.Command {
-	ch, sess := c.chat, c.sess
+func acpCommands(c *core.Session) []acp.Command {
+	ch := c.Chat()
 	return []acp.Command{{
 		Name:        "compress",
 		Description: "Summarise the older conversation now, to free context",
@@ -30,7 +31,7 @@ func acpCommands(c *core) []acp.Command {
 			if !ok {
 				return "Nothing to compress: the conversation is already short.", nil
 			}
-			sess.w.AppendCompaction(ch.History())
+			c.Transcript().AppendCompaction(ch.History())
 			return fmt.Sprintf("Compressed the conversation: about %d tokens before, %d after.", ev.TokensBefore, ev.TokensAfter), nil
 		},
 	}, acpLoop(c)}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/plyhq/ply/internal/acp"
+	"github.com/plyhq/ply/internal/core"
 	"github.com/plyhq/ply/internal/schedule"
 )
 
@@ -15,12 +16,12 @@ import (
 // ID" stops one. A firing goes as any inbox round in ACP (acp/inbox.go):
 // after the running prompt's round, or, when no prompt runs, before the
 // next prompt's text (ACP gives the agent no turn of its own).
-func acpLoop(c *core) acp.Command {
+func acpLoop(c *core.Session) acp.Command {
 	return acp.Command{
 		Name:        "loop",
 		Description: "Send a prompt again every interval (30s, 5m, 2h, 1d); alone, list the schedules; stop ID stops one",
 		Hint:        "INTERVAL PROMPT | stop ID",
-		Run:         func(_ context.Context, args string) (string, error) { return loopCommand(c.sched, args) },
+		Run:         func(_ context.Context, args string) (string, error) { return loopCommand(c.Schedules(), args) },
 	}
 }
 

@@ -1,7 +1,8 @@
 // Package cli is ply's command: it parses flags and the environment,
-// builds the layers (provider, chat, client, scheduler, tools) and hands
-// them to the entry loop. It owns exit codes and the one-line errors a
-// user sees for bad input; it owns no agent logic.
+// resolves them into a core.Config, and hands the session core.New builds
+// to the entry loop (headless, the SDK, the interactive UI, ACP). It owns
+// exit codes and the one-line errors a user sees for bad input; it owns
+// no agent logic.
 package cli
 
 import (
@@ -17,13 +18,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plyhq/ply/internal/chat"
+	"github.com/plyhq/ply/internal/core"
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/mcp"
 	"github.com/plyhq/ply/internal/redact"
-	"github.com/plyhq/ply/internal/session"
 	"github.com/plyhq/ply/internal/settings"
-	"github.com/plyhq/ply/internal/tools"
+	"github.com/plyhq/ply/internal/tui"
 )
 
 // Version is set at build time with -ldflags "-X ...cli.Version=...".
@@ -195,6 +197,13 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 	if (o.Continue || o.Resume != "") && o.SessionID != "" && !o.ForkSession {
 		return nil, headless.ExitInput, errors.New("--session-id names a new session; it cannot be used with --continue or --resume")
 	}
+	if !o.Sandbox {
+		for _, f := range []string{"sandbox-network", "sandbox-write-dir"} {
+			if o.set[f] {
+				return nil, headless.ExitInput, &UsageError{Msg: fmt.Sprintf("flag --%s needs --sandbox", f)}
+			}
+		}
+	}
 	c.flagMode = o.ApprovalMode
 	if o.Yolo {
 		if c.flagMode != "" && c.flagMode != "yolo" {
@@ -354,39 +363,34 @@ func openLog(home string, debug bool, red *redact.Redactor) (*slog.Logger, func(
 	}
 }
 
-// sessionsCommand lists the project's saved sessions, or with --prune AGE
-// removes those older than AGE.
-func sessionsCommand(_ context.Context, args []string, sio IO) int {
-	var prune time.Duration
-	switch {
-	case len(args) == 0:
-	case len(args) == 2 && args[0] == "--prune", len(args) == 1 && strings.HasPrefix(args[0], "--prune="):
-		age := strings.TrimPrefix(args[len(args)-1], "--prune=")
-		d, err := session.ParseAge(age)
-		if err != nil {
-			return fail(sio, headless.ExitInput, "ply sessions --prune: "+err.Error())
-		}
-		prune = d
-	default:
-		return fail(sio, headless.ExitInput, "usage: ply sessions [--prune OLDER_THAN]  (OLDER_THAN: 30d, 12h, ...)")
+// coreConfig is what the session is built from: the resolved values of
+// c, the environment and streams of sio.
+func (c *config) coreConfig(sio IO) core.Config {
+	o := c.opts
+	wire, base, key, model, headers, net := c.wire, c.baseURL, c.apiKey, c.model, c.headers, c.net
+	return core.Config{
+		Workspace: c.workspace, IncludeDirs: o.IncludeDirs, Home: c.home, Version: Version,
+		NewProvider: func() chat.Provider { return wire.newProvider(base, key, model, headers, net) },
+		Model:       c.model, ProviderName: firstNonEmpty(o.Provider, c.settings.Provider),
+		ContextWindow: c.contextWindow, MaxOutputTokens: c.maxOutput, Effort: c.effort,
+		Mode: c.mode, Settings: c.settings, SettingsFiles: c.settingsFiles, User: c.user,
+		Trusted: c.trust.trusted, ChildEnv: c.childEnv, MCP: c.mcp,
+		SystemPrompt: o.SystemPrompt, AppendSystemPrompt: o.AppendSystemPrompt,
+		AllowedTools: o.AllowedTools, ExcludeTools: o.ExcludeTools, CoreTools: o.CoreTools,
+		Sandbox:          core.Sandbox{Enabled: o.Sandbox, Network: o.SandboxNetwork, WriteDirs: o.SandboxWriteDirs},
+		AllowUnsandboxed: c.allowUnsandboxed(),
+		Prompt:           c.prompt, SessionID: o.SessionID, Continue: o.Continue, Resume: o.Resume, Fork: o.ForkSession,
+		Schema:      c.schema,
+		Interactive: c.interactive, StreamInput: c.streamInput, PromptLater: c.promptLater,
+		Getenv: sio.Getenv, Stderr: sio.Stderr,
+		LabelAsker: tui.WithAsker,
 	}
-	home, workspace, err := locate(sio)
-	if err != nil {
-		return fail(sio, headless.ExitConfig, err.Error())
-	}
-	c := &config{home: home, workspace: workspace}
-	ws, err := tools.NewWorkspace(c.workspace)
-	if err != nil {
-		return fail(sio, headless.ExitInput, err.Error())
-	}
-	if prune > 0 {
-		if err := pruneSessions(c, ws.Root(), prune, sio.Stdout); err != nil {
-			return fail(sio, headless.ExitError, err.Error())
-		}
-		return 0
-	}
-	if err := listSessions(c, ws.Root(), sio.Stdout); err != nil {
-		return fail(sio, headless.ExitError, err.Error())
-	}
-	return 0
+}
+
+// allowUnsandboxed reports whether the user accepts running shell
+// commands without the kernel's sandbox where it is missing:
+// --allow-unsandboxed, or allowUnsandboxed in the user's own settings (a
+// project's settings cannot turn the sandbox off).
+func (c *config) allowUnsandboxed() bool {
+	return c.opts.AllowUnsandboxed || c.user.AllowUnsandboxed
 }

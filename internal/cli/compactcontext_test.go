@@ -40,14 +40,14 @@ func TestCompactSessionStartAndInstructions(t *testing.T) {
 	}
 	env := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_MODEL": "m", "OPENAI_BASE_URL": srv.URL, "PLY_HOME": home}
 	c, errb := testCore(t, dir, env, "--continue", "-p", "x")
-	if _, ok := c.chat.CompressWith(context.Background(), "keep the parser details"); !ok {
+	if _, ok := c.Chat().CompressWith(context.Background(), "keep the parser details"); !ok {
 		t.Fatalf("nothing compressed; stderr %s", errb.String())
 	}
 	got, _ := os.ReadFile(log)
 	if !strings.Contains(string(got), `"custom_instructions":"keep the parser details"`) {
 		t.Errorf("PreCompact input: %s", got)
 	}
-	for _, err := range c.chat.SendMessageStream(context.Background(), llm.Message{Role: llm.RoleUser, Parts: []llm.Part{{Text: "go on"}}}) {
+	for _, err := range c.Chat().SendMessageStream(context.Background(), llm.Message{Role: llm.RoleUser, Parts: []llm.Part{{Text: "go on"}}}) {
 		if err != nil {
 			t.Fatalf("next request: %v", err)
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plyhq/ply/internal/core"
 	fp "github.com/plyhq/ply/internal/fakeprovider"
 )
 
@@ -39,7 +40,7 @@ func TestCompactHooksFire(t *testing.T) {
 	}
 	env := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_MODEL": "m", "OPENAI_BASE_URL": srv.URL, "PLY_HOME": home}
 	c, errb := testCore(t, dir, env, "--continue", "-p", "x")
-	if _, ok := c.chat.Compress(context.Background()); !ok {
+	if _, ok := c.Chat().Compress(context.Background()); !ok {
 		t.Fatalf("nothing compressed; stderr %s", errb.String())
 	}
 	got, _ := os.ReadFile(log)
@@ -53,7 +54,7 @@ func TestCompactHooksFire(t *testing.T) {
 // testCore builds the session core as a run with args would, in dir with
 // the environment env, for tests that drive it directly; it is closed
 // when the test ends. The buffer holds what ply wrote to stderr.
-func testCore(t *testing.T, dir string, env map[string]string, args ...string) (*core, *bytes.Buffer) {
+func testCore(t *testing.T, dir string, env map[string]string, args ...string) (*core.Session, *bytes.Buffer) {
 	t.Helper()
 	errb := &bytes.Buffer{}
 	sio := IO{Stdin: strings.NewReader(""), StdinIsTTY: true, Stdout: io.Discard, Stderr: errb, Getenv: func(k string) string { return env[k] }, Cwd: dir}
@@ -65,10 +66,10 @@ func testCore(t *testing.T, dir string, env map[string]string, args ...string) (
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _, err := buildCore(context.Background(), cfg, sio, slog.New(slog.DiscardHandler), errb)
+	c, _, err := core.New(context.Background(), cfg.coreConfig(sio), errb, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(c.close)
+	t.Cleanup(c.Close)
 	return c, errb
 }

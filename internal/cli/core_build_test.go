@@ -8,11 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plyhq/ply/internal/core"
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/session"
 )
 
-// buildCore refuses to start on inputs it cannot honour, with the exit
+// core.New refuses to start on inputs it cannot honour, with the exit
 // code of their kind and a one-line error that names what is wrong.
 func TestBuildCoreRefusals(t *testing.T) {
 	const id = "5b0c7d3e-2f4a-4c1b-9e8d-6a7f0b1c2d3e"
@@ -22,7 +23,7 @@ func TestBuildCoreRefusals(t *testing.T) {
 		env      map[string]string // added to the run's environment
 		args     []string          // before -p
 		// prep changes the resolved configuration or the disk before
-		// buildCore runs.
+		// core.New runs.
 		prep  func(t *testing.T, cfg *config)
 		code  int
 		match string
@@ -85,18 +86,18 @@ func TestBuildCoreRefusals(t *testing.T) {
 			}
 			cfg, _, err := resolve(opts, sio)
 			if err != nil {
-				t.Fatalf("resolve refused the run before buildCore: %v", err)
+				t.Fatalf("resolve refused the run before core.New: %v", err)
 			}
 			if tc.prep != nil {
 				tc.prep(t, cfg)
 			}
-			c, code, err := buildCore(context.Background(), cfg, sio, slog.New(slog.DiscardHandler), io.Discard)
+			c, code, err := core.New(context.Background(), cfg.coreConfig(sio), io.Discard, slog.New(slog.DiscardHandler))
 			if err == nil {
-				c.close()
-				t.Fatalf("buildCore accepted the run; want exit %d with %q", tc.code, tc.match)
+				c.Close()
+				t.Fatalf("core.New accepted the run; want exit %d with %q", tc.code, tc.match)
 			}
 			if c != nil || code != tc.code || !strings.Contains(err.Error(), tc.match) || strings.Contains(err.Error(), "\n") {
-				t.Fatalf("buildCore = %v, %d, %q; want no core, exit %d and one line with %q", c, code, err, tc.code, tc.match)
+				t.Fatalf("core.New = %v, %d, %q; want no core, exit %d and one line with %q", c, code, err, tc.code, tc.match)
 			}
 		})
 	}
@@ -109,7 +110,7 @@ func TestBuildCoreRefusalReleasesTheSession(t *testing.T) {
 	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
 	env := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_MODEL": "m", "OPENAI_BASE_URL": "http://127.0.0.1:1", "PLY_HOME": home,
 		"PLY_RETRY_DELAY_SCALE": "-1"}
-	build := func(args ...string) (*core, error) {
+	build := func(args ...string) (*core.Session, error) {
 		sio := IO{Stdin: strings.NewReader(""), StdinIsTTY: true, Stdout: io.Discard, Stderr: io.Discard,
 			Getenv: func(k string) string { return env[k] }, Cwd: dir}
 		opts, err := Parse(append(args, "-p", "x"))
@@ -120,16 +121,16 @@ func TestBuildCoreRefusalReleasesTheSession(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, _, err := buildCore(context.Background(), cfg, sio, slog.New(slog.DiscardHandler), io.Discard)
+		c, _, err := core.New(context.Background(), cfg.coreConfig(sio), io.Discard, slog.New(slog.DiscardHandler))
 		return c, err
 	}
 	if _, err := build("--session-id", id); err == nil {
-		t.Fatal("buildCore accepted a negative PLY_RETRY_DELAY_SCALE")
+		t.Fatal("core.New accepted a negative PLY_RETRY_DELAY_SCALE")
 	}
 	delete(env, "PLY_RETRY_DELAY_SCALE")
 	c, err := build("--resume", id)
 	if err != nil {
 		t.Fatalf("the session stays held after a refused start: %v", err)
 	}
-	c.close()
+	c.Close()
 }

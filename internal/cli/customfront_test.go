@@ -26,30 +26,30 @@ func TestCustomCommandFrontMatter(t *testing.T) {
 	var warns bytes.Buffer
 	addCustomFront(&tcfg, c, &warns)
 
-	tool, ok := c.reg.Lookup("run_shell_command")
+	tool, ok := c.Registry().Lookup("run_shell_command")
 	if !ok {
 		t.Fatal("no shell tool")
 	}
 	args, _ := json.Marshal(map[string]string{"command": "git add main.go"})
 	call := &scheduler.Call{Request: scheduler.Request{CallID: "1", Name: "run_shell_command", Args: string(args)}, Tool: tool, Params: args}
 	verdict := func() scheduler.Verdict {
-		v, _ := c.policy.Check(context.Background(), call)
+		v, _ := c.Policy().Check(context.Background(), call)
 		return v
 	}
 	if v := verdict(); v == scheduler.VerdictAllow {
 		t.Fatal("git add allowed before any command ran")
 	}
 	tcfg.Extra.UseCustom(customcmd.Command{Name: "commit", AllowedTools: []string{"Bash(git add:*)"}, Model: "small"})
-	c.onUserQuery(context.Background(), nil) // the command's prompt is sent
-	if v, m := verdict(), c.chat.Config().Model; v != scheduler.VerdictAllow || m != "small" {
+	c.OnUserQuery(context.Background(), nil) // the command's prompt is sent
+	if v, m := verdict(), c.Chat().Config().Model; v != scheduler.VerdictAllow || m != "small" {
 		t.Errorf("while /commit runs: verdict %v, model %s", v, m)
 	}
-	c.onUserQuery(context.Background(), nil) // the next typed prompt
-	if v, m := verdict(), c.chat.Config().Model; v == scheduler.VerdictAllow || m != "big" {
+	c.OnUserQuery(context.Background(), nil) // the next typed prompt
+	if v, m := verdict(), c.Chat().Config().Model; v == scheduler.VerdictAllow || m != "big" {
 		t.Errorf("after /commit: verdict %v, model %s", v, m)
 	}
 	tcfg.Extra.UseCustom(customcmd.Command{Name: "odd", AllowedTools: []string{"Bash(("}})
-	c.onUserQuery(context.Background(), nil)
+	c.OnUserQuery(context.Background(), nil)
 	if !strings.Contains(warns.String(), "/odd") {
 		t.Errorf("bad rule not reported: %q", warns.String())
 	}

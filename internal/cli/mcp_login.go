@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"time"
 
+	"github.com/plyhq/ply/internal/core"
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/mcp"
 	"github.com/plyhq/ply/internal/settings"
@@ -16,15 +16,6 @@ import (
 // loginTimeout bounds a login, the user's approval in the browser
 // included.
 const loginTimeout = 5 * time.Minute
-
-// oauthDir is where MCP OAuth tokens are kept; "" (no OAuth) without a
-// home.
-func oauthDir(home string) string {
-	if home == "" {
-		return ""
-	}
-	return filepath.Join(home, "mcp-oauth")
-}
 
 // mcpLoginCommand is `ply mcp login NAME` and `ply mcp logout NAME`.
 func mcpLoginCommand(ctx context.Context, args []string, sio IO, logout bool) int {
@@ -60,7 +51,7 @@ func mcpLoginCommand(ctx context.Context, args []string, sio IO, logout bool) in
 		return fail(sio, headless.ExitInput, fmt.Sprintf("ply mcp %s: %q is not an HTTP server", verb, args[0]))
 	}
 	if logout {
-		if err := mcp.Logout(cfg, oauthDir(home)); err != nil {
+		if err := mcp.Logout(cfg, core.OAuthDir(home)); err != nil {
 			return fail(sio, headless.ExitError, err.Error())
 		}
 		fmt.Fprintf(sio.Stdout, "Removed the stored token of %q.\n", cfg.Name)
@@ -73,10 +64,10 @@ func mcpLoginCommand(ctx context.Context, args []string, sio IO, logout bool) in
 		fmt.Fprintln(sio.Stderr, "No browser here (no DISPLAY): using the device flow; --device chooses it anywhere.")
 	}
 	if device {
-		err = mcp.LoginDevice(lctx, cfg, mcp.LoginOptions{Dir: oauthDir(home), Notify: func(msg string) { fmt.Fprintln(sio.Stderr, msg) }})
+		err = mcp.LoginDevice(lctx, cfg, mcp.LoginOptions{Dir: core.OAuthDir(home), Notify: func(msg string) { fmt.Fprintln(sio.Stderr, msg) }})
 	} else {
 		err = mcp.Login(lctx, cfg, mcp.LoginOptions{
-			Dir:     oauthDir(home),
+			Dir:     core.OAuthDir(home),
 			OpenURL: openBrowser,
 			Notify: func(u string) {
 				fmt.Fprintf(sio.Stderr, "Opening the authorization page of %q in your browser. If it does not open, visit:\n  %s\n", cfg.Name, u)
@@ -86,7 +77,7 @@ func mcpLoginCommand(ctx context.Context, args []string, sio IO, logout bool) in
 	if err != nil {
 		return fail(sio, headless.ExitError, fmt.Sprintf("ply mcp login %s: %v", cfg.Name, err))
 	}
-	fmt.Fprintf(sio.Stdout, "Logged in to %q; the token is stored under %s.\n", cfg.Name, oauthDir(home))
+	fmt.Fprintf(sio.Stdout, "Logged in to %q; the token is stored under %s.\n", cfg.Name, core.OAuthDir(home))
 	return 0
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plyhq/ply/internal/core"
 	fp "github.com/plyhq/ply/internal/fakeprovider"
 )
 
@@ -15,9 +16,9 @@ import (
 // --allow-unsandboxed or the user's own settings accept running such
 // commands unconfined. A project's settings cannot.
 func TestReadOnlyCommandsNeedProfile(t *testing.T) {
-	saved := readOnlyAvailable
-	t.Cleanup(func() { readOnlyAvailable = saved })
-	readOnlyAvailable = func() error { return errors.New("the kernel was built without Landlock: function not implemented") }
+	saved := core.ReadOnlyAvailable
+	t.Cleanup(func() { core.ReadOnlyAvailable = saved })
+	core.ReadOnlyAvailable = func() error { return errors.New("the kernel was built without Landlock: function not implemented") }
 
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "notes.txt"), "content-of-notes\n", 0o644)

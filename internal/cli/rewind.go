@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/plyhq/ply/internal/checkpoint"
+	"github.com/plyhq/ply/internal/core"
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/session"
 	"github.com/plyhq/ply/internal/settings"
@@ -114,7 +115,7 @@ func rewindCommand(ctx context.Context, args []string, sio IO) int {
 	if err != nil {
 		return fail(sio, headless.ExitError, err.Error())
 	}
-	store, err := checkpointStore(home, ws.Root(), st.Checkpointing, false, ft.trusted)
+	store, err := core.OpenCheckpoints(home, ws.Root(), st.Checkpointing, false, ft.trusted)
 	if err != nil {
 		return fail(sio, headless.ExitError, fmt.Sprintf("opening the checkpoints: %v", err))
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plyhq/ply/internal/core"
 	fp "github.com/plyhq/ply/internal/fakeprovider"
 	"github.com/plyhq/ply/internal/sandbox"
 )
@@ -36,9 +37,9 @@ func toolAnswer(t *testing.T, srv *fp.Server, id string) string {
 // --sandbox ply says so once and refuses every command, and
 // --allow-unsandboxed runs them anyway.
 func TestSandboxRefusesWithoutLandlock(t *testing.T) {
-	saved := sandboxAvailable
-	t.Cleanup(func() { sandboxAvailable = saved })
-	sandboxAvailable = func() (int, error) { return 0, errors.New("function not implemented") }
+	saved := core.SandboxAvailable
+	t.Cleanup(func() { core.SandboxAvailable = saved })
+	core.SandboxAvailable = func() (int, error) { return 0, errors.New("function not implemented") }
 
 	dir := t.TempDir()
 	srv := fp.New(t,

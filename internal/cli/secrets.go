@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/plyhq/ply/internal/core"
 	"github.com/plyhq/ply/internal/envpolicy"
 	"github.com/plyhq/ply/internal/redact"
 	"github.com/plyhq/ply/internal/settings"
@@ -31,7 +32,7 @@ func setupSecrets(c *config, environ []string, stderr io.Writer) error {
 	if c.keyEnv != "" {
 		creds = append(creds, c.keyEnv)
 	}
-	if env := searchKeyEnv(c.user.Tools.WebSearch); env != "" && c.user.Tools.WebSearch.Provider != "" {
+	if env := core.SearchKeyEnv(c.user.Tools.WebSearch); env != "" && c.user.Tools.WebSearch.Provider != "" {
 		creds = append(creds, env) // the web search key
 	}
 	pol, err := envpolicy.New(envpolicy.Config{Include: se.Include, Exclude: se.Exclude, Set: se.Set, Credentials: creds})

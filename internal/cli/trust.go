@@ -13,8 +13,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plyhq/ply/internal/core"
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/settings"
+	"github.com/plyhq/ply/internal/skills"
 	"github.com/plyhq/ply/internal/trust"
 	"github.com/plyhq/ply/internal/tui"
 )
@@ -29,11 +31,6 @@ type folderTrust struct {
 	// ignored describes the project configuration left out ("" when
 	// the folder is trusted or has none).
 	ignored string
-}
-
-// projectAgentsDir is where a project keeps its subagent definitions.
-func projectAgentsDir(workspace string) string {
-	return filepath.Join(workspace, ".ply", "agents")
 }
 
 // checkTrust decides whether workspace is trusted: by the flag for this
@@ -84,7 +81,7 @@ func ignoredConfig(workspace string) string {
 			parts = append(parts, ".ply/settings.json ("+describeKeys(keys)+")")
 		}
 	}
-	if n := countAgents(projectAgentsDir(workspace)); n > 0 {
+	if n := countAgents(core.ProjectAgentsDir(workspace)); n > 0 {
 		parts = append(parts, plural(n, "agent")+" in .ply/agents")
 	}
 	parts = append(parts, ignoredSkills(workspace)...)
@@ -325,4 +322,26 @@ func askTrust(sio IO) trustAsker {
 		q.NoColor = sio.Getenv("NO_COLOR") != ""
 		return tui.AskTrust(ctx, q, sio.Stdin, sio.Stdout)
 	}
+}
+
+// ignoredSkills describes the skills an untrusted workspace has, for the
+// notice of what it left out: "2 skills in .claude/skills".
+func ignoredSkills(workspace string) []string {
+	var out []string
+	for _, d := range skills.ProjectDirs {
+		entries, err := os.ReadDir(filepath.Join(workspace, filepath.FromSlash(d)))
+		if err != nil {
+			continue
+		}
+		n := 0
+		for _, e := range entries {
+			if _, err := os.Stat(filepath.Join(workspace, filepath.FromSlash(d), e.Name(), skills.FileName)); err == nil {
+				n++
+			}
+		}
+		if n > 0 {
+			out = append(out, plural(n, "skill")+" in "+d)
+		}
+	}
+	return out
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/plyhq/ply/internal/core"
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/hooks"
 	"github.com/plyhq/ply/internal/permission"
@@ -22,26 +23,27 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	// Tea's back would garble the screen. The UI exists only once the
 	// chat does, so notices go through a sink it is plugged into.
 	notices := &noticeWriter{}
-	c, code, err := buildCore(ctx, cfg, sio, log, notices)
+	c, code, err := core.New(ctx, cfg.coreConfig(sio), notices, log)
 	if err != nil {
 		return fail(sio, code, err.Error())
 	}
-	defer c.close()
-	sess, ch := c.sess, c.chat
+	defer c.Close()
+	ch := c.Chat()
+	first, firstType := c.First()
 	tcfg := tui.Config{
 		Model: cfg.model, PermissionMode: cfg.mode, Version: Version,
 		NoColor: sio.Getenv("NO_COLOR") != "",
 		Notice:  cfg.startNotice,
-		Root:    c.ws.Root(),
-		History: sess.history,
-		First:   sess.first, FirstType: sess.firstType,
+		Root:    c.Workspace().Root(),
+		History: c.History(),
+		First:   first, FirstType: firstType,
 		Clear: func() {
 			ch.SetHistory(nil)
 			// On resume the transcript then starts from the empty history too.
-			sess.w.AppendCompaction(nil)
+			c.Transcript().AppendCompaction(nil)
 		},
-		Recorder: c.recorder(),
-		Expand:   func(p string) string { return expandAtPaths(p, c.ws) },
+		Recorder: c.Recorder(),
+		Expand:   c.ExpandAtPaths,
 		In:       sio.Stdin, Out: sio.Stdout, Stderr: sio.Stderr,
 	}
 	if cfg.opts.PromptInteractive != "" {
@@ -50,14 +52,14 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 		tcfg.FirstPrompt = cfg.opts.PromptInteractive
 	}
 	// Reaching the per-turn cap asks the user whether to go on.
-	tcfg.TurnCap = c.loops
+	tcfg.TurnCap = c.Loops()
 	// Background work: notifications, teammates' messages (background.go).
-	tcfg.Inbox = c.inbox
+	tcfg.Inbox = c.Inbox()
 	addLoop(&tcfg, c)
 	addTUIControls(&tcfg, cfg, c, log)
 	addRewind(&tcfg, c, log)
 	addAlwaysScope(&tcfg, cfg, c)
-	tcfg.Tasks = c.tasks.Tasks // background tasks: /tasks
+	tcfg.Tasks = c.Tasks().Tasks // background tasks: /tasks
 	addSkills(&tcfg, c)
 	addMCPPrompts(&tcfg, c)
 	addHookControls(&tcfg, c)          // tui_hooks.go: /compress focus, idle_prompt
@@ -65,20 +67,20 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	addTUICommands(&tcfg, cfg, c, log) // tui_cmds.go: custom commands, !cmd, /export, /diff, …
 	ui := tui.New(tcfg)
 	notices.set(ui)
-	sched := scheduler.New(c.reg, append(c.schedOps,
-		scheduler.WithApprover(hooks.Approver(c.hooks, ui)),
+	sched := scheduler.New(c.Registry(), append(c.SchedulerOptions(),
+		scheduler.WithApprover(hooks.Approver(c.Hooks(), ui)),
 		scheduler.WithLiveOutput(ui.LiveOutput),
 		scheduler.WithOnUpdate(func(call *scheduler.Call) {
-			c.recordToolState(call)
+			c.RecordToolState(call)
 			ui.OnUpdate(call)
 		}),
 	)...)
 	// Subagents ask through the same dialog; their progress lines would
 	// garble the screen, so they go to the agent card's live output.
-	c.agents.approver = ui
-	c.agents.format, c.agents.stdout, c.agents.stderr = headless.FormatText, io.Discard, io.Discard
-	log.Info("interactive run", "session", sess.id, "model", cfg.model, "mode", cfg.mode)
-	code = ui.Run(ctx, c.client, &runner{sched: sched, chat: ch, cp: c.cp})
+	c.SetSubagentApprover(ui)
+	c.SetSubagentOutput(headless.FormatText, io.Discard, io.Discard)
+	log.Info("interactive run", "session", c.ID(), "model", cfg.model, "mode", cfg.mode)
+	code = ui.Run(ctx, c.Client(), c.Runner(sched, true))
 	endTUI(cfg, c, ui.Summary(), sio.Stdout, log)
 	return code
 }
@@ -113,9 +115,9 @@ func (w *noticeWriter) Write(p []byte) (int, error) {
 
 // addAlwaysScope lets the approval dialog say what "allow always" adds and
 // save it to the project's or the user's settings file.
-func addAlwaysScope(t *tui.Config, cfg *config, c *core) {
+func addAlwaysScope(t *tui.Config, cfg *config, c *core.Session) {
 	t.AlwaysScope = func(call *scheduler.Call) (tui.AlwaysScope, bool) {
-		rules, desc := c.policy.AlwaysScope(call)
+		rules, desc := c.Policy().AlwaysScope(call)
 		return tui.AlwaysScope{Rules: rules, Desc: desc}, len(rules) > 0
 	}
 	t.SaveRules = permission.SaveAllowRules

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/plyhq/ply/internal/core"
 	"github.com/plyhq/ply/internal/customcmd"
 	"github.com/plyhq/ply/internal/tools"
 	"github.com/plyhq/ply/internal/tui"
@@ -22,15 +23,15 @@ import (
 // reach into the core: custom commands, the user's shell commands, the
 // conversation for /export and /copy, and what /diff, /context,
 // /permissions, /mcp and /agents show.
-func addTUICommands(t *tui.Config, cfg *config, c *core, log *slog.Logger) {
+func addTUICommands(t *tui.Config, cfg *config, c *core.Session, log *slog.Logger) {
 	cmds, errs := customcmd.Load(customCommandDirs(cfg)...)
 	t.Extra.Custom = cmds
 	for _, e := range errs {
 		log.Warn("custom command skipped", "err", e)
 		t.Notice = strings.TrimSpace(t.Notice + "\n" + e.Error() + " (skipped)")
 	}
-	t.Extra.RunShell = userShell(c)
-	t.Extra.History = c.chat.History
+	t.Extra.RunShell = userShell(c.Registry())
+	t.Extra.History = c.Chat().History
 	addTUIInfo(t, cfg, c, log)
 }
 
@@ -66,8 +67,8 @@ var exitCodeLine = regexp.MustCompile(`(?m)^Exit code: (\d+)$`)
 // command's !`cmd`) through the shell tool, as an approved call runs: its
 // environment without ply's secrets, its timeout, its workspace. nil when
 // the session has no shell tool.
-func userShell(c *core) func(ctx context.Context, command string) (string, int, error) {
-	t, ok := c.reg.Lookup((*tools.Shell)(nil).Name())
+func userShell(reg *tools.Registry) func(ctx context.Context, command string) (string, int, error) {
+	t, ok := reg.Lookup((*tools.Shell)(nil).Name())
 	if !ok {
 		return nil
 	}

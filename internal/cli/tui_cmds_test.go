@@ -55,7 +55,7 @@ func TestUserShell(t *testing.T) {
 	sh := tools.NewShell(ws)
 	sh.SetEnv([]string{"PATH=" + os.Getenv("PATH"), "SECRET_KEY="})
 	reg.Register(sh)
-	run := userShell(&core{reg: reg})
+	run := userShell(reg)
 	out, code, err := run(context.Background(), "echo out; echo err >&2; exit 3")
 	if err != nil || code != 3 || out != "out\nerr\n" {
 		t.Fatalf("got %q %d %v", out, code, err)
@@ -65,7 +65,7 @@ func TestUserShell(t *testing.T) {
 	if _, _, err := run(ctx, "sleep 5"); err == nil {
 		t.Fatal("a cancelled command reported no error")
 	}
-	if userShell(&core{reg: tools.NewRegistry()}) != nil {
+	if userShell(tools.NewRegistry()) != nil {
 		t.Fatal("a session without the shell tool got a shell")
 	}
 }
@@ -81,7 +81,7 @@ func TestPermissionsEditRule(t *testing.T) {
 	}
 	proj := filepath.Join(t.TempDir(), ".ply", "settings.json")
 	tc := tui.Config{ProjectSettings: proj}
-	addTUIInfo(&tc, &config{}, &core{policy: p, reg: tools.NewRegistry()}, slog.New(slog.DiscardHandler))
+	addPermissionRules(&tc, p, slog.New(slog.DiscardHandler))
 	if err := tc.Extra.EditRule(true, "allow", "Bash(npm test)", "project"); err != nil {
 		t.Fatal(err)
 	}

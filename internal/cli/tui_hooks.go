@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/plyhq/ply/internal/chat"
+	"github.com/plyhq/ply/internal/core"
 	"github.com/plyhq/ply/internal/customcmd"
 
 	"github.com/plyhq/ply/internal/hooks"
@@ -17,20 +18,20 @@ import (
 // summary, and the Notification hooks hear ("idle_prompt") when the UI
 // has waited for the user's input after the agent finished, as Claude
 // Code does. Without Notification hooks nothing is timed.
-func addHookControls(t *tui.Config, c *core) {
-	ch, sess := c.chat, c.sess
+func addHookControls(t *tui.Config, c *core.Session) {
+	ch := c.Chat()
 	t.Extra.CompressWith = func(ctx context.Context, instructions string) (int, int, bool) {
 		ev, ok := ch.CompressWith(ctx, instructions)
 		if ok {
-			sess.w.AppendCompaction(ch.History())
+			c.Transcript().AppendCompaction(ch.History())
 		}
 		return ev.TokensBefore, ev.TokensAfter, ok
 	}
-	if !c.hooks.Has(hooks.Notification) {
+	if !c.Hooks().Has(hooks.Notification) {
 		return
 	}
 	t.Extra.OnIdle = func(ctx context.Context) {
-		c.hooks.Notify(ctx, hooks.NotifyIdle, "Waiting for input", "ply is waiting for your input")
+		c.Hooks().Notify(ctx, hooks.NotifyIdle, "Waiting for input", "ply is waiting for your input")
 	}
 }
 
@@ -43,9 +44,10 @@ type customFront struct {
 
 // addCustomFront makes a custom command's allowed-tools and model hold
 // for its prompt: UseCustom marks it, onUserQuery applies it.
-func addCustomFront(t *tui.Config, c *core, warn io.Writer) {
-	c.front = &customFront{f: customcmd.NewFront(c.policy, chatModels{c.chat}), warn: warn}
-	t.Extra.UseCustom = c.front.f.Use
+func addCustomFront(t *tui.Config, c *core.Session, warn io.Writer) {
+	front := &customFront{f: customcmd.NewFront(c.Policy(), chatModels{c.Chat()}), warn: warn}
+	c.OnNewTurn(front.newTurn)
+	t.Extra.UseCustom = front.f.Use
 }
 
 func (cf *customFront) newTurn() {

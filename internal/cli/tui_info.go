@@ -12,6 +12,7 @@ import (
 	"github.com/plyhq/ply/internal/agent"
 	"github.com/plyhq/ply/internal/chat"
 	"github.com/plyhq/ply/internal/checkpoint"
+	"github.com/plyhq/ply/internal/core"
 	"github.com/plyhq/ply/internal/permission"
 	"github.com/plyhq/ply/internal/session"
 	"github.com/plyhq/ply/internal/settings"
@@ -20,50 +21,22 @@ import (
 
 // addTUIInfo wires what /diff, /context, /permissions, /mcp, /agents and
 // /model list read.
-func addTUIInfo(t *tui.Config, cfg *config, c *core, log *slog.Logger) {
+func addTUIInfo(t *tui.Config, cfg *config, c *core.Session, log *slog.Logger) {
 	t.Extra.Diff = func(ctx context.Context) ([]tui.FileChange, error) { return sessionDiff(ctx, c) }
 	t.Extra.Context = func() tui.ContextUse {
-		cc := c.chat.Config()
-		u := tui.ContextUse{Window: cc.ContextWindow, System: len(cc.System) / 4, History: chat.EstimateTokens(c.chat.History())}
+		cc := c.Chat().Config()
+		u := tui.ContextUse{Window: cc.ContextWindow, System: len(cc.System) / 4, History: chat.EstimateTokens(c.Chat().History())}
 		for _, d := range cc.Tools {
 			u.Tools += (len(d.Name) + len(d.Description) + len(d.Parameters)) / 4
 		}
 		u.Total = u.System + u.Tools + u.History
 		return u
 	}
-	t.Extra.Rules = func() []tui.RuleInfo {
-		var out []tui.RuleInfo
-		for _, r := range c.policy.Rules() {
-			out = append(out, tui.RuleInfo{List: r.List, Rule: r.Rule, Source: r.Source})
-		}
-		return out
-	}
-	t.Extra.EditRule = func(add bool, list, rule, where string) error {
-		if !add {
-			return c.policy.RemoveSessionAllow(rule)
-		}
-		if list != "allow" {
-			return fmt.Errorf("only allow rules are added here: put %s rules in permissions.%s of settings.json", list, list)
-		}
-		if _, err := permission.ParseRule(rule); err != nil {
-			return err
-		}
-		path := map[string]string{"project": t.ProjectSettings, "user": t.UserSettings}[where]
-		if where != "session" {
-			if path == "" {
-				return fmt.Errorf("there is no %s settings file to save to", where)
-			}
-			if err := permission.SaveAllowRules(path, []string{rule}); err != nil {
-				return err
-			}
-			log.Info("allow rule saved", "rule", rule, "file", path)
-		}
-		return c.policy.AddSessionAllow(rule)
-	}
+	addPermissionRules(t, c.Policy(), log)
 	t.Extra.MCP = func() []tui.MCPInfo {
 		var out []tui.MCPInfo
-		names := c.reg.Names()
-		for _, s := range c.mcp {
+		names := c.Registry().Names()
+		for _, s := range c.MCPServers() {
 			info := tui.MCPInfo{Name: s.Name, Status: s.Status}
 			prefix := "mcp__" + s.Name + "__"
 			for _, n := range names {
@@ -76,7 +49,7 @@ func addTUIInfo(t *tui.Config, cfg *config, c *core, log *slog.Logger) {
 		return out
 	}
 	t.Extra.Agents = func() []tui.AgentInfo {
-		tl, ok := c.reg.Lookup(agent.Name)
+		tl, ok := c.Registry().Lookup(agent.Name)
 		if !ok {
 			return nil
 		}
@@ -96,24 +69,59 @@ func addTUIInfo(t *tui.Config, cfg *config, c *core, log *slog.Logger) {
 	}
 	t.Extra.Models = func() []string {
 		var out []string
-		for _, m := range availableModels(cfg, c.chat.Config().Model) {
+		for _, m := range availableModels(cfg, c.Chat().Config().Model) {
 			out = append(out, m.ID)
 		}
 		return out
 	}
 }
 
+// addPermissionRules gives /permissions the policy's rules, and adding
+// (to the session or a settings file) and removing allow rules.
+func addPermissionRules(t *tui.Config, p *permission.Policy, log *slog.Logger) {
+	t.Extra.Rules = func() []tui.RuleInfo {
+		var out []tui.RuleInfo
+		for _, r := range p.Rules() {
+			out = append(out, tui.RuleInfo{List: r.List, Rule: r.Rule, Source: r.Source})
+		}
+		return out
+	}
+	t.Extra.EditRule = func(add bool, list, rule, where string) error {
+		if !add {
+			return p.RemoveSessionAllow(rule)
+		}
+		if list != "allow" {
+			return fmt.Errorf("only allow rules are added here: put %s rules in permissions.%s of settings.json", list, list)
+		}
+		if _, err := permission.ParseRule(rule); err != nil {
+			return err
+		}
+		path := map[string]string{"project": t.ProjectSettings, "user": t.UserSettings}[where]
+		if where != "session" {
+			if path == "" {
+				return fmt.Errorf("there is no %s settings file to save to", where)
+			}
+			if err := permission.SaveAllowRules(path, []string{rule}); err != nil {
+				return err
+			}
+			log.Info("allow rule saved", "rule", rule, "file", path)
+		}
+		return p.AddSessionAllow(rule)
+	}
+}
+
 // sessionDiff compares the workspace now with the session's first
 // checkpoint (taken before its first prompt): what the session changed,
 // whether by the model's tools or by hand meanwhile.
-func sessionDiff(ctx context.Context, c *core) ([]tui.FileChange, error) {
-	if c.cp == nil {
+func sessionDiff(ctx context.Context, c *core.Session) ([]tui.FileChange, error) {
+	store := c.CheckpointStore()
+	if store == nil {
 		return nil, errors.New("checkpoints are off (settings: checkpointing), so there is nothing to compare with")
 	}
-	if err := c.sess.w.Sync(); err != nil {
+	if err := c.Transcript().Sync(); err != nil {
 		return nil, err
 	}
-	pl, err := session.Prompts(c.sess.w.Path())
+	pl, err := session.Prompts(c.Transcript().Path())
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +135,6 @@ func sessionDiff(ctx context.Context, c *core) ([]tui.FileChange, error) {
 	if first == "" {
 		return nil, errors.New("no checkpoint yet: the first is taken when you send a prompt")
 	}
-	store := c.cp.store
 	base, err := store.Load(first)
 	if err != nil {
 		return nil, fmt.Errorf("loading the session's first checkpoint: %w", err)

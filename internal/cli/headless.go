@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+
+	"github.com/plyhq/ply/internal/core"
+	"github.com/plyhq/ply/internal/headless"
+	"github.com/plyhq/ply/internal/hooks"
+	"github.com/plyhq/ply/internal/permission"
+	"github.com/plyhq/ply/internal/scheduler"
+	"github.com/plyhq/ply/internal/tools"
+)
+
+// runHeadless builds the layers for cfg and runs the headless loop.
+func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
+	c, code, err := core.New(ctx, cfg.coreConfig(sio), sio.Stderr, log)
+	if err != nil {
+		return fail(sio, code, err.Error())
+	}
+	defer c.Close()
+	opts := append(c.SchedulerOptions(),
+		scheduler.WithOnUpdate(c.RecordToolState),
+	)
+	hcfg := headless.Config{
+		Format: cfg.format, SessionID: c.ID(), Model: cfg.model, CWD: c.Workspace().Root(),
+		Tools: c.Registry().Names(), Agents: c.AgentNames(), MCPServers: c.MCPServers(), PermissionMode: cfg.mode, Version: Version,
+		Skills:          c.SkillNames(),
+		MaxSessionTurns: cfg.opts.MaxSessionTurns, MaxToolCalls: cfg.opts.MaxToolCalls,
+		MaxWallTime: cfg.opts.MaxWallTime, Stdout: sio.Stdout, Stderr: sio.Stderr,
+		StructuredOutput: structuredName(cfg),
+		PartialMessages:  cfg.opts.PartialMessages,
+		Recorder:         c.Recorder(),
+		// Every entry drains the session's inbox of background work.
+		Inbox: c.Inbox(),
+	}
+	c.SetSubagentOutput(cfg.format, sio.Stdout, sio.Stderr)
+	log.Info("headless run", "session", c.ID(), "model", cfg.model, "mode", cfg.mode, "stream_input", cfg.streamInput)
+	first, firstType := c.First()
+	if cfg.streamInput {
+		sdk := headless.NewSDK(hcfg)
+		sdk.Resume(first, firstType)
+		c.SetSubagentApprover(sdk)
+		sched := scheduler.New(c.Registry(), append(opts, scheduler.WithApprover(hooks.Approver(c.Hooks(), sdk)))...)
+		return sdk.Serve(ctx, c.Client(), c.Runner(sched, true), sio.Stdin, sdkControls(ctx, cfg, c, sio, log))
+	}
+	// No one answers questions here: a skill the model loads is read
+	// without granting its allowed-tools.
+	c.Policy().SetUnattended(true)
+	sched := scheduler.New(c.Registry(), opts...)
+	return headless.RunFrom(ctx, hcfg, c.Client(), c.Runner(sched, true), first, firstType)
+}
+
+// sdkControls are the SDK's control requests on the session c.
+func sdkControls(ctx context.Context, cfg *config, c *core.Session, sio IO, log *slog.Logger) headless.Controls {
+	ch := c.Chat()
+	return headless.Controls{
+		SetPermissionMode: func(m string) error {
+			pm, err := permission.ParseMode(m)
+			if err != nil {
+				return err
+			}
+			return c.Policy().SetMode(pm)
+		},
+		SetModel: func(m string) error {
+			if err := checkModel(cfg, m); err != nil {
+				return err
+			}
+			ch.SetModel(m)
+			return nil
+		},
+		SetEffort: ch.SetEffort,
+		ContextUsage: func() headless.ContextUsage {
+			e := ch.Estimate()
+			return headless.ContextUsage{Model: ch.Config().Model, ContextWindow: ch.Config().ContextWindow,
+				System: e.System, Tools: e.Tools, History: e.History, LastPromptTokens: e.LastPrompt}
+		},
+		Models:          func() []headless.Model { return availableModels(cfg, ch.Config().Model) },
+		MarkUserMessage: c.MarkUserMessage,
+		RewindFiles:     c.RewindFiles(),
+		AddAgents:       c.AddSDKAgents,
+		AddMCPServers: func(raw map[string]json.RawMessage, embedded []string, send headless.MCPSender) ([]headless.MCPServer, []string, error) {
+			return c.AddSDKServers(ctx, raw, embedded, send, log, sio.Stderr)
+		},
+	}
+}
+
+func structuredName(cfg *config) string {
+	if cfg.schema == nil {
+		return ""
+	}
+	return tools.StructuredOutputName
+}

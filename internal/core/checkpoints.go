@@ -1,0 +1,146 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/plyhq/ply/internal/checkpoint"
+	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/session"
+	"github.com/plyhq/ply/internal/settings"
+	"github.com/plyhq/ply/internal/tools"
+	"github.com/plyhq/ply/internal/turn"
+)
+
+// checkpointer records the workspace before each user query (the id goes
+// in the transcript, just before the prompt's entry) and before each tool
+// batch that may write. A nil checkpointer records nothing.
+type checkpointer struct {
+	store *checkpoint.Store
+	roots []string
+	sess  *opened // its writer changes on /resume
+	reg   *tools.Registry
+	log   *slog.Logger
+	off   bool // the workspace proved too large: stop trying
+	msgs  messageCheckpoints
+	// warned is the last warning about what ignore rules leave out,
+	// so that each is logged once.
+	warned string
+}
+
+// OpenCheckpoints opens the checkpoint store of the workspace root.
+// A session's store (track) keeps a change tracker, so that a checkpoint
+// of an unchanged workspace costs nothing like a scan. Only a trusted
+// workspace's .plyignore may leave files git tracks out of checkpoints.
+func OpenCheckpoints(home, root string, st settings.Checkpointing, track, trusted bool) (*checkpoint.Store, error) {
+	proj, err := session.ProjectDir(home, root)
+	if err != nil {
+		return nil, err
+	}
+	return checkpoint.Open(filepath.Join(home, "checkpoints", filepath.Base(proj)), checkpoint.Options{MaxFileBytes: st.MaxFile(), Track: track, TrustPlyIgnore: trusted})
+}
+
+// newCheckpointer returns the checkpointer of a session, or nil when
+// checkpointing is off or there is no PLY_HOME to keep checkpoints in.
+func newCheckpointer(cfg *Config, ws *tools.Workspace, sess *opened, reg *tools.Registry, log *slog.Logger) *checkpointer {
+	st := cfg.Settings.Checkpointing
+	if !st.IsEnabled() || cfg.Home == "" {
+		return nil
+	}
+	store, err := OpenCheckpoints(cfg.Home, ws.Root(), st, true, cfg.Trusted)
+	if err != nil {
+		log.Warn("checkpoints are off: opening the store failed", "err", err)
+		return nil
+	}
+	pruneDaily(store, st.Retention(), log)
+	return &checkpointer{store: store, roots: ws.Roots(), sess: sess, reg: reg, log: log}
+}
+
+// pruneDaily removes checkpoints past their retention, at most once a day
+// (a stamp file records the last time).
+func pruneDaily(store *checkpoint.Store, days int, log *slog.Logger) {
+	stamp := filepath.Join(store.Dir(), "pruned")
+	if fi, err := os.Stat(stamp); err == nil && time.Since(fi.ModTime()) < 24*time.Hour {
+		return
+	}
+	os.WriteFile(stamp, nil, 0o600)
+	now := time.Now()
+	os.Chtimes(stamp, now, now)
+	if n, err := store.Prune(now.AddDate(0, 0, -days)); err != nil {
+		log.Warn("pruning old checkpoints", "err", err)
+	} else if n > 0 {
+		log.Info("pruned old checkpoints", "removed", n)
+	}
+}
+
+// close releases the store's change tracker.
+func (c *checkpointer) close() {
+	if c != nil {
+		c.store.Close()
+	}
+}
+
+// take records the workspace; a failure is logged, never fatal: the
+// work goes on without a way back, which is what ply did before.
+func (c *checkpointer) take(ctx context.Context, why string) string {
+	if c.off {
+		return ""
+	}
+	start := time.Now()
+	r, err := c.store.Checkpoint(ctx, c.roots)
+	if errors.Is(err, checkpoint.ErrTooLarge) {
+		c.off = true
+	}
+	if err != nil {
+		c.log.Warn("recording a checkpoint", "why", why, "err", err)
+		return ""
+	}
+	c.log.Debug("checkpoint", "why", why, "id", r.ID, "files", r.Files, "read", r.Read, "reused", r.Reused, "took", time.Since(start))
+	if len(r.Problems) > 0 {
+		c.log.Warn("checkpoint left out what it could not read", "problems", r.Problems)
+	}
+	if len(r.Skipped) > 0 {
+		c.log.Info("files over the checkpoint size cap were not saved", "files", r.Skipped)
+	}
+	if w := r.IgnoreWarning(); w != "" && w != c.warned {
+		c.warned = w
+		c.log.Warn(w)
+	}
+	if r.PlyIgnoreOverruled > 0 {
+		c.log.Info("the untrusted workspace's .plyignore was not applied to paths git tracks: they are recorded", "paths", r.PlyIgnoreOverruled)
+	}
+	return r.ID
+}
+
+// onUserQuery is the client's OnUserQuery: it records the workspace and
+// notes the checkpoint in the transcript before the prompt's entry.
+func (c *checkpointer) onUserQuery(ctx context.Context, parts []llm.Part) []llm.Part {
+	if c == nil {
+		return parts
+	}
+	id := c.take(ctx, "prompt")
+	if id != "" {
+		c.sess.w.AppendCheckpoint(id)
+	}
+	c.noteQuery(id)
+	return parts
+}
+
+// beforeTools records the workspace when the batch holds a call that may
+// write. A batch of read-only calls costs one registry lookup per call.
+func (c *checkpointer) beforeTools(ctx context.Context, calls []*turn.ToolCallRequest) {
+	if c == nil {
+		return
+	}
+	for _, call := range calls {
+		if t, ok := c.reg.Lookup(call.Name); ok && !t.Kind().ReadOnly() {
+			c.take(ctx, fmt.Sprintf("before %s", call.Name))
+			return
+		}
+	}
+}

@@ -1,0 +1,84 @@
+package core
+
+import (
+	"sync"
+
+	"github.com/plyhq/ply/internal/chat"
+	"github.com/plyhq/ply/internal/permission"
+	"github.com/plyhq/ply/internal/sysprompt"
+	"github.com/plyhq/ply/internal/tools"
+)
+
+// modeSync keeps what the model is shown in step with the approval mode,
+// whichever entry layer or tool changed it (Shift+Tab, /approval-mode,
+// ACP's session/set_mode, the SDK's set_permission_mode, an approved
+// plan): the system prompt's approval section and tool list are rebuilt,
+// exit_plan_mode is offered exactly while in plan mode, and the next
+// message sent carries a note of the change. The policy owns the mode;
+// this is the one place that reacts to it.
+//
+// exit_plan_mode is added at the end of the tool list and removed from
+// wherever it is, so the other tools keep their order. A provider's
+// prompt cache does not survive the change anyway: the system prompt
+// changes with the mode, and it precedes the history in every request.
+type modeSync struct {
+	reg       *tools.Registry
+	chat      *chat.Chat
+	exit      tools.Tool // exit_plan_mode
+	offerExit bool       // no rule or flag keeps exit_plan_mode from the model
+	env       sysprompt.Env
+
+	mu    sync.Mutex
+	notes []string
+}
+
+// ModeChanged implements permission.ModeWatcher.
+func (m *modeSync) ModeChanged(_, to permission.Mode) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, has := m.reg.Lookup(tools.ExitPlanModeName)
+	switch {
+	case to == permission.ModePlan && !has && m.offerExit:
+		m.reg.Register(m.exit)
+	case to != permission.ModePlan && has:
+		m.reg.Remove(tools.ExitPlanModeName)
+	}
+	env := m.env
+	env.Mode = to.String()
+	env.Tools = m.reg.OfferedNames()
+	m.chat.SetSystem(sysprompt.Build(env))
+	m.chat.SetTools(m.reg.Decls())
+	m.notes = append(m.notes[:0], modeNote(to))
+}
+
+// TakeReminders implements client.Reminders: the note of the last change
+// of mode, once.
+func (m *modeSync) TakeReminders() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := m.notes
+	m.notes = nil
+	return out
+}
+
+// modeNote tells the model the approval mode changed during the session.
+func modeNote(to permission.Mode) string {
+	var what string
+	switch to {
+	case permission.ModePlan:
+		what = "This is plan mode: only tools that read or search run; edits and other commands are refused. Explore, then present your plan with exit_plan_mode and wait for the user's decision."
+	case permission.ModeAutoEdit:
+		what = "Edits inside the workspace now run without asking; other shell commands still ask."
+	case permission.ModeYOLO:
+		what = "Every tool call now runs without asking."
+	default:
+		what = "Edits and shell commands that do not only read now ask for approval."
+	}
+	return "<system-reminder>The approval mode is now " + to.String() + ". " + what + "</system-reminder>"
+}
+
+// currentMode names the policy's approval mode when asked (for hooks'
+// permission_mode).
+type currentMode struct{ p *permission.Policy }
+
+func (m currentMode) String() string { return m.p.Mode().String() }

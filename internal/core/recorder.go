@@ -1,0 +1,42 @@
+package core
+
+import (
+	"log/slog"
+
+	"github.com/plyhq/ply/internal/inbox"
+	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/loop"
+)
+
+// record is the session's loop.Recorder: what the transcript holds of a
+// loop beside the chat's history, and when it is made durable. Every
+// entry layer's loop records through it, so a transcript reads the same
+// whichever entry wrote it.
+type record struct{ c *Session }
+
+// recorder returns the session's recorder.
+func (c *Session) recorder() loop.Recorder { return record{c} }
+
+// Checkpoint makes the transcript durable at a round boundary.
+func (r record) Checkpoint() {
+	if err := r.c.sess.w.Sync(); err != nil {
+		slog.Error("saving the session", "err", err)
+	}
+}
+
+// Compressed writes the compacted history, which replaces what came
+// before it on load.
+func (r record) Compressed() { r.c.sess.w.AppendCompaction(r.c.chat.History()) }
+
+// Keep puts results the loop will not send into the history.
+func (r record) Keep(parts []llm.Part) {
+	if len(parts) > 0 {
+		r.c.keepResults(parts)
+	}
+}
+
+// Cancelled records a cancellation and its reason.
+func (r record) Cancelled(reason string) { r.c.sess.w.AppendCancelled(reason) }
+
+// Round records a round no user typed.
+func (r record) Round(rd inbox.Round) { r.c.recordRound(rd) }
