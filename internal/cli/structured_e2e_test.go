@@ -26,7 +26,7 @@ func TestJSONSchemaPlainAnswer(t *testing.T) {
 		srv := fp.New(t, fp.Turn{fp.Text("7")}, fp.Turn{fp.Text("still 7")})
 		r := runPly(t, t.TempDir(), srv, "", "-y", "-o", "stream-json", "--json-schema", answerSchema, "-p", "compute")
 		if r.code != 1 || !strings.Contains(r.stdout, `"is_error":true`) ||
-			!strings.Contains(r.stdout, "no structured result was produced") || len(srv.Requests()) != 2 {
+			!strings.Contains(r.stdout, "no structured result was produced") || !strings.Contains(r.stdout, `"subtype":"error_max_structured_output_retries"`) || len(srv.Requests()) != 2 {
 			t.Fatalf("exit %d after %d requests: %s", r.code, len(srv.Requests()), r.stdout)
 		}
 	})

@@ -172,7 +172,7 @@ func (r *run) end(res loop.Result) int {
 	case loop.Loop:
 		return r.fail(SubtypeLoopDetected, ExitBudget, res.Message)
 	case loop.NoStructuredOutput:
-		return r.fail(SubtypeError, ExitError, res.Message)
+		return r.fail(SubtypeStructuredFail, ExitError, res.Message)
 	case loop.ToolError:
 		var stopped *scheduler.BatchStoppedError
 		if errors.As(res.Err, &stopped) {
