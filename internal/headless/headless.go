@@ -171,6 +171,8 @@ func (r *run) end(res loop.Result) int {
 		return r.fail(SubtypeMaxToolCalls, ExitBudget, res.Message)
 	case loop.Loop:
 		return r.fail(SubtypeLoopDetected, ExitBudget, res.Message)
+	case loop.NoStructuredOutput:
+		return r.fail(SubtypeStructuredFail, ExitError, res.Message)
 	case loop.ToolError:
 		var stopped *scheduler.BatchStoppedError
 		if errors.As(res.Err, &stopped) {

@@ -153,6 +153,9 @@ const (
 	ToolError
 	// Structured: the structured-output tool was called (Structured).
 	Structured
+	// NoStructuredOutput: the model stopped without calling the
+	// structured-output tool, even when told to.
+	NoStructuredOutput
 )
 
 // Result is how a loop ended, and what it did.
@@ -174,6 +177,10 @@ type Result struct {
 func (r Result) Failed() bool { return r.Stop != Done && r.Stop != Structured }
 
 var errWallTime = errors.New("wall-time limit reached")
+
+// structuredDue is the prompt that tells a model which stopped in plain
+// text that the run ends only with a call to the structured-output tool.
+const structuredDue = "This run ends only with a call to %s with the result as its arguments; your last reply was not one. Call %s now."
 
 // capGoOn is the prompt that resumes a loop past the per-turn cap.
 const capGoOn = "The user allowed another %d tool calls for this request. Go on where you stopped; your last reply's tool calls were not run."
@@ -203,6 +210,9 @@ type run struct {
 	// done are the interactions of the inbox rounds sent since the model
 	// last stopped: they end when it stops again, or the loop does.
 	done []func()
+	// toldStructured: the model was told once to call the
+	// structured-output tool.
+	toldStructured bool
 }
 
 func (l *run) loop(ctx context.Context, parts []llm.Part, typ client.SendType) Result {
@@ -230,6 +240,15 @@ func (l *run) loop(ctx context.Context, parts []llm.Part, typ client.SendType) R
 			if !ok {
 				if ctx.Err() != nil {
 					return l.cancelled(ctx)
+				}
+				if name := l.cfg.StructuredOutput; name != "" {
+					if l.toldStructured {
+						return l.stop(Result{Stop: NoStructuredOutput,
+							Message: "the model answered without calling " + name + ": no structured result was produced"})
+					}
+					l.toldStructured = true
+					parts, typ = []llm.Part{{Text: fmt.Sprintf(structuredDue, name, name)}}, client.Hook
+					continue
 				}
 				return l.stop(Result{Stop: Done})
 			}

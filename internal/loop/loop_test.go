@@ -299,3 +299,33 @@ func TestStructuredOutputEndsTheLoop(t *testing.T) {
 		t.Errorf("%+v", res)
 	}
 }
+
+// A model that answers in plain text when the run needs a structured
+// result is told once to call the tool; a second plain answer ends the
+// loop with NoStructuredOutput.
+func TestPlainAnswerWhereStructuredOutputIsDue(t *testing.T) {
+	text := []turn.Event{turn.Content{Text: "42"}, turn.Finished{Reason: llm.FinishStop}}
+	for _, tc := range []struct {
+		name    string
+		replies [][]turn.Event
+		want    Stop
+	}{
+		{"told, then calls it", [][]turn.Event{text, {&turn.ToolCallRequest{CallID: "x", Name: "structured_output", Args: `{"a":1}`}}}, Structured},
+		{"told, answers in text again", [][]turn.Event{text, text}, NoStructuredOutput},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &script{replies: tc.replies}
+			res := Run(context.Background(), Config{Rounds: s, Tools: &tools{}, StructuredOutput: "structured_output"},
+				Input{Parts: []llm.Part{{Text: "compute"}}, Type: client.UserQuery})
+			if res.Stop != tc.want || len(s.sent) != 2 {
+				t.Fatalf("stop %v after %d requests: %+v", res.Stop, len(s.sent), res)
+			}
+			if s.sent[1].typ != client.Hook || !strings.Contains(partsText(s.sent[1].parts), "structured_output") {
+				t.Errorf("the reminder was %v %q", s.sent[1].typ, partsText(s.sent[1].parts))
+			}
+			if tc.want == NoStructuredOutput && !strings.Contains(res.Message, "no structured result") {
+				t.Errorf("message %q", res.Message)
+			}
+		})
+	}
+}
