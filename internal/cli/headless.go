@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 
+	"github.com/plyhq/ply/internal/agent"
 	"github.com/plyhq/ply/internal/core"
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/hooks"
@@ -25,7 +26,7 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 	)
 	hcfg := headless.Config{
 		Format: cfg.format, SessionID: c.ID(), Model: cfg.model, CWD: c.Workspace().Root(),
-		Tools: c.Registry().Names(), Agents: c.AgentNames(), MCPServers: c.MCPServers(), PermissionMode: cfg.mode, Version: Version,
+		Tools: c.Registry().Names(), Agents: c.AgentNames(), MCPServers: mcpStates(c.MCPServers()), PermissionMode: cfg.mode, Version: Version,
 		Skills:          c.SkillNames(),
 		MaxSessionTurns: cfg.opts.MaxSessionTurns, MaxToolCalls: cfg.opts.MaxToolCalls,
 		MaxWallTime: cfg.opts.MaxWallTime, Stdout: sio.Stdout, Stderr: sio.Stderr,
@@ -79,11 +80,31 @@ func sdkControls(ctx context.Context, cfg *config, c *core.Session, sio IO, log 
 		Models:          func() []headless.Model { return availableModels(cfg, ch.Config().Model) },
 		MarkUserMessage: c.MarkUserMessage,
 		RewindFiles:     c.RewindFiles(),
-		AddAgents:       c.AddSDKAgents,
+		AddAgents:       func(list []headless.SDKAgent) ([]string, error) { return c.AddAgents(sdkAgents(list)) },
 		AddMCPServers: func(raw map[string]json.RawMessage, embedded []string, send headless.MCPSender) ([]headless.MCPServer, []string, error) {
-			return c.AddSDKServers(ctx, raw, embedded, send, log, sio.Stderr)
+			states, names, err := c.AddMCPServers(ctx, raw, embedded, send, log, sio.Stderr)
+			return mcpStates(states), names, err
 		},
 	}
+}
+
+// sdkAgents are the SDK's subagents as definitions.
+func sdkAgents(list []headless.SDKAgent) []agent.Definition {
+	defs := make([]agent.Definition, 0, len(list))
+	for _, a := range list {
+		defs = append(defs, agent.Definition{Name: a.Name, Description: a.Description, Tools: a.Tools, Model: a.Model,
+			MaxTurns: a.RunConfig.MaxTurns, Prompt: a.SystemPrompt})
+	}
+	return defs
+}
+
+// mcpStates are the MCP servers' states as the init message gives them.
+func mcpStates(list []core.MCPServer) []headless.MCPServer {
+	var out []headless.MCPServer
+	for _, s := range list {
+		out = append(out, headless.MCPServer{Name: s.Name, Status: s.Status})
+	}
+	return out
 }
 
 func structuredName(cfg *config) string {

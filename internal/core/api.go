@@ -7,7 +7,6 @@ import (
 	"github.com/plyhq/ply/internal/chat"
 	"github.com/plyhq/ply/internal/checkpoint"
 	"github.com/plyhq/ply/internal/client"
-	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/hooks"
 	"github.com/plyhq/ply/internal/inbox"
 	"github.com/plyhq/ply/internal/llm"
@@ -47,8 +46,8 @@ func (c *Session) Inbox() *inbox.Inbox { return c.inbox }
 
 // MCPServers are the MCP servers' states, for the init message;
 // MCPManager the servers themselves (nil without any), for their prompts.
-func (c *Session) MCPServers() []headless.MCPServer { return c.mcp }
-func (c *Session) MCPManager() *mcp.Manager         { return c.mcpm }
+func (c *Session) MCPServers() []MCPServer  { return c.mcp }
+func (c *Session) MCPManager() *mcp.Manager { return c.mcpm }
 
 // SchedulerOptions are the options every entry's scheduler starts from.
 func (c *Session) SchedulerOptions() []scheduler.Option { return c.schedOps }
@@ -65,12 +64,6 @@ func (c *Session) AgentNames() []string { return c.agentNames() }
 
 // SkillNames lists the skills when the model is offered the skill tool.
 func (c *Session) SkillNames() []string { return c.skillNames() }
-
-// AddSDKAgents adds the SDK's subagent definitions to the agent tool and
-// returns the names of all.
-func (c *Session) AddSDKAgents(list []headless.SDKAgent) ([]string, error) {
-	return c.addSDKAgents(list)
-}
 
 // Runner runs sched's tool calls for a loop, with a checkpoint before
 // each batch that may write when checkpoints is set.

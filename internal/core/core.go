@@ -10,10 +10,10 @@ import (
 	"github.com/plyhq/ply/internal/agent"
 	"github.com/plyhq/ply/internal/chat"
 	"github.com/plyhq/ply/internal/client"
-	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/hooks"
 	"github.com/plyhq/ply/internal/inbox"
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/loop"
 	"github.com/plyhq/ply/internal/loopdetect"
 	"github.com/plyhq/ply/internal/mcp"
 	"github.com/plyhq/ply/internal/permission"
@@ -54,7 +54,7 @@ type Session struct {
 	// approver and output before the first round.
 	agents *subagents
 	// mcp holds the MCP servers' states, for the init message.
-	mcp      []headless.MCPServer
+	mcp      []MCPServer
 	mcpm     *mcp.Manager // the servers, for their prompts; nil without any
 	schedOps []scheduler.Option
 	cp       *checkpointer // nil when checkpointing is off
@@ -159,12 +159,12 @@ type Runner struct {
 	cp    *checkpointer
 }
 
-func (r *Runner) RunTools(ctx context.Context, calls []*turn.ToolCallRequest) ([]headless.Outcome, error) {
+func (r *Runner) RunTools(ctx context.Context, calls []*turn.ToolCallRequest) ([]loop.Outcome, error) {
 	fcs := make([]llm.FunctionCall, len(calls))
 	for i, c := range calls {
 		fcs[i] = llm.FunctionCall{ID: c.CallID, Name: c.Name, Args: c.Args}
 	}
-	out := make([]headless.Outcome, len(calls))
+	out := make([]loop.Outcome, len(calls))
 	dup := repair.DuplicateCalls(r.chat.History(), fcs)
 	seen := make(map[string]bool, len(calls))
 	var reqs []scheduler.Request
@@ -172,12 +172,12 @@ func (r *Runner) RunTools(ctx context.Context, calls []*turn.ToolCallRequest) ([
 	for i, c := range calls {
 		switch {
 		case dup[c.CallID]:
-			out[i] = headless.Outcome{Response: *repair.DuplicateResponse(fcs[i]).Response, Args: c.Args}
+			out[i] = loop.Outcome{Response: *repair.DuplicateResponse(fcs[i]).Response, Args: c.Args}
 			continue
 		case c.RepeatOf != "" || (c.CallID != "" && seen[c.CallID]):
 			// The same new id twice in one reply: the first copy runs,
 			// each extra one is answered without running.
-			out[i] = headless.Outcome{Response: *repair.RepeatedResponse(fcs[i]).Response, Args: c.Args}
+			out[i] = loop.Outcome{Response: *repair.RepeatedResponse(fcs[i]).Response, Args: c.Args}
 			continue
 		}
 		seen[c.CallID] = true
@@ -188,7 +188,7 @@ func (r *Runner) RunTools(ctx context.Context, calls []*turn.ToolCallRequest) ([
 	done, err := r.sched.Run(ctx, reqs)
 	for k, call := range done {
 		resp := call.Response()
-		out[idx[k]] = headless.Outcome{
+		out[idx[k]] = loop.Outcome{
 			Response: resp,
 			Args:     call.Args,
 			Denied:   call.ErrorType() == scheduler.ErrorTypeExecutionDenied,

@@ -9,10 +9,14 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/mcp"
 	"github.com/plyhq/ply/internal/tools"
 )
+
+// MCPServer is an MCP server's state at start: "connected" or "failed".
+type MCPServer struct {
+	Name, Status string
+}
 
 // trustedServers returns allow rules for the servers marked trust: their
 // tools run without asking, as in the peers' configuration files.
@@ -39,12 +43,12 @@ func startMCP(ctx context.Context, cfg *Config, log *slog.Logger) *mcp.Manager {
 // policy does not offer them, and reports each server that failed once,
 // on notices. It returns the servers' states for the init message.
 // Past the threshold d holds, they are deferred behind tool_search.
-func addMCPTools(ctx context.Context, m *mcp.Manager, reg *tools.Registry, offered func(string) bool, notices io.Writer, d deferral) []headless.MCPServer {
+func addMCPTools(ctx context.Context, m *mcp.Manager, reg *tools.Registry, offered func(string) bool, notices io.Writer, d deferral) []MCPServer {
 	if m == nil {
 		return nil
 	}
 	ts, fails := m.Tools(ctx)
-	var states []headless.MCPServer
+	var states []MCPServer
 	connected := map[string]bool{}
 	var keep []tools.Tool
 	for _, t := range ts {
@@ -62,11 +66,11 @@ func addMCPTools(ctx context.Context, m *mcp.Manager, reg *tools.Registry, offer
 		}
 	}
 	for name := range connected {
-		states = append(states, headless.MCPServer{Name: name, Status: "connected"})
+		states = append(states, MCPServer{Name: name, Status: "connected"})
 	}
 	for _, f := range fails {
 		fmt.Fprintf(notices, "ply: warning: MCP server %q is not available, continuing without it: %v\n", f.Server, oneLine(f.Err))
-		states = append(states, headless.MCPServer{Name: f.Server, Status: "failed"})
+		states = append(states, MCPServer{Name: f.Server, Status: "failed"})
 	}
 	return states
 }
@@ -75,11 +79,11 @@ func oneLine(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
 }
 
-// AddSDKServers starts the MCP servers an SDK named in its initialize
+// AddMCPServers starts the MCP servers an SDK named in its initialize
 // request and offers their tools from the next request on. The SDK's
 // caller chose them, as a user chooses those of --mcp-config.
 // Embedded servers (in the SDK's process) are reached through send.
-func (c *Session) AddSDKServers(ctx context.Context, raw map[string]json.RawMessage, embedded []string, send headless.MCPSender, log *slog.Logger, notices io.Writer) ([]headless.MCPServer, []string, error) {
+func (c *Session) AddMCPServers(ctx context.Context, raw map[string]json.RawMessage, embedded []string, send func(ctx context.Context, server string, msg json.RawMessage) (json.RawMessage, error), log *slog.Logger, notices io.Writer) ([]MCPServer, []string, error) {
 	cfg := c.cfg
 	servers, err := mcp.ParseServers(raw)
 	if err != nil {

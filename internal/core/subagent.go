@@ -175,21 +175,19 @@ func lastModelText(h []llm.Message) string {
 	return ""
 }
 
-// addSDKAgents adds the SDK's subagent definitions to the agent tool (one
+// AddAgents adds subagent definitions (the SDK's) to the agent tool (one
 // of the same name replaces it) and returns the names of all.
-func (c *Session) addSDKAgents(list []headless.SDKAgent) ([]string, error) {
+func (c *Session) AddAgents(list []agent.Definition) ([]string, error) {
 	t, ok := c.reg.Lookup(agent.Name)
 	if !ok {
 		return nil, errors.New("subagents are not available in this session")
 	}
 	defs := slices.Clone(t.(*agent.Tool).Definitions())
-	for _, a := range list {
-		if strings.TrimSpace(a.Name) == "" || strings.TrimSpace(a.Description) == "" {
-			return nil, fmt.Errorf("a subagent needs a name and a description (got %q)", a.Name)
+	for _, d := range list {
+		if strings.TrimSpace(d.Name) == "" || strings.TrimSpace(d.Description) == "" {
+			return nil, fmt.Errorf("a subagent needs a name and a description (got %q)", d.Name)
 		}
-		d := agent.Definition{Name: a.Name, Description: a.Description, Tools: a.Tools, Model: a.Model,
-			MaxTurns: a.RunConfig.MaxTurns, Prompt: a.SystemPrompt}
-		defs = slices.DeleteFunc(defs, func(o agent.Definition) bool { return o.Name == a.Name })
+		defs = slices.DeleteFunc(defs, func(o agent.Definition) bool { return o.Name == d.Name })
 		defs = append(defs, d)
 	}
 	c.reg.Register(agent.NewTool(defs, c.agentRunner()))
