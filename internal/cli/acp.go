@@ -112,7 +112,7 @@ func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, o a
 	)...)
 	// Subagents ask the client too; their progress never goes to stdout.
 	c.SetSubagentApprover(h.Approver)
-	c.SetSubagentOutput(headless.FormatText, io.Discard, sio.Stderr)
+	c.SetSubagentLoop(nestedLoop(headless.FormatText, io.Discard, sio.Stderr))
 	ch := c.Chat()
 	first, _ := c.First()
 	log.Info("acp session", "session", c.ID(), "workspace", cfg.workspace, "mode", cfg.mode)

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 
 	"github.com/plyhq/ply/internal/agent"
@@ -36,7 +37,7 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 		// Every entry drains the session's inbox of background work.
 		Inbox: c.Inbox(),
 	}
-	c.SetSubagentOutput(cfg.format, sio.Stdout, sio.Stderr)
+	c.SetSubagentLoop(nestedLoop(cfg.format, sio.Stdout, sio.Stderr))
 	log.Info("headless run", "session", c.ID(), "model", cfg.model, "mode", cfg.mode, "stream_input", cfg.streamInput)
 	first, firstType := c.First()
 	if cfg.streamInput {
@@ -85,6 +86,27 @@ func sdkControls(ctx context.Context, cfg *config, c *core.Session, sio IO, log 
 			states, names, err := c.AddMCPServers(ctx, raw, embedded, send, log, sio.Stderr)
 			return mcpStates(states), names, err
 		},
+	}
+}
+
+// nestedLoop runs subagents in the headless loop, their output nested in
+// the parent's printer when there is one, else in format on stdout and
+// stderr.
+func nestedLoop(format string, stdout, stderr io.Writer) core.NestedLoop {
+	return func(ctx context.Context, n core.Nested) core.NestedResult {
+		format, stderr := format, stderr
+		if n.Out != nil {
+			// Without a parent printer (the TUI), progress lines go to the
+			// agent card's live output.
+			format, stderr = headless.FormatText, n.Out
+		}
+		hcfg := headless.Config{
+			Format: format, SessionID: n.SessionID, Model: n.Model,
+			MaxSessionTurns: n.MaxTurns, MaxToolCalls: n.MaxToolCalls,
+			Stdout: stdout, Stderr: stderr, Inbox: n.Inbox,
+		}
+		res := headless.Nested(ctx, hcfg, n.Rounds, n.Tools, n.Prompt, n.ParentCallID)
+		return core.NestedResult{Result: res.Result, Subtype: res.Subtype, Error: res.Error, IsError: res.IsError, Turns: res.NumTurns}
 	}
 }
 

@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"io"
 
 	"github.com/plyhq/ply/internal/chat"
 	"github.com/plyhq/ply/internal/checkpoint"
@@ -78,11 +77,8 @@ func (c *Session) Runner(sched *scheduler.Scheduler, checkpoints bool) *Runner {
 // SetSubagentApprover sets who approves the subagents' calls.
 func (c *Session) SetSubagentApprover(a scheduler.Approver) { c.agents.approver = a }
 
-// SetSubagentOutput sets where the subagents' progress goes, and in what
-// format.
-func (c *Session) SetSubagentOutput(format string, stdout, stderr io.Writer) {
-	c.agents.format, c.agents.stdout, c.agents.stderr = format, stdout, stderr
-}
+// SetSubagentLoop sets the loop the subagents run.
+func (c *Session) SetSubagentLoop(l NestedLoop) { c.agents.nested = l }
 
 // OnUserQuery runs as each user prompt is sent, whatever the entry
 // layer: the prompt hooks, the end of the last turn's skills, the

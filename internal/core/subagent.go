@@ -14,8 +14,8 @@ import (
 	"github.com/plyhq/ply/internal/agent"
 	"github.com/plyhq/ply/internal/chat"
 	"github.com/plyhq/ply/internal/client"
-	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/hooks"
+	"github.com/plyhq/ply/internal/inbox"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/permission"
 	"github.com/plyhq/ply/internal/scheduler"
@@ -40,7 +40,7 @@ var subagentOnly = []string{agent.Name, agent.SendMessageName, tools.StructuredO
 // subagents runs the agent tool's nested loops: each task gets a chat of
 // its own over the parent's provider, the parent's tools (or the
 // definition's subset) on a scheduler of its own under the parent's
-// policy, hooks and approver, and the headless loop with its own caps.
+// policy, hooks and approver, and the entry's nested loop (NestedLoop) with its own caps.
 //
 // UNFINISHED: a subagent's own history lives only in its chat; the
 // session's transcript has the agent call and its report, not the steps.
@@ -65,12 +65,39 @@ type subagents struct {
 	// session opens.
 	bg *background
 
-	// Set by the entry layer before the first run.
-	approver  scheduler.Approver
-	format    string
 	sessionID string
-	stdout    io.Writer
-	stderr    io.Writer
+
+	// Set by the entry layer before the first run.
+	approver scheduler.Approver
+	nested   NestedLoop
+}
+
+// NestedLoop runs a subagent's loop, the entry layer's loop for n.Prompt
+// with its output nested in the parent call's, and returns how it ended.
+type NestedLoop func(ctx context.Context, n Nested) NestedResult
+
+// Nested is one subagent's run for a NestedLoop.
+type Nested struct {
+	SessionID, Model       string
+	MaxTurns, MaxToolCalls int
+	// Out, when set, takes the progress lines where there is no parent
+	// printer (the TUI's agent card).
+	Out io.Writer
+	// Inbox holds a background subagent's messages from the parent; nil
+	// for one the parent waits for.
+	Inbox        *inbox.Inbox
+	Rounds       *client.Client
+	Tools        *Runner
+	Prompt       []llm.Part
+	ParentCallID string
+}
+
+// NestedResult is how a subagent's loop ended: its final text, its
+// subtype and, when IsError, its error.
+type NestedResult struct {
+	Result, Subtype, Error string
+	IsError                bool
+	Turns                  int
 }
 
 const subagentPreamble = "You are a subagent: the main agent handed you one task. You cannot ask it or the user anything; " +
@@ -122,22 +149,19 @@ func (s *subagents) run(ctx context.Context, t agent.Task, bg *taskLink) agent.R
 		first = append(first, llm.Part{Text: extra})
 	}
 	sched := scheduler.New(reg, opts...)
-	format, stderr := s.format, s.stderr
-	if t.Out != nil {
-		// Without a parent printer (the TUI), progress lines go to the
-		// agent card's live output.
-		format, stderr = headless.FormatText, t.Out
-	}
-	hcfg := headless.Config{
-		Format: format, SessionID: s.sessionID, Model: cfg.Model,
-		MaxSessionTurns: cmp.Or(t.Def.MaxTurns, subagentMaxTurns), MaxToolCalls: subagentMaxToolCalls,
-		Stdout: s.stdout, Stderr: stderr,
+	n := Nested{
+		SessionID: s.sessionID, Model: cfg.Model,
+		MaxTurns: cmp.Or(t.Def.MaxTurns, subagentMaxTurns), MaxToolCalls: subagentMaxToolCalls,
+		Out: t.Out, Rounds: cl, Tools: &Runner{sched: sched, chat: ch}, Prompt: first, ParentCallID: t.CallID,
 	}
 	if bg != nil {
-		hcfg.Inbox = bg.task.inbox
+		n.Inbox = bg.task.inbox
 	}
-	res := headless.Nested(ctx, hcfg, cl, &Runner{sched: sched, chat: ch}, first, t.CallID)
-	rep := agent.Report{Text: res.Result, Subtype: res.Subtype, Turns: res.NumTurns, ToolCalls: countCalls(ch.History())}
+	if s.nested == nil {
+		return agent.Report{Err: "this session runs no subagents", Subtype: "error_during_execution"}
+	}
+	res := s.nested(ctx, n)
+	rep := agent.Report{Text: res.Result, Subtype: res.Subtype, Turns: res.Turns, ToolCalls: countCalls(ch.History())}
 	if res.IsError {
 		rep.Err = res.Error
 		rep.Text = lastModelText(ch.History())
