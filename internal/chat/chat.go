@@ -292,6 +292,66 @@ type reply struct {
 	// open accumulates the last part's text while it is still growing;
 	// nil when the last part is not growing text.
 	open *strings.Builder
+	// given are the reply's calls as the provider sent them, with the id
+	// each entered history under (see name).
+	given []givenCall
+}
+
+// givenCall is a call as the provider sent it, and the id it was given.
+type givenCall struct {
+	id, name, args string
+	as             string
+}
+
+// name gives a call the provider sent the id it enters history under,
+// before it does, so that every call of a request pairs with exactly one
+// result. Providers assign ids, not the model, and some reuse them (a
+// backend that restarts its numbering per process): a call whose id an
+// earlier turn (used) or an earlier call of this reply already holds is a
+// call of its own and gets a fresh id. Only a true replay — the same id,
+// name and arguments twice in one reply — is marked RepeatOf the first
+// copy, to be answered without running. A call without an id gets one.
+func (r *reply) name(call *llm.FunctionCall, used map[string]bool) {
+	g := givenCall{id: call.ID, name: call.Name, args: call.Args}
+	if call.ID == "" {
+		call.ID = NewCallID(call.Name)
+	}
+	for _, o := range r.given {
+		if g.id != "" && o.id == g.id && o.name == g.name && o.args == g.args {
+			call.RepeatOf, call.ID = o.as, NewCallID(call.Name)
+			break
+		}
+		if g.id != "" && (o.id == g.id || o.as == g.id) {
+			call.ID = NewCallID(call.Name)
+		}
+	}
+	if call.RepeatOf == "" && call.ID == g.id && used[g.id] {
+		call.ID = NewCallID(call.Name)
+	}
+	g.as = call.ID
+	r.given = append(r.given, g)
+}
+
+// callIDs returns the ids of the calls and results history holds, the
+// reply in flight left out.
+func (c *Chat) callIDs() map[string]bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ids := map[string]bool{}
+	for i, m := range c.history {
+		if i == c.partial {
+			continue
+		}
+		for _, p := range m.Parts {
+			switch {
+			case p.Call != nil:
+				ids[p.Call.ID] = true
+			case p.Response != nil:
+				ids[p.Response.ID] = true
+			}
+		}
+	}
+	return ids
 }
 
 // collectEvery is the reply size from which the reply's growth is
@@ -356,16 +416,6 @@ func (r *reply) add(ch *llm.Chunk) {
 		u := *ch.Usage
 		r.msg.Usage = &u
 	}
-}
-
-// hasCall reports whether the reply holds a call with this id.
-func (r *reply) hasCall(id string) bool {
-	for _, p := range r.msg.Parts {
-		if p.Call != nil && p.Call.ID == id {
-			return true
-		}
-	}
-	return false
 }
 
 func (r *reply) hasCalls() bool {

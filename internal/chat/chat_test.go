@@ -402,3 +402,44 @@ func TestFailedContinuationKeepsWhatWasShown(t *testing.T) {
 		t.Fatalf("history %+v: the shown text should stay, marked as cut", h)
 	}
 }
+
+// Within one reply, a call id repeated with the same name and arguments
+// is a replay (marked RepeatOf the first copy); repeated for another call
+// it is a call of its own with a fresh id; an id history holds is never
+// reused.
+func TestReplyNamesCalls(t *testing.T) {
+	var rep reply
+	calls := []llm.FunctionCall{
+		{ID: "c1", Name: "run", Args: `{"a":1}`},
+		{ID: "c1", Name: "run", Args: `{"a":2}`},
+		{ID: "c1", Name: "run", Args: `{"a":1}`},
+		{ID: "old", Name: "run", Args: `{"a":3}`},
+		{Name: "run", Args: `{}`},
+	}
+	used := map[string]bool{"old": true}
+	for i := range calls {
+		rep.name(&calls[i], used)
+	}
+	if calls[0].ID != "c1" || calls[0].RepeatOf != "" {
+		t.Errorf("first call: %+v", calls[0])
+	}
+	if calls[1].ID == "c1" || calls[1].RepeatOf != "" {
+		t.Errorf("another call under the same id must run under a fresh one: %+v", calls[1])
+	}
+	if calls[2].RepeatOf != "c1" || calls[2].ID == "c1" {
+		t.Errorf("a replay must be marked as a repeat of the first copy: %+v", calls[2])
+	}
+	if calls[3].ID == "old" || calls[3].RepeatOf != "" {
+		t.Errorf("an id history holds must not be reused: %+v", calls[3])
+	}
+	if calls[4].ID == "" {
+		t.Error("a call without an id got none")
+	}
+	seen := map[string]bool{}
+	for _, c := range calls {
+		if seen[c.ID] {
+			t.Errorf("id %q given twice", c.ID)
+		}
+		seen[c.ID] = true
+	}
+}

@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"fmt"
 	"io"
 	"runtime"
 	"strings"
@@ -92,5 +93,25 @@ func TestContinuationIsAnnounced(t *testing.T) {
 	}
 	if len(got) != 1 || got[0].Kind != EventContinue || got[0].Attempt != 1 || !strings.Contains(got[0].Reason, "unexpected EOF") {
 		t.Fatalf("events %+v, want one EventContinue naming the cut", got)
+	}
+}
+
+// BenchmarkCallIDs is what a reply with tool calls pays to learn the ids
+// history holds: one pass over a 200-round history (400 messages, a call
+// and a result each round).
+func BenchmarkCallIDs(b *testing.B) {
+	var h []llm.Message
+	for i := range 200 {
+		id := fmt.Sprintf("call_%d", i)
+		h = append(h,
+			llm.Message{Role: llm.RoleModel, Parts: []llm.Part{{Text: "reading"}, {Call: &llm.FunctionCall{ID: id, Name: "read_file", Args: `{}`}}}},
+			llm.Message{Role: llm.RoleUser, Parts: []llm.Part{{Response: &llm.FunctionResponse{ID: id, Name: "read_file", Output: "x"}}}})
+	}
+	c := New(nil, Config{}, h)
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(c.callIDs()) != 200 {
+			b.Fatal("wrong count")
+		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"slices"
 	"time"
 
 	"github.com/plyhq/ply/internal/llm"
@@ -240,20 +239,16 @@ func (c *Chat) streamInto(ctx context.Context, req *llm.Request, rep *reply, sea
 		}
 		return nil
 	}
+	var used map[string]bool // call ids history holds, read at the reply's first call
 	for ch, err := range c.provider.Stream(ctx, req) {
 		if err != nil {
 			return err
 		}
 		for i := range ch.Calls {
-			// Name calls the model left unnamed before they enter history,
-			// so the result sent back pairs with the call; an id the reply
-			// already used gets one of its own, marked as a repeat.
-			switch call := &ch.Calls[i]; {
-			case call.ID == "":
-				call.ID = NewCallID(call.Name)
-			case rep.hasCall(call.ID) || slices.ContainsFunc(ch.Calls[:i], func(o llm.FunctionCall) bool { return o.ID == call.ID }):
-				call.RepeatOf, call.ID = call.ID, NewCallID(call.Name)
+			if used == nil {
+				used = c.callIDs()
 			}
+			rep.name(&ch.Calls[i], used)
 		}
 		if seam != nil {
 			ch.Text = seam.filter(ch.Text, len(ch.Calls) > 0 || ch.FinishReason != "")
