@@ -91,11 +91,10 @@ func (c *Session) OnUserQuery(ctx context.Context, parts []llm.Part) ([]llm.Part
 func (c *Session) OnNewTurn(f func()) { c.newTurn = f }
 
 // The session opened: its id, the history it started from, its first
-// round, whether this run created it, and its transcript.
+// round and its transcript.
 func (c *Session) ID() string                           { return c.sess.id }
 func (c *Session) History() []llm.Message               { return c.sess.history }
 func (c *Session) First() ([]llm.Part, client.SendType) { return c.sess.first, c.sess.firstType }
-func (c *Session) Created() bool                        { return c.sess.created }
 func (c *Session) Transcript() *session.Writer          { return c.sess.w }
 
 // Switch makes the saved session id the current one (/resume) and

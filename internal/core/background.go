@@ -182,20 +182,20 @@ func (l *taskLink) SendMessage(_ context.Context, _, text string) (string, error
 	return "Message queued for the main agent: it reads it at its next step.", nil
 }
 
-// Task is a running background subagent, as a task list shows it.
-type Task struct {
+// runningTask is a running background subagent, as a task list shows it.
+type runningTask struct {
 	ID, Kind, Label string
 	Started         time.Time
 }
 
 // Running lists the running background subagents, oldest first, for a
 // task list (/tasks).
-func (b *background) Running() []Task {
+func (b *background) Running() []runningTask {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out := make([]Task, 0, len(b.tasks))
+	out := make([]runningTask, 0, len(b.tasks))
 	for _, t := range b.tasks {
-		out = append(out, Task{ID: t.id, Kind: "agent", Label: t.label(), Started: t.started})
+		out = append(out, runningTask{ID: t.id, Kind: "agent", Label: t.label(), Started: t.started})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Started.Before(out[j].Started) })
 	return out
@@ -313,13 +313,13 @@ func tellLost(op *opened, lost string) {
 
 // backgroundTasks lists the session's running background work for a task
 // list (/tasks): background subagents, then schedules.
-func (c *Session) backgroundTasks() []Task {
+func (c *Session) backgroundTasks() []runningTask {
 	if c.bg == nil {
 		return nil
 	}
 	out := c.bg.Running()
 	for _, j := range c.sched.List() {
-		out = append(out, Task{ID: j.ID, Kind: "schedule", Label: j.Spec + ": " + j.Prompt})
+		out = append(out, runningTask{ID: j.ID, Kind: "schedule", Label: j.Spec + ": " + j.Prompt})
 	}
 	return out
 }

@@ -11,7 +11,7 @@ import (
 // shell jobs.
 type taskView struct {
 	c *Session
-	t Task
+	t runningTask
 }
 
 func (b taskView) Info(int) tools.TaskInfo {
