@@ -47,7 +47,7 @@ type opened struct {
 // --resume names and decides how to resume it.
 func openSession(cfg *Config, root string, log *slog.Logger, stderr io.Writer) (*opened, int, error) {
 	prompt := []llm.Part(nil)
-	// The interactive UI submits -i's prompt as if typed (tui.go).
+	// The interactive UI submits -i's prompt itself, as if typed.
 	if cfg.Prompt != "" && !cfg.Interactive {
 		prompt = []llm.Part{{Text: cfg.Prompt}}
 	}
