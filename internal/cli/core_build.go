@@ -83,8 +83,8 @@ func (c *core) openWorkspace(ctx context.Context, cfg *config, log *slog.Logger)
 		return nil, err
 	}
 	c.ws = ws
-	// git runs for the snapshot only in a trusted folder: a repository's
-	// own config can name programs for git to run.
+	// A repository's own config can name programs for git to run: in a
+	// folder that is not trusted, the snapshot's git runs confined.
 	repo = startSnapshot(ctx, ws.Root(), cfg.trust.trusted, cfg.childEnv)
 	// MCP servers start now, in parallel with the rest of start-up, and
 	// are waited for only just before the tool list is needed; ctx
