@@ -90,8 +90,8 @@ func (c *Session) openWorkspace(ctx context.Context, cfg *Config, log *slog.Logg
 		return nil, err
 	}
 	c.ws = ws
-	// git runs for the snapshot only in a trusted folder: a repository's
-	// own config can name programs for git to run.
+	// A repository's own config can name programs for git to run: in a
+	// folder that is not trusted, the snapshot's git runs confined.
 	repo = startSnapshot(ctx, ws.Root(), cfg.Trusted, cfg.ChildEnv)
 	// MCP servers start now, in parallel with the rest of start-up, and
 	// are waited for only just before the tool list is needed; ctx

@@ -17,10 +17,10 @@ const snapshotBudget = 50 * time.Millisecond
 // startSnapshot begins the repository snapshot, git getting env (the
 // environment of every child process, secrets withheld); the function it
 // returns waits for it, never past the budget.
-func startSnapshot(ctx context.Context, dir string, runGit bool, env []string) func() *sysprompt.Repo {
+func startSnapshot(ctx context.Context, dir string, trusted bool, env []string) func() *sysprompt.Repo {
 	ctx, cancel := context.WithTimeout(ctx, snapshotBudget)
 	done := make(chan *sysprompt.Repo, 1)
-	go func() { done <- sysprompt.Snapshot(ctx, dir, runGit, env) }()
+	go func() { done <- sysprompt.Snapshot(ctx, dir, trusted, env) }()
 	return func() *sysprompt.Repo {
 		defer cancel()
 		return <-done

@@ -7,13 +7,16 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/plyhq/ply/internal/envpolicy"
+	"github.com/plyhq/ply/internal/safefile"
 	"github.com/plyhq/ply/internal/safegit"
+	"github.com/plyhq/ply/internal/sandbox"
 	"github.com/plyhq/ply/internal/shell"
 )
 
@@ -43,34 +46,41 @@ type Repo struct {
 }
 
 // Snapshot gathers the repository's state under dir: the top-level
-// listing always, git status and recent commits when runGit is true (the
-// folder is trusted) and git answers before ctx ends. Status and log run
-// at once, with optional locks off, so that they never write the index,
-// and with every setting of the repository's configuration that could run
-// a program switched off (safegit: fsmonitor, hooks, filter drivers,
-// signature programs, submodules' own configuration). git gets env, or
-// with nil ply's environment less the variables envpolicy withholds.
-func Snapshot(ctx context.Context, dir string, runGit bool, env []string) *Repo {
+// listing, and git status and recent commits when git answers before ctx
+// ends. Status and log run at once, with optional locks off, so that they
+// never write the index, and with every setting of the repository's
+// configuration that could run a program switched off (safegit:
+// fsmonitor, hooks, filter drivers, signature programs, submodules' own
+// configuration). In a folder that is not trusted they also run under the
+// read-only kernel profile, as the model's own read-only git commands do:
+// they may read the repository and the system, write nothing and reach
+// no network; where the kernel has no such profile, git is not run. git
+// gets env, or with nil ply's environment less the variables envpolicy
+// withholds.
+func Snapshot(ctx context.Context, dir string, trusted bool, env []string) *Repo {
 	r := &Repo{}
 	var wg sync.WaitGroup
 	var status, log []byte
 	var statusErr, logErr error
-	ranGit := runGit && gitBranch(dir) != ""
+	run, note := gitRunner(dir, trusted)
+	if note != "" {
+		r.Notes = append(r.Notes, note)
+	}
+	ranGit := run != nil
 	if ranGit {
+		defer run.close()
 		env = gitEnv(env)
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
 			// Only status reads the work tree through drivers: log
 			// need not wait for them to be looked up.
-			status, statusErr = gitOutput(ctx, dir, safegit.Overrides(ctx, dir, env), "status", "--short", "--untracked-files=normal", "--no-renames")
+			status, statusErr = run.output(ctx, dir, safegit.Overrides(ctx, dir, env), "status", "--short", "--untracked-files=normal", "--no-renames")
 		}()
 		go func() {
 			defer wg.Done()
-			log, logErr = gitOutput(ctx, dir, env, "log", "--oneline", "--no-decorate", fmt.Sprintf("-%d", repoCommits))
+			log, logErr = run.output(ctx, dir, env, "log", "--oneline", "--no-decorate", fmt.Sprintf("-%d", repoCommits))
 		}()
-	} else if !runGit && gitBranch(dir) != "" {
-		r.Notes = append(r.Notes, "git status was not read: this folder is not trusted")
 	}
 	r.Listing, r.ListMore = listing(dir)
 	wg.Wait()
@@ -121,10 +131,69 @@ func gitEnv(env []string) []string {
 	return shell.SafeGitEnv(append(slices.Clip(env), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C"))
 }
 
-func gitOutput(ctx context.Context, dir string, env []string, args ...string) ([]byte, error) {
+// gitRun runs the snapshot's git commands, confined when policy is set.
+type gitRun struct {
+	policy *sandbox.Policy
+	tmp    string
+}
+
+// gitRunner returns how the snapshot runs git in dir, or nil and the note
+// that says why it does not.
+func gitRunner(dir string, trusted bool) (*gitRun, string) {
+	root, gdir, ok := repoDirs(dir)
+	switch {
+	case !ok:
+		return nil, ""
+	case trusted:
+		return &gitRun{}, ""
+	}
+	if err := sandbox.ReadOnlyAvailable(); err != nil {
+		return nil, "git status was not read: this folder is not trusted, and the kernel has no read-only profile to run git in"
+	}
+	tmp, err := os.MkdirTemp("", "ply-snapshot-")
+	if err != nil {
+		return nil, "git status was not read: " + err.Error()
+	}
+	p := sandbox.ReadOnlyPolicy(tmp)
+	p.ReadableDirs = []string{root, gdir}
+	// A worktree's git directory names the repository's own in
+	// commondir.
+	if f, err := safefile.Read(filepath.Join(gdir, "commondir"), maxHead); err == nil {
+		c := strings.TrimSpace(string(f.Data))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(gdir, c)
+		}
+		p.ReadableDirs = append(p.ReadableDirs, filepath.Clean(c))
+	}
+	return &gitRun{policy: &p, tmp: tmp}, ""
+}
+
+func (g *gitRun) close() {
+	if g.tmp != "" {
+		_ = os.RemoveAll(g.tmp)
+	}
+}
+
+func (g *gitRun) output(ctx context.Context, dir string, env []string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.untrackedCache=false", "--no-pager"}, args...)...)
 	cmd.Dir, cmd.Env = dir, env
-	return cmd.Output()
+	if g.policy == nil {
+		return cmd.Output()
+	}
+	cmd.Env = append(cmd.Env, "TMPDIR="+g.tmp)
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := sandbox.Start(cmd, *g.policy); err != nil {
+		return nil, err
+	}
+	if err := cmd.Wait(); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			ee.Stderr = stderr.Bytes()
+		}
+		return nil, err
+	}
+	return out.Bytes(), nil
 }
 
 func nonEmptyLines(b []byte) []string {

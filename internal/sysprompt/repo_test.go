@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/plyhq/ply/internal/sandbox"
 )
 
 func gitRepo(t *testing.T) string {
@@ -60,9 +62,33 @@ func TestSnapshot(t *testing.T) {
 		t.Error("the snapshot rewrote the index")
 	}
 
-	untrusted := Snapshot(ctx, dir, false, nil).render()
-	if strings.Contains(untrusted, "main.go\n") || !strings.Contains(untrusted, "not trusted") || !strings.Contains(untrusted, "Top level:") {
-		t.Errorf("untrusted snapshot:\n%s", untrusted)
+}
+
+// In a folder that is not trusted, git runs confined by the read-only
+// profile: the snapshot still shows the user's uncommitted work and the
+// recent commits, and the repository's configuration runs nothing.
+func TestSnapshotUntrusted(t *testing.T) {
+	dir := gitRepo(t)
+	marker := filepath.Join(t.TempDir(), "ran")
+	f, _ := os.OpenFile(filepath.Join(dir, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("[core]\n\tfsmonitor = touch " + marker + "\n")
+	f.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out := Snapshot(ctx, dir, false, nil).render()
+	if err := sandbox.ReadOnlyAvailable(); err != nil {
+		if !strings.Contains(out, "no read-only profile") || strings.Contains(out, "main.go\n") {
+			t.Errorf("without a read-only profile git must not run:\n%s", out)
+		}
+		t.Skipf("the kernel has no read-only profile (%v): checked that git did not run", err)
+	}
+	for _, want := range []string{" M main.go", "?? new.txt", "first commit", "Top level: main.go new.txt sub/"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("untrusted snapshot lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the repository's core.fsmonitor ran")
 	}
 }
 

@@ -6,6 +6,7 @@
 package sysprompt
 
 import (
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -125,6 +126,22 @@ func gitBranch(dir string) string {
 		parent := filepath.Dir(d)
 		if parent == d {
 			return ""
+		}
+		d = parent
+	}
+}
+
+// repoDirs finds the repository dir is in: its top directory and its git
+// directory (which a worktree or a submodule keeps elsewhere).
+func repoDirs(dir string) (root, gdir string, ok bool) {
+	for d := dir; ; {
+		g := gitDir(d)
+		if _, err := os.Stat(filepath.Join(g, "HEAD")); err == nil {
+			return d, g, true
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", "", false
 		}
 		d = parent
 	}
