@@ -42,7 +42,7 @@ type Config struct {
 	SettingsFiles []settings.File
 	User          settings.Settings
 	// Trusted says whether the workspace's own configuration is loaded:
-	// its agents, skills and git snapshot.
+	// its agents and skills; without it, the snapshot's git runs confined.
 	Trusted bool
 	// ChildEnv is the environment of shell commands, hooks and MCP
 	// servers; MCP the servers to start.
