@@ -55,6 +55,20 @@ func runACP(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 // empty) the saved one resume names: the settings and trust of that
 // folder, ply's flags and environment, and h plugged into the scheduler.
 func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, o acp.Open, resume string, h acp.Hooks) (*acp.Session, error) {
+	cfg, err := acpConfig(base, sio, o, resume)
+	if err != nil {
+		return nil, err
+	}
+	c, _, err := core.New(ctx, cfg.coreConfig(sio), sio.Stderr, log)
+	if err != nil {
+		return nil, err
+	}
+	return acpServe(cfg, sio, log, c, h), nil
+}
+
+// acpConfig is base for a session in o's folder: that folder's trust and
+// settings, with the client's MCP servers, resuming resume when set.
+func acpConfig(base *config, sio IO, o acp.Open, resume string) (*config, error) {
 	cwd := o.CWD
 	if !filepath.IsAbs(cwd) {
 		return nil, fmt.Errorf("cwd %q is not an absolute path", cwd)
@@ -88,10 +102,12 @@ func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, o a
 		}
 		cfg.mcp = servers
 	}
-	c, _, err := core.New(ctx, cfg.coreConfig(sio), sio.Stderr, log)
-	if err != nil {
-		return nil, err
-	}
+	return &cfg, nil
+}
+
+// acpServe plugs the client's hooks h into the session c and describes it
+// to the ACP server.
+func acpServe(cfg *config, sio IO, log *slog.Logger, c *core.Session, h acp.Hooks) *acp.Session {
 	// The client's file system, when it offers one, is where the file
 	// tools' text comes from and goes to.
 	c.Workspace().SetTextFiles(h.Files)
@@ -116,7 +132,7 @@ func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, o a
 	ch := c.Chat()
 	first, _ := c.First()
 	log.Info("acp session", "session", c.ID(), "workspace", cfg.workspace, "mode", cfg.mode)
-	models := acpModels(&cfg, ch.Config().Model)
+	models := acpModels(cfg, ch.Config().Model)
 	return &acp.Session{
 		ID:     c.ID(),
 		Rounds: c.Client(),
@@ -138,7 +154,7 @@ func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, o a
 		Models:      models,
 		Model:       ch.Config().Model,
 		SetModel: func(m string) error {
-			if err := checkModel(&cfg, m); err != nil {
+			if err := checkModel(cfg, m); err != nil {
 				return err
 			}
 			ch.SetModel(m)
@@ -155,7 +171,7 @@ func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, o a
 		Commands: acpCommands(c),
 		// The session's background work (acp/inbox.go).
 		Inbox: c.Inbox(),
-	}, nil
+	}
 }
 
 // acpSessions lists the saved sessions of the project in cwd.
