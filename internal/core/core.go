@@ -31,7 +31,7 @@ import (
 // session and its chat, the hooks and the client. The entry adds its own
 // approver and update callback to the scheduler options and runs the loop.
 type Session struct {
-	cfg    *Config
+	cfg    *Config // what New was given
 	log    *slog.Logger
 	ws     *tools.Workspace
 	reg    *tools.Registry
@@ -51,7 +51,7 @@ type Session struct {
 	loops *loopdetect.Detector
 	todos *tools.TodoList
 	// agents runs the agent tool's subagents; the entry layer sets its
-	// approver and output before the first round.
+	// approver and loop before the first round.
 	agents *subagents
 	// mcp holds the MCP servers' states, for the init message.
 	mcp      []MCPServer
@@ -150,7 +150,7 @@ func loopOf(l *loopdetect.Loop) *client.Loop {
 	return &client.Loop{Guard: string(l.Guard), Message: l.Message}
 }
 
-// Runner adapts the scheduler to the headless loop, and refuses to run a
+// Runner adapts the scheduler to the entry's loop, and refuses to run a
 // call whose id history already answered (some backends replay ids) or
 // that repeats an earlier call id of the same reply.
 type Runner struct {
