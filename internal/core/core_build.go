@@ -28,7 +28,7 @@ import (
 	"github.com/plyhq/ply/internal/tools"
 )
 
-// New builds the layers for cfg. notices receives what hooks say to
+// New builds the layers for config. notices receives what hooks say to
 // the user. On error it returns the exit code and has released everything.
 // Each step fills fields of the session; the order matters, as later steps
 // use what earlier ones made and the closers run last first.
