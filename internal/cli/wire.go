@@ -18,6 +18,7 @@ import (
 	"github.com/plyhq/ply/internal/agent"
 	"github.com/plyhq/ply/internal/chat"
 	"github.com/plyhq/ply/internal/client"
+	"github.com/plyhq/ply/internal/exitcode"
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/hooks"
 	"github.com/plyhq/ply/internal/inbox"
@@ -138,7 +139,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 	roots := append([]string{cfg.workspace}, cfg.opts.IncludeDirs...)
 	ws, err := tools.NewWorkspace(roots...)
 	if err != nil {
-		return nil, headless.ExitInput, err
+		return nil, exitcode.Input, err
 	}
 	c.ws = ws
 	// git runs for the snapshot only in a trusted folder: a repository's
@@ -160,12 +161,12 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 	shell.SetEnv(cfg.childEnv)
 	n := cfg.settings.Tools.ShellOutputLimit
 	if n < 0 {
-		return nil, headless.ExitConfig, fmt.Errorf("settings: tools.shellOutputLimit is %d: it must be a positive number of characters", n)
+		return nil, exitcode.Config, fmt.Errorf("settings: tools.shellOutputLimit is %d: it must be a positive number of characters", n)
 	}
 	shell.SetOutputLimit(n)
 	sandboxCleanup, err := setupSandbox(cfg.opts, cfg.allowUnsandboxed(), ws, shell, sio.Getenv, sio.Stderr)
 	if err != nil {
-		return nil, headless.ExitInput, err
+		return nil, exitcode.Input, err
 	}
 	// Closers run last first: the jobs end before their temporary
 	// directory goes.
@@ -220,7 +221,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 
 	mode, err := permission.ParseMode(cfg.mode)
 	if err != nil {
-		return nil, headless.ExitInput, err
+		return nil, exitcode.Input, err
 	}
 	var ruleSets []permission.RuleSet
 	for _, f := range cfg.settingsFiles {
@@ -235,7 +236,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 	if err != nil {
 		// A rule that does not parse could be a deny rule that would
 		// then deny nothing: refuse to start.
-		return nil, headless.ExitInput, errors.New("bad permission rule: " + strings.ReplaceAll(err.Error(), "\n", "; "))
+		return nil, exitcode.Input, errors.New("bad permission rule: " + strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
 	c.policy = policy
 	c.skills = loadSkills(cfg, ws, policy, reg, notices)
@@ -273,10 +274,10 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 	// with it.
 	artifacts := sess.w.Dir()
 	if err := os.MkdirAll(artifacts, 0o700); err != nil {
-		return nil, headless.ExitError, fmt.Errorf("creating the session directory: %w", err)
+		return nil, exitcode.Error, fmt.Errorf("creating the session directory: %w", err)
 	}
 	if err := ws.AddReadOnly(artifacts); err != nil {
-		return nil, headless.ExitError, err
+		return nil, exitcode.Error, err
 	}
 	shell.SetOutputDir(filepath.Join(artifacts, "shell-output"))
 	reopenSkills(c.skills, sess.history)
@@ -307,7 +308,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 	system := sysprompt.Build(sysEnv)
 	hookRunner, err := newHooks(cfg, ws.Root(), sess, policy, notices)
 	if err != nil {
-		return nil, headless.ExitConfig, err
+		return nil, exitcode.Config, err
 	}
 	c.hooks = hookRunner
 	retry := chat.DefaultRetryPolicy
@@ -315,7 +316,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 		// For tests and impatient users: scales every retry delay.
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil || f < 0 {
-			return nil, headless.ExitConfig, fmt.Errorf("PLY_RETRY_DELAY_SCALE=%q is not a non-negative number", s)
+			return nil, exitcode.Config, fmt.Errorf("PLY_RETRY_DELAY_SCALE=%q is not a non-negative number", s)
 		}
 		retry = retry.Scale(f)
 	}

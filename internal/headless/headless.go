@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/plyhq/ply/internal/client"
+	"github.com/plyhq/ply/internal/exitcode"
 	"github.com/plyhq/ply/internal/inbox"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/loop"
@@ -29,19 +30,6 @@ const (
 	FormatText       = "text"
 	FormatJSON       = "json"
 	FormatStreamJSON = "stream-json"
-)
-
-// Exit codes, as Qwen Code's.
-const (
-	ExitOK        = 0
-	ExitError     = 1
-	ExitAuth      = 41
-	ExitInput     = 42
-	ExitConfig    = 52
-	ExitTurnLimit = 53
-	ExitToolError = 54
-	ExitBudget    = 55
-	ExitCancelled = 130
 )
 
 // Rounds is the client as the loop drives it.
@@ -158,25 +146,25 @@ func (r *run) end(res loop.Result) int {
 		var denied *deniedStop
 		if errors.As(res.Err, &denied) {
 			r.denials = append(r.denials, denied.denial)
-			return r.fail(SubtypeError, ExitCancelled, denied.Error())
+			return r.fail(SubtypeError, exitcode.Cancelled, denied.Error())
 		}
-		return r.fail(SubtypeCancelled, ExitCancelled, "cancelled")
+		return r.fail(SubtypeCancelled, exitcode.Cancelled, "cancelled")
 	case loop.WallTime:
-		return r.fail(SubtypeMaxWallTime, ExitBudget, res.Message)
+		return r.fail(SubtypeMaxWallTime, exitcode.Budget, res.Message)
 	case loop.MaxTurns:
-		return r.fail(SubtypeMaxTurns, ExitTurnLimit, res.Message)
+		return r.fail(SubtypeMaxTurns, exitcode.TurnLimit, res.Message)
 	case loop.MaxToolCalls, loop.TurnCapReached:
 		// The per-turn cap is a tool-call budget: no one here can be
 		// asked to raise it.
-		return r.fail(SubtypeMaxToolCalls, ExitBudget, res.Message)
+		return r.fail(SubtypeMaxToolCalls, exitcode.Budget, res.Message)
 	case loop.Loop:
-		return r.fail(SubtypeLoopDetected, ExitBudget, res.Message)
+		return r.fail(SubtypeLoopDetected, exitcode.Budget, res.Message)
 	case loop.ToolError:
 		var stopped *scheduler.BatchStoppedError
 		if errors.As(res.Err, &stopped) {
-			return r.fail(SubtypeError, ExitToolError, "stopped by a PostToolBatch hook: "+cmp.Or(stopped.Reason, "no reason given"))
+			return r.fail(SubtypeError, exitcode.ToolError, "stopped by a PostToolBatch hook: "+cmp.Or(stopped.Reason, "no reason given"))
 		}
-		return r.fail(SubtypeError, ExitToolError, res.Message)
+		return r.fail(SubtypeError, exitcode.ToolError, res.Message)
 	default:
 		return r.fail(SubtypeError, exitCodeFor(res.Err), res.Message)
 	}
@@ -185,14 +173,14 @@ func (r *run) end(res loop.Result) int {
 func exitCodeFor(err error) int {
 	var api *llm.APIError
 	if errors.As(err, &api) && api.Kind == llm.ErrAuth {
-		return ExitAuth
+		return exitcode.Auth
 	}
-	return ExitError
+	return exitcode.Error
 }
 
 func (r *run) succeed() int {
 	r.out.result(r.resultMsg(SubtypeSuccess, false, ""))
-	return ExitOK
+	return exitcode.OK
 }
 
 func (r *run) fail(subtype string, code int, msg string) int {

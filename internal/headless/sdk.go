@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/plyhq/ply/internal/client"
+	"github.com/plyhq/ply/internal/exitcode"
 	"github.com/plyhq/ply/internal/inbox"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/loop"
@@ -158,12 +159,12 @@ func (s *SDK) Serve(ctx context.Context, rounds Rounds, tools ToolRunner, in io.
 			s.mu.Unlock()
 		}
 	}()
-	code := ExitOK
+	code := exitcode.OK
 loop:
 	for {
 		select {
 		case <-ctx.Done():
-			code = ExitCancelled
+			code = exitcode.Cancelled
 			break loop
 		case line, ok := <-lines:
 			if !ok {
@@ -200,7 +201,7 @@ loop:
 	select {
 	case err := <-readErr:
 		fmt.Fprintf(s.cfg.Stderr, "ply: reading standard input: %v\n", err)
-		return ExitError
+		return exitcode.Error
 	default:
 	}
 	return code
