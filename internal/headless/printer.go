@@ -1,9 +1,7 @@
 package headless
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
 
@@ -11,20 +9,20 @@ import (
 	"github.com/plyhq/ply/internal/turn"
 )
 
-// printer renders the run in the chosen format. It serialises writes so
-// that progress from concurrent tools cannot interleave lines.
+// printer turns the run into messages, in their stream-json shapes, and
+// hands them to its sink, which prints them in the run's format.
 type printer struct {
 	cfg  Config
-	mu   sync.Mutex
-	all  []any // json format: everything, printed at the end
-	enc  *json.Encoder
-	last string
+	sink Sink
 
-	// A subagent's printer (see Nested) writes through its parent's,
-	// marks its messages with the parent call, and keeps its result.
-	sink     *printer
+	// A subagent's printer (see Nested) is announced by its parent's
+	// tool_use instead of an init message, marks its messages with the
+	// parent call, and adds its usage to its parent's.
+	sub      bool
+	parent   *printer
 	parentID *string
-	final    *Result
+
+	mu sync.Mutex
 	// nested is the usage of the subagents run below this printer's
 	// loop, which the result's totals include (guarded by mu: parallel
 	// subagents finish concurrently).
@@ -45,44 +43,17 @@ func (p *printer) nestedUsage() llm.Usage {
 }
 
 func newPrinter(cfg Config) *printer {
-	p := &printer{cfg: cfg}
-	if cfg.Format == FormatStreamJSON {
-		p.enc = json.NewEncoder(cfg.Stdout)
-		p.enc.SetEscapeHTML(false)
-	}
-	return p
+	return &printer{cfg: cfg, sink: NewSink(cfg)}
 }
 
-func (p *printer) emit(v any) {
-	if p.sink != nil {
-		p.sink.emit(v)
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	switch p.cfg.Format {
-	case FormatStreamJSON:
-		_ = p.enc.Encode(v)
-	case FormatJSON:
-		p.all = append(p.all, v)
-	}
-}
+func (p *printer) emit(v any) { p.sink.Message(v) }
 
 func (p *printer) progress(format string, args ...any) {
-	if p.sink != nil {
-		p.sink.progress("  ↳ "+format, args...)
-		return
-	}
-	if p.cfg.Format != FormatText || p.cfg.Stderr == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	fmt.Fprintf(p.cfg.Stderr, format+"\n", args...)
+	p.sink.Progress(fmt.Sprintf(format, args...))
 }
 
 func (p *printer) init() {
-	if p.final != nil {
+	if p.sub {
 		return // a subagent is announced by its parent's tool_use
 	}
 	tools := p.cfg.Tools
@@ -106,11 +77,6 @@ func (p *printer) assistant(thought, signature, text string, calls []*turn.ToolC
 	}
 	if text != "" {
 		msgs = append(msgs, []Block{{Type: "text", Text: text}})
-		if p.cfg.Format == FormatText {
-			p.mu.Lock()
-			p.last = text
-			p.mu.Unlock()
-		}
 	}
 	if len(calls) > 0 {
 		bl := make([]Block, len(calls))
@@ -166,35 +132,4 @@ func (p *printer) toolResults(outs []Outcome) {
 	p.emit(User{Type: "user", UUID: newUUID(), SessionID: p.cfg.SessionID, ParentToolUseID: p.parentID, Message: UserBody{Role: "user", Content: bl}})
 }
 
-func (p *printer) result(res Result) {
-	if p.final != nil {
-		*p.final = res
-		return
-	}
-	p.emit(res)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	switch p.cfg.Format {
-	case FormatJSON:
-		enc := json.NewEncoder(p.cfg.Stdout)
-		enc.SetEscapeHTML(false)
-		_ = enc.Encode(p.all)
-	case FormatText:
-		if res.StructuredOutput != nil {
-			_, _ = fmt.Fprintf(p.cfg.Stdout, "%s\n", res.StructuredOutput)
-			return
-		}
-		if res.IsError {
-			if p.cfg.Stderr != nil {
-				fmt.Fprintf(p.cfg.Stderr, "ply: %s\n", res.Error)
-			}
-			return
-		}
-		// Written in two pieces: appending the newline would copy a
-		// large answer once more.
-		_, _ = io.WriteString(p.cfg.Stdout, p.last)
-		if p.last != "" && !strings.HasSuffix(p.last, "\n") {
-			_, _ = io.WriteString(p.cfg.Stdout, "\n")
-		}
-	}
-}
+func (p *printer) result(res Result) { p.sink.Result(res) }
