@@ -18,6 +18,7 @@ import (
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/mcp"
 	"github.com/plyhq/ply/internal/redact"
+	"github.com/plyhq/ply/internal/sdk"
 	"github.com/plyhq/ply/internal/settings"
 	"github.com/plyhq/ply/internal/tools"
 )
@@ -191,7 +192,7 @@ func locate(sio IO) (home, workspace string, err error) {
 // request and offers their tools from the next request on. The SDK's
 // caller chose them, as a user chooses those of --mcp-config.
 // Embedded servers (in the SDK's process) are reached through send.
-func (c *core) addSDKServers(ctx context.Context, cfg *config, raw map[string]json.RawMessage, embedded []string, send headless.MCPSender, log *slog.Logger, notices io.Writer) ([]headless.MCPServer, []string, error) {
+func (c *core) addSDKServers(ctx context.Context, cfg *config, raw map[string]json.RawMessage, embedded []string, send sdk.MCPSender, log *slog.Logger, notices io.Writer) ([]headless.MCPServer, []string, error) {
 	servers, err := mcp.ParseServers(raw)
 	if err != nil {
 		return nil, nil, err

@@ -1,10 +1,12 @@
-// Package headless is the non-interactive entry layer (`ply -p`) and the
-// SDK's stream-json session: it runs the agent loop of package loop and
-// prints the run as text, one JSON array, or stream-json lines, and maps
-// the loop's end to a result message and an exit code.
+// Package headless is the non-interactive entry layer (`ply -p`): it runs
+// the agent loop of package loop and prints the run as text, one JSON
+// array, or stream-json lines, and maps the loop's end to a result message
+// and an exit code. Subagents run through Nested, printing into their
+// parent's output. The SDK's stream-json session (package sdk) runs each
+// of its queries through Drive.
 //
-// It does not speak HTTP, parse flags or build the layers it drives: the
-// command wires those and hands them in.
+// It does not speak HTTP, parse flags, read stdin or build the layers it
+// drives: the command wires those and hands them in.
 package headless
 
 import (
@@ -81,9 +83,6 @@ type Config struct {
 	MaxWallTime     time.Duration
 
 	Stdout, Stderr io.Writer
-
-	// sdkSubtypes maps result subtypes onto the SDK's union (see NewSDK).
-	sdkSubtypes bool
 }
 
 // Run drives the loop for prompt and returns the process exit code. The
@@ -98,6 +97,26 @@ func RunFrom(ctx context.Context, cfg Config, rounds Rounds, tools ToolRunner, f
 	r := &run{cfg: cfg, start: time.Now(), out: newPrinter(cfg)}
 	r.out.init()
 	return r.drive(ctx, rounds, tools, loop.Input{Parts: first, Type: typ})
+}
+
+// Drive runs one query of a session that prints through sink (the SDK's
+// stream-json session): the loop from in, its messages and result handed
+// to sink, with no init message (the session announces itself once, with
+// InitMessage). It returns the tokens the query used, its subagents'
+// included.
+func Drive(ctx context.Context, cfg Config, sink Sink, rounds Rounds, tools ToolRunner, in loop.Input) llm.Usage {
+	r := &run{cfg: cfg, start: time.Now(), out: &printer{cfg: cfg, sink: sink}}
+	r.drive(ctx, rounds, tools, in)
+	return *r.totalUsage()
+}
+
+// DenialCause is a cancel cause that stops a run because a call was
+// denied with a request to stop there (the SDK's can_use_tool deny with
+// interrupt): the run ends as an error with the cause's message, and the
+// denial joins the result's permission_denials.
+type DenialCause interface {
+	error
+	Denial() Denial
 }
 
 type run struct {
@@ -143,9 +162,9 @@ func (r *run) end(res loop.Result) int {
 	case loop.Done, loop.Structured:
 		return r.succeed()
 	case loop.Cancelled:
-		var denied *deniedStop
+		var denied DenialCause
 		if errors.As(res.Err, &denied) {
-			r.denials = append(r.denials, denied.denial)
+			r.denials = append(r.denials, denied.Denial())
 			return r.fail(SubtypeError, exitcode.Cancelled, denied.Error())
 		}
 		return r.fail(SubtypeCancelled, exitcode.Cancelled, "cancelled")
@@ -212,13 +231,10 @@ func (r *run) resultMsg(subtype string, isErr bool, msg string) Result {
 		Type: "result", Subtype: subtype, UUID: newUUID(), SessionID: r.cfg.SessionID,
 		IsError: isErr, DurationMS: time.Since(r.start).Milliseconds(),
 		DurationAPIMS: r.apiDuration().Milliseconds(), NumTurns: r.res.Turns - r.res.Background,
-		Result: r.lastText, Usage: usageOf(r.totalUsage()), PermissionDenials: r.denials,
+		Result: r.lastText, Usage: UsageOf(r.totalUsage()), PermissionDenials: r.denials,
 	}
 	if res.PermissionDenials == nil {
 		res.PermissionDenials = []Denial{}
-	}
-	if r.cfg.sdkSubtypes && sdkSubtype(subtype) != subtype {
-		res.Subtype, res.PlySubtype = sdkSubtype(subtype), subtype
 	}
 	if r.res.Structured != nil && !isErr {
 		res.Result = string(r.res.Structured)

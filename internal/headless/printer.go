@@ -56,16 +56,21 @@ func (p *printer) init() {
 	if p.sub {
 		return // a subagent is announced by its parent's tool_use
 	}
-	tools := p.cfg.Tools
+	p.emit(InitMessage(p.cfg))
+}
+
+// InitMessage is the first message of a run or session with cfg.
+func InitMessage(cfg Config) SystemInit {
+	tools := cfg.Tools
 	if tools == nil {
 		tools = []string{}
 	}
-	p.emit(SystemInit{
-		Type: "system", Subtype: "init", UUID: p.cfg.SessionID, SessionID: p.cfg.SessionID,
-		CWD: p.cfg.CWD, Tools: tools, MCPServers: nonNil(p.cfg.MCPServers), Model: p.cfg.Model,
-		PermissionMode: p.cfg.PermissionMode, SlashCommands: nonNil(p.cfg.Skills), Version: p.cfg.Version,
-		Agents: nonNil(p.cfg.Agents), Skills: nonNil(p.cfg.Skills),
-	})
+	return SystemInit{
+		Type: "system", Subtype: "init", UUID: cfg.SessionID, SessionID: cfg.SessionID,
+		CWD: cfg.CWD, Tools: tools, MCPServers: nonNil(cfg.MCPServers), Model: cfg.Model,
+		PermissionMode: cfg.PermissionMode, SlashCommands: nonNil(cfg.Skills), Version: cfg.Version,
+		Agents: nonNil(cfg.Agents), Skills: nonNil(cfg.Skills),
+	}
 }
 
 // assistant prints one round's reply: one message per block kind, in the
@@ -81,7 +86,7 @@ func (p *printer) assistant(thought, signature, text string, calls []*turn.ToolC
 	if len(calls) > 0 {
 		bl := make([]Block, len(calls))
 		for i, c := range calls {
-			bl[i] = Block{Type: "tool_use", ID: c.CallID, Name: c.Name, Input: toolInput(c.Args)}
+			bl[i] = Block{Type: "tool_use", ID: c.CallID, Name: c.Name, Input: ToolInput(c.Args)}
 		}
 		msgs = append(msgs, bl)
 	}
@@ -89,7 +94,7 @@ func (p *printer) assistant(thought, signature, text string, calls []*turn.ToolC
 	// Code prints them (a consumer that sums usage counts an id once); the
 	// last says why the reply stopped.
 	msgID := newUUID()
-	usage := usageOf(f.Usage)
+	usage := UsageOf(f.Usage)
 	for i, content := range msgs {
 		body := AssistantBody{ID: msgID, Type: "message", Role: "assistant", Model: p.cfg.Model, Content: content, Usage: usage}
 		if i == len(msgs)-1 {
