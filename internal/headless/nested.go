@@ -30,7 +30,7 @@ func Nested(ctx context.Context, cfg Config, rounds Rounds, tools ToolRunner, pr
 	if cfg.Format == FormatText {
 		sink.below = &textSink{stderr: cfg.Stderr}
 	}
-	p := &printer{cfg: cfg, sub: true}
+	p := &printer{cfg: cfg}
 	if parent, ok := ctx.Value(printerKey{}).(*printer); ok {
 		p.parent = parent
 		sink = nestedSink{below: parent.sink, indent: "  ↳ ", final: &res}

@@ -15,10 +15,9 @@ type printer struct {
 	cfg  Config
 	sink Sink
 
-	// A subagent's printer (see Nested) is announced by its parent's
-	// tool_use instead of an init message, marks its messages with the
-	// parent call, and adds its usage to its parent's.
-	sub      bool
+	// A subagent's printer (see Nested) marks its messages with the
+	// parent call and adds its usage to its parent's; no init message
+	// announces it (its parent's tool_use does).
 	parent   *printer
 	parentID *string
 
@@ -52,12 +51,7 @@ func (p *printer) progress(format string, args ...any) {
 	p.sink.Progress(fmt.Sprintf(format, args...))
 }
 
-func (p *printer) init() {
-	if p.sub {
-		return // a subagent is announced by its parent's tool_use
-	}
-	p.emit(InitMessage(p.cfg))
-}
+func (p *printer) init() { p.emit(InitMessage(p.cfg)) }
 
 // InitMessage is the first message of a run or session with cfg.
 func InitMessage(cfg Config) SystemInit {
