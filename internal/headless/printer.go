@@ -42,7 +42,7 @@ func (p *printer) nestedUsage() llm.Usage {
 }
 
 func newPrinter(cfg Config) *printer {
-	return &printer{cfg: cfg, sink: NewSink(cfg)}
+	return &printer{cfg: cfg, sink: newSink(cfg)}
 }
 
 func (p *printer) emit(v any) { p.sink.Message(v) }

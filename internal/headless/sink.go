@@ -21,9 +21,9 @@ type Sink interface {
 	Result(res Result)
 }
 
-// NewSink returns the sink of cfg's format, writing to cfg.Stdout (and
+// newSink returns the sink of cfg's format, writing to cfg.Stdout (and
 // cfg.Stderr for text's progress and errors).
-func NewSink(cfg Config) Sink {
+func newSink(cfg Config) Sink {
 	switch cfg.Format {
 	case FormatStreamJSON:
 		return NewStreamJSON(cfg.Stdout)
