@@ -17,7 +17,7 @@ import (
 	"github.com/plyhq/ply/internal/agent"
 	"github.com/plyhq/ply/internal/chat"
 	"github.com/plyhq/ply/internal/client"
-	"github.com/plyhq/ply/internal/headless"
+	"github.com/plyhq/ply/internal/exitcode"
 	"github.com/plyhq/ply/internal/hooks"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/permission"
@@ -41,7 +41,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 	}()
 	repo, err := c.openWorkspace(ctx, cfg, log)
 	if err != nil {
-		return nil, headless.ExitInput, err
+		return nil, exitcode.Input, err
 	}
 	shell, code, err := c.newShell(cfg, sio)
 	if err != nil {
@@ -53,7 +53,7 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 	appendPrompt := c.offerStructuredOutput(cfg)
 	modes, err := c.newPolicy(cfg, notices)
 	if err != nil {
-		return nil, headless.ExitInput, err
+		return nil, exitcode.Input, err
 	}
 	if code, err := c.openSession(cfg, sio, log, notices, shell); err != nil {
 		return nil, code, err
@@ -61,11 +61,11 @@ func buildCore(ctx context.Context, cfg *config, sio IO, log *slog.Logger, notic
 	c.mcp = addMCPTools(ctx, c.mcpm, c.reg, c.policy.Offered, notices, c.deferral(cfg))
 	sysEnv := c.systemEnv(cfg, appendPrompt, repo, notices)
 	if c.hooks, err = newHooks(cfg, c.ws.Root(), c.sess, c.policy, notices); err != nil {
-		return nil, headless.ExitConfig, err
+		return nil, exitcode.Config, err
 	}
 	chatCfg, err := c.newChat(cfg, sio.Getenv, log, provider, asker, sysEnv)
 	if err != nil {
-		return nil, headless.ExitConfig, err
+		return nil, exitcode.Config, err
 	}
 	c.newClient(cfg, log, modes, sysEnv)
 	c.configureSubagents(cfg, provider, chatCfg, sysEnv)
@@ -109,12 +109,12 @@ func (c *core) newShell(cfg *config, sio IO) (*tools.Shell, int, error) {
 	shell.SetEnv(cfg.childEnv)
 	n := cfg.settings.Tools.ShellOutputLimit
 	if n < 0 {
-		return nil, headless.ExitConfig, fmt.Errorf("settings: tools.shellOutputLimit is %d: it must be a positive number of characters", n)
+		return nil, exitcode.Config, fmt.Errorf("settings: tools.shellOutputLimit is %d: it must be a positive number of characters", n)
 	}
 	shell.SetOutputLimit(n)
 	sandboxCleanup, err := setupSandbox(cfg.opts, cfg.allowUnsandboxed(), c.ws, shell, sio.Getenv, sio.Stderr)
 	if err != nil {
-		return nil, headless.ExitInput, err
+		return nil, exitcode.Input, err
 	}
 	// Closers run last first: the jobs end before their temporary
 	// directory goes.
@@ -262,7 +262,7 @@ func (c *core) openSession(cfg *config, sio IO, log *slog.Logger, notices io.Wri
 	})
 	c.tasks.Add(c.backgroundToolTasks) // background subagents and schedules in /tasks and task_stop
 	if err := c.keepArtifacts(shell); err != nil {
-		return headless.ExitError, err
+		return exitcode.Error, err
 	}
 	reopenSkills(c.skills, sess.history)
 	if len(sess.todos) > 0 {

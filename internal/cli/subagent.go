@@ -18,6 +18,7 @@ import (
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/permission"
 	"github.com/plyhq/ply/internal/scheduler"
+	"github.com/plyhq/ply/internal/sdk"
 	"github.com/plyhq/ply/internal/settings"
 	"github.com/plyhq/ply/internal/sysprompt"
 	"github.com/plyhq/ply/internal/tools"
@@ -176,7 +177,7 @@ func lastModelText(h []llm.Message) string {
 
 // addSDKAgents adds the SDK's subagent definitions to the agent tool (one
 // of the same name replaces it) and returns the names of all.
-func (c *core) addSDKAgents(list []headless.SDKAgent) ([]string, error) {
+func (c *core) addSDKAgents(list []sdk.Agent) ([]string, error) {
 	t, ok := c.reg.Lookup(agent.Name)
 	if !ok {
 		return nil, errors.New("subagents are not available in this session")

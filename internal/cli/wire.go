@@ -21,6 +21,7 @@ import (
 	"github.com/plyhq/ply/internal/repair"
 	"github.com/plyhq/ply/internal/schedule"
 	"github.com/plyhq/ply/internal/scheduler"
+	"github.com/plyhq/ply/internal/sdk"
 	"github.com/plyhq/ply/internal/session"
 	"github.com/plyhq/ply/internal/settings"
 	"github.com/plyhq/ply/internal/skills"
@@ -145,11 +146,11 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 	c.agents.format, c.agents.stdout, c.agents.stderr = cfg.format, sio.Stdout, sio.Stderr
 	log.Info("headless run", "session", sess.id, "model", cfg.model, "mode", cfg.mode, "stream_input", cfg.streamInput)
 	if cfg.streamInput {
-		sdk := headless.NewSDK(hcfg)
-		sdk.Resume(sess.first, sess.firstType)
-		c.agents.approver = sdk
-		sched := scheduler.New(c.reg, append(opts, scheduler.WithApprover(hooks.Approver(c.hooks, sdk)))...)
-		return sdk.Serve(ctx, c.client, &runner{sched: sched, chat: ch, cp: c.cp}, sio.Stdin, headless.Controls{
+		s := sdk.New(hcfg)
+		s.Resume(sess.first, sess.firstType)
+		c.agents.approver = s
+		sched := scheduler.New(c.reg, append(opts, scheduler.WithApprover(hooks.Approver(c.hooks, s)))...)
+		return s.Serve(ctx, c.client, &runner{sched: sched, chat: ch, cp: c.cp}, sio.Stdin, sdk.Controls{
 			SetPermissionMode: func(m string) error {
 				pm, err := permission.ParseMode(m)
 				if err != nil {
@@ -165,16 +166,16 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 				return nil
 			},
 			SetEffort: ch.SetEffort,
-			ContextUsage: func() headless.ContextUsage {
+			ContextUsage: func() sdk.ContextUsage {
 				e := ch.Estimate()
-				return headless.ContextUsage{Model: ch.Config().Model, ContextWindow: ch.Config().ContextWindow,
+				return sdk.ContextUsage{Model: ch.Config().Model, ContextWindow: ch.Config().ContextWindow,
 					System: e.System, Tools: e.Tools, History: e.History, LastPromptTokens: e.LastPrompt}
 			},
-			Models:          func() []headless.Model { return availableModels(cfg, ch.Config().Model) },
+			Models:          func() []sdk.Model { return availableModels(cfg, ch.Config().Model) },
 			MarkUserMessage: c.cp.markUserMessage,
 			RewindFiles:     c.rewindFiles(),
 			AddAgents:       c.addSDKAgents,
-			AddMCPServers: func(raw map[string]json.RawMessage, embedded []string, send headless.MCPSender) ([]headless.MCPServer, []string, error) {
+			AddMCPServers: func(raw map[string]json.RawMessage, embedded []string, send sdk.MCPSender) ([]headless.MCPServer, []string, error) {
 				return c.addSDKServers(ctx, cfg, raw, embedded, send, log, sio.Stderr)
 			},
 		})

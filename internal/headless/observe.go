@@ -99,7 +99,7 @@ func (r *run) BatchEnded(outs []Outcome, _ error) {
 	for _, o := range outs {
 		resp := o.Response
 		if o.Denied {
-			r.denials = append(r.denials, Denial{ToolName: resp.Name, ToolUseID: resp.ID, ToolInput: toolInput(o.Args)})
+			r.denials = append(r.denials, Denial{ToolName: resp.Name, ToolUseID: resp.ID, ToolInput: ToolInput(o.Args)})
 		}
 		if resp.IsError {
 			r.out.progress("✗ %s: %s", resp.Name, abbreviate(resp.Output, 200))

@@ -20,7 +20,8 @@ type Usage struct {
 	ReasoningTokens      int `json:"reasoning_tokens,omitempty"`
 }
 
-func usageOf(u *llm.Usage) Usage {
+// UsageOf is u as a stream-json usage object; zero when u is nil.
+func UsageOf(u *llm.Usage) Usage {
 	if u == nil {
 		return Usage{}
 	}
@@ -152,10 +153,10 @@ const (
 
 func newUUID() string { return uuid.NewString() }
 
-// toolInput returns the call's arguments as a JSON value: the raw text
+// ToolInput returns the call's arguments as a JSON value: the raw text
 // when it is valid JSON, else the text as a JSON string, so a malformed
 // call still prints as valid JSON.
-func toolInput(args string) json.RawMessage {
+func ToolInput(args string) json.RawMessage {
 	if args == "" {
 		return json.RawMessage(`{}`)
 	}
