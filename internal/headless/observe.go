@@ -66,7 +66,7 @@ func (r *run) Event(ev turn.Event) {
 	case turn.Continued:
 		r.out.progress("the reply was cut (%s); continuing it (continuation %d)", abbreviate(e.Reason, 200), e.Attempt)
 	case turn.ChatCompressed:
-		r.out.progress("compressed the conversation: ~%d → ~%d tokens", e.TokensBefore, e.TokensAfter)
+		r.out.compacted(e)
 	case turn.Finished:
 		f := e
 		rd.finished = &f

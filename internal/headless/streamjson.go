@@ -166,3 +166,24 @@ func ToolInput(args string) json.RawMessage {
 	b, _ := json.Marshal(args)
 	return b
 }
+
+// CompactBoundary says that the chat summarised the history before a
+// request: from here on the model sees the summary instead of what came
+// before it. Claude Code's SDKs know it by this subtype.
+type CompactBoundary struct {
+	Type            string          `json:"type"`    // "system"
+	Subtype         string          `json:"subtype"` // "compact_boundary"
+	UUID            string          `json:"uuid"`
+	SessionID       string          `json:"session_id"`
+	ParentToolUseID *string         `json:"parent_tool_use_id"`
+	Metadata        CompactMetadata `json:"compact_metadata"`
+}
+
+// CompactMetadata is what a CompactBoundary says of the summary: what
+// started it ("auto": the history outgrew the context window) and the
+// estimated tokens before and after.
+type CompactMetadata struct {
+	Trigger    string `json:"trigger"`
+	PreTokens  int    `json:"pre_tokens"`
+	PostTokens int    `json:"post_tokens"`
+}
