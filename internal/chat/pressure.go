@@ -22,6 +22,12 @@ import (
 //     least currentFloor between them, whatever the pressure: a result
 //     the model cannot read is worse than a request the provider refuses,
 //     since the model asks for it again, in ever smaller pieces.
+//
+// The floor gives way in one case only: the provider refused the request,
+// and even with all else cut and summarised the window cannot hold the
+// current results at their floor beside the system prompt and the tool
+// declarations (a tiny window). Then they are cut as far as the request
+// must shrink, as a request with less of them beats no request at all.
 
 const (
 	// currentShare is the share of the context window that the current
@@ -181,10 +187,12 @@ func (c *Chat) cutCurrent(ctx context.Context, budget, floor int) bool {
 	// them, converted back from calibrated tokens, but not below floor.
 	shed := (est - budget) * bytesPerToken * 1000 / max(c.calibrated(1000), 1)
 	keep := max(floor, total-shed-cutNoteRoom*len(sizes))
-	share := evenShare(sizes, keep)
-	if share <= 0 {
+	share, ok := evenShare(sizes, keep)
+	if !ok {
 		return false
 	}
+	last := cutLevels[len(cutLevels)-1]
+	share = max(share, last.head+last.tail)
 	head := share * 2 / 3
 	lv := cutLevel{above: share + cutNoteRoom, head: head, tail: share - head}
 	return c.cutResults(ctx, budget, from, len(hist), []cutLevel{lv}, true)
@@ -192,18 +200,18 @@ func (c *Chat) cutCurrent(ctx context.Context, budget, floor int) bool {
 
 // evenShare returns the size each of sizes is cut to so that together they
 // take about keep: results smaller than an even share keep whole and leave
-// what they do not use to the others.
-func evenShare(sizes []int, keep int) int {
+// what they do not use to the others. It reports false when all fit.
+func evenShare(sizes []int, keep int) (int, bool) {
 	s := append([]int(nil), sizes...)
 	sort.Ints(s)
 	for i, n := range s {
 		share := keep / (len(s) - i)
 		if n > share {
-			return share
+			return max(share, 0), true
 		}
 		keep -= n
 	}
-	return 0 // all fit
+	return 0, false
 }
 
 // restore puts back the full text of cut results, newest first, while the

@@ -183,3 +183,23 @@ func TestNewestResultCutOnlyToItsFloor(t *testing.T) {
 		})
 	}
 }
+
+// In a window that the system prompt nearly fills, a refused request is
+// resent with the newest result cut below its floor rather than not at
+// all: the provider's refusal is the one thing the floor gives way to.
+func TestRefusalInATinyWindowCutsTheNewestDeeper(t *testing.T) {
+	hist := append([]llm.Message{userText("read it")}, toolRound("new", numbered(40<<10))...)
+	refusal := &llm.APIError{Kind: llm.ErrContextLength, Status: 400, Message: "prompt is too long: 15000 tokens > 8192 maximum"}
+	p := &scripted{steps: []step{{err: refusal}, {chunks: []llm.Chunk{text("S"), stop()}}, {chunks: []llm.Chunk{text("ok"), stop()}}}}
+	c := New(p, Config{Retry: fast, System: strings.Repeat("rule ", 3600)}, hist)
+	if got := drain(t, c, llm.Message{}); got.err != nil {
+		t.Fatal(got.err)
+	}
+	req := lastRequest(p)
+	if out := resultIn(t, req, "new"); len(out) >= currentFloor(8192) || !strings.HasPrefix(out, "line 000000") {
+		t.Errorf("the newest result went out with %d bytes; only a cut below the floor fits", len(out))
+	}
+	if len(p.reqs) != 3 {
+		t.Errorf("%d requests, want the refused one, the summary and the resend", len(p.reqs))
+	}
+}

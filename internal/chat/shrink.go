@@ -156,6 +156,10 @@ func (c *Chat) recoverContext(ctx context.Context, refusal error) (StreamEvent, 
 	// worth resending only a little smaller.
 	window := cmpOrInt(rep.Max, c.cfg.ContextWindow)
 	changed := c.relieve(ctx, target-fixed, currentFloor(window), splitRule{latest: true}, true)
+	if c.historyTokens() > target-fixed && c.cutCurrent(ctx, target-fixed, 0) {
+		// The window cannot hold the current results at their floor.
+		changed = true
+	}
 	after := c.calibrated(estimateRequest(c.request(0)))
 	ev := StreamEvent{Kind: EventCompressed, TokensBefore: before, TokensAfter: after}
 	if after > target {
