@@ -173,6 +173,7 @@ func (c *Chat) SetHistory(h []llm.Message) {
 	defer c.mu.Unlock()
 	c.history = append([]llm.Message(nil), h...)
 	c.partial = -1
+	c.pruneOriginalsLocked()
 }
 
 // PushCount returns how many user entries were pushed so far. The client

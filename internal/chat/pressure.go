@@ -220,22 +220,10 @@ func evenShare(sizes []int, keep int) (int, bool) {
 // text of results no longer in the history (summarised, cleared). It
 // reports whether anything was restored.
 func (c *Chat) restore(budget int) bool {
-	hist := c.History()
 	c.mu.Lock()
+	hist := append([]llm.Message(nil), c.history...)
+	live := c.pruneOriginalsLocked()
 	orig := c.originals
-	live := make(map[string]bool, len(orig))
-	for i := range hist {
-		for _, p := range hist[i].Parts {
-			if p.Response != nil && orig[p.Response.ID].full != "" {
-				live[p.Response.ID] = true
-			}
-		}
-	}
-	for id := range orig {
-		if !live[id] {
-			delete(orig, id)
-		}
-	}
 	c.mu.Unlock()
 	if len(live) == 0 {
 		return false
@@ -291,4 +279,27 @@ func (c *Chat) restore(budget int) bool {
 func isCutOf(out, full string) bool {
 	loc := cutNote().FindStringIndex(out)
 	return loc != nil && len(out) < len(full) && strings.HasPrefix(full, out[:loc[0]])
+}
+
+// pruneOriginalsLocked forgets the full text of cut results that the
+// history no longer holds, and returns the ids of those it does. c.mu is
+// held.
+func (c *Chat) pruneOriginalsLocked() map[string]bool {
+	live := map[string]bool{}
+	if len(c.originals) == 0 {
+		return live
+	}
+	for i := range c.history {
+		for _, p := range c.history[i].Parts {
+			if p.Response != nil && c.originals[p.Response.ID].full != "" {
+				live[p.Response.ID] = true
+			}
+		}
+	}
+	for id := range c.originals {
+		if !live[id] {
+			delete(c.originals, id)
+		}
+	}
+	return live
 }

@@ -203,3 +203,22 @@ func TestRefusalInATinyWindowCutsTheNewestDeeper(t *testing.T) {
 		t.Errorf("%d requests, want the refused one, the summary and the resend", len(p.reqs))
 	}
 }
+
+// The chat keeps the full text of a cut result only while the history
+// holds the result.
+func TestOriginalsForgottenWithTheirResults(t *testing.T) {
+	hist := append([]llm.Message{userText("read it")}, toolRound("c1", numbered(50<<10))...)
+	c := New(&scripted{}, Config{Retry: fast}, hist)
+	c.cutToolResults(context.Background(), 1)
+	if len(c.originals) != 1 {
+		t.Fatalf("%d full texts kept, want the cut one", len(c.originals))
+	}
+	c.SetHistory(c.History())
+	if len(c.originals) != 1 {
+		t.Fatal("a history still holding the result lost its full text")
+	}
+	c.SetHistory(nil)
+	if len(c.originals) != 0 {
+		t.Errorf("%d full texts kept after the history was cleared", len(c.originals))
+	}
+}
