@@ -19,9 +19,9 @@ import (
 //     first, as far as they fit (restore);
 //  4. only then are the results of the current turn cut: the results the
 //     request sends back for the calls the model just made. They keep at
-//     least currentFloor between them, whatever the pressure: a result
-//     the model cannot read is worse than a request the provider refuses,
-//     since the model asks for it again, in ever smaller pieces.
+//     least currentFloor between them, however far past the threshold
+//     the estimate still is: a result the model cannot read makes it ask
+//     again, in ever smaller pieces, and the request goes out as it is.
 //
 // The floor gives way in one case only: the provider refused the request,
 // and even with all else cut and summarised the window cannot hold the
