@@ -222,3 +222,52 @@ func TestOriginalsForgottenWithTheirResults(t *testing.T) {
 		t.Errorf("%d full texts kept after the history was cleared", len(c.originals))
 	}
 }
+
+// The current turn's results share what they may keep evenly, a small
+// one leaving what it does not use to the others.
+func TestEvenShare(t *testing.T) {
+	for _, tc := range []struct {
+		sizes []int
+		keep  int
+		share int
+		cut   bool
+	}{
+		{[]int{30000, 30000, 30000, 30000}, 16000, 4000, true},
+		{[]int{1000, 30000, 30000}, 16000, 7500, true},
+		{[]int{1000, 2000}, 16000, 0, false},
+		{[]int{20000}, 16000, 16000, true},
+		{[]int{20000}, -5, 0, true},
+	} {
+		share, cut := evenShare(tc.sizes, tc.keep)
+		if share != tc.share || cut != tc.cut {
+			t.Errorf("evenShare(%v, %d) = %d, %v; want %d, %v", tc.sizes, tc.keep, share, cut, tc.share, tc.cut)
+		}
+	}
+}
+
+// A batch of results sent together keeps its floor between them.
+func TestNewestBatchSharesItsFloor(t *testing.T) {
+	batch := llm.Message{Role: llm.RoleModel, FinishReason: llm.FinishToolCalls}
+	results := llm.Message{Role: llm.RoleUser}
+	for _, id := range []string{"a", "b", "c", "d"} {
+		batch.Parts = append(batch.Parts, llm.Part{Call: &llm.FunctionCall{ID: id, Name: "read_file", Args: "{}"}})
+		results.Parts = append(results.Parts, llm.Part{Response: &llm.FunctionResponse{ID: id, Name: "read_file", Output: numbered(30 << 10)}})
+	}
+	hist := []llm.Message{userText("read them"), batch, results}
+	p := &scripted{steps: []step{{chunks: []llm.Chunk{text("ok"), stop()}}}}
+	c := New(p, Config{Retry: fast, ContextWindow: 16000, System: strings.Repeat("rule ", 7200)}, hist)
+	if got := drain(t, c, llm.Message{}); got.err != nil {
+		t.Fatal(got.err)
+	}
+	total := 0
+	for _, id := range []string{"a", "b", "c", "d"} {
+		out := resultIn(t, lastRequest(p), id)
+		if len(out) < 3500 {
+			t.Errorf("result %s went out with %d bytes, below its share of the floor", id, len(out))
+		}
+		total += len(out)
+	}
+	if total < currentFloor(16000) {
+		t.Errorf("the batch went out with %d bytes, below its floor of %d", total, currentFloor(16000))
+	}
+}
