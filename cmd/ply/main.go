@@ -10,6 +10,7 @@ import (
 
 	"github.com/plyhq/ply/internal/cli"
 	"github.com/plyhq/ply/internal/envpolicy"
+	"github.com/plyhq/ply/internal/exitcode"
 	"github.com/plyhq/ply/internal/sandbox"
 )
 
@@ -33,7 +34,7 @@ func main() {
 		cancel()
 		<-sigs
 		fmt.Fprintln(os.Stderr, "ply: interrupted")
-		os.Exit(130)
+		os.Exit(exitcode.Cancelled)
 	}()
 	stdinTTY := false
 	if fi, err := os.Stdin.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {

@@ -116,6 +116,10 @@ type Chat struct {
 	// lastPrompt is the prompt size the provider last reported, and
 	// lastRaw the raw estimate of that request.
 	lastPrompt, lastRaw int
+	// originals holds the full text of each tool result cut to fit the
+	// window, by call id, while the history holds the result; see
+	// restore.
+	originals map[string]original
 
 	// partial is the index of a model entry pushed by the attempt in
 	// flight, or -1.
@@ -169,6 +173,7 @@ func (c *Chat) SetHistory(h []llm.Message) {
 	defer c.mu.Unlock()
 	c.history = append([]llm.Message(nil), h...)
 	c.partial = -1
+	c.pruneOriginalsLocked()
 }
 
 // PushCount returns how many user entries were pushed so far. The client

@@ -50,14 +50,28 @@ func estimateMessage(m *llm.Message) int {
 // Compress summarises the older part of the history now, whatever its
 // size. It reports false when there was nothing to compress.
 func (c *Chat) Compress(ctx context.Context) (StreamEvent, bool) {
-	return c.compress(ctx, true, "manual", "")
+	return c.compressNow(ctx, "")
 }
 
 // CompressWith is Compress with the user's instructions for the summary
 // (/compress focus text): they reach the PreCompact hooks and the
 // summary prompt.
 func (c *Chat) CompressWith(ctx context.Context, instructions string) (StreamEvent, bool) {
-	return c.compress(ctx, true, "manual", strings.TrimSpace(instructions))
+	return c.compressNow(ctx, strings.TrimSpace(instructions))
+}
+
+// compressNow summarises on the user's demand and then, the window being
+// known, restores the cut tool results that now fit below the share of it
+// at which the history is compressed before a request.
+func (c *Chat) compressNow(ctx context.Context, instructions string) (StreamEvent, bool) {
+	ev, ok := c.compress(ctx, splitRule{latest: true}, "manual", instructions)
+	if ok && c.cfg.ContextWindow > 0 {
+		budget := int(c.cfg.CompressAt*float64(c.cfg.ContextWindow)) - c.calibrated(fixedTokens(c.request(0)))
+		if c.restore(int(restoreShare * float64(budget))) {
+			ev.TokensAfter = EstimateTokens(c.History())
+		}
+	}
+	return ev, ok
 }
 
 // compactContext is implemented by CompactHooks that add context once the
@@ -67,9 +81,10 @@ type compactContext interface {
 }
 
 // maybeCompress shrinks the history before a request whose calibrated
-// estimate passes the configured share of the context window: first it
-// cuts oversized tool results, then, if still past the share, it
-// summarises the older part.
+// estimate passes the configured share of the context window, as relieve
+// does: older tool results first, then a summary of the older history
+// (restoring what it made room for), and the current turn's results
+// last, never below their floor.
 func (c *Chat) maybeCompress(ctx context.Context) (StreamEvent, bool) {
 	if c.cfg.ContextWindow <= 0 {
 		return StreamEvent{}, false
@@ -80,22 +95,34 @@ func (c *Chat) maybeCompress(ctx context.Context) (StreamEvent, bool) {
 	if before < at {
 		return StreamEvent{}, false
 	}
-	changed := c.cutToolResults(ctx, at-c.calibrated(fixedTokens(req))-1)
-	if c.calibrated(estimateRequest(c.request(0))) >= at {
-		if _, ok := c.compress(ctx, false, "auto", ""); ok {
-			changed = true
-		}
-	}
-	if !changed {
+	budget := at - c.calibrated(fixedTokens(req)) - 1
+	// A summary that would keep less than keepTail of the history
+	// verbatim (the current turn's results fill it) is still made, to
+	// spare those results, when what it replaces is worth a request.
+	rule := splitRule{latest: true, minOlder: max(budget/4, minSummarised)}
+	if !c.relieve(ctx, budget, currentFloor(c.cfg.ContextWindow), rule, false) {
 		return StreamEvent{}, false
 	}
 	after := c.calibrated(estimateRequest(c.request(0)))
 	return StreamEvent{Kind: EventCompressed, TokensBefore: before, TokensAfter: after}, true
 }
 
-func (c *Chat) compress(ctx context.Context, force bool, trigger, instructions string) (StreamEvent, bool) {
+// splitRule says where a summary may end. By default it keeps keepTail of
+// the history verbatim. With latest, when no boundary lies that late, it
+// ends at the latest one, provided the part it replaces holds at least
+// minOlder estimated tokens.
+type splitRule struct {
+	latest   bool
+	minOlder int
+}
+
+// minSummarised is the least history, in estimated tokens, that a summary
+// before a request replaces when it ends at the latest boundary.
+const minSummarised = 512
+
+func (c *Chat) compress(ctx context.Context, rule splitRule, trigger, instructions string) (StreamEvent, bool) {
 	hist := c.History()
-	split := splitPoint(hist, force)
+	split := splitPoint(hist, rule)
 	if split <= 0 {
 		return StreamEvent{}, false
 	}
@@ -158,23 +185,23 @@ func (c *Chat) compress(ctx context.Context, force bool, trigger, instructions s
 // splitPoint returns the index where the verbatim tail starts, after
 // keepTail of the tokens from the end: a user entry holding a prompt (not
 // tool results) or a model entry, so a call is never split from its
-// response. When force is set (the provider refused the request as too
-// long) and no boundary lies that late, the latest boundary is taken. It
-// returns 0 when no point leaves anything to summarise.
-func splitPoint(h []llm.Message, force bool) int {
+// response. When no boundary lies that late, rule may allow the latest
+// one (see splitRule). It returns 0 when no point leaves anything to
+// summarise.
+func splitPoint(h []llm.Message, rule splitRule) int {
 	total := EstimateTokens(h)
 	target := int(float64(total) * (1 - keepTail))
-	acc, last := 0, 0
+	acc, last, older := 0, 0, 0
 	for i := range h {
 		if i > 0 && boundary(&h[i]) {
 			if acc >= target {
 				return i
 			}
-			last = i
+			last, older = i, acc
 		}
 		acc += estimateMessage(&h[i])
 	}
-	if force {
+	if rule.latest && older >= rule.minOlder {
 		return last
 	}
 	return 0

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"sort"
 	"sync"
 	"unicode/utf8"
 
@@ -116,10 +115,10 @@ func (c *Chat) calibrate(reported, estimated int) {
 }
 
 // recoverContext shrinks the history after the provider refused the
-// request as too long: it cuts oversized tool results (largest first),
-// then summarises the older part, and reports the change. It returns an
-// error, and no event, when the request still cannot fit; then it is not
-// worth resending. A changed history is reported even then, so that it is
+// request as too long, as relieve does (older tool results first, then a
+// summary, the current turn's results last and never below their floor),
+// and reports the change. It returns an error, and no event, when the
+// request still cannot fit; then it is not worth resending. A changed history is reported even then, so that it is
 // recorded and a resumed session does not resend the oversized one.
 func (c *Chat) recoverContext(ctx context.Context, refusal error) (StreamEvent, bool, error) {
 	var api *llm.APIError
@@ -152,17 +151,16 @@ func (c *Chat) recoverContext(ctx context.Context, refusal error) (StreamEvent, 
 	if msg+fixed > limit {
 		return StreamEvent{}, false, tooLarge(before)
 	}
-	changed := c.cutToolResults(ctx, target-fixed)
-	if _, ok := c.compress(ctx, true, "auto", ""); ok {
+	// The older history is always summarised here: the provider counts
+	// differently from the estimate, and a request it refused is not
+	// worth resending only a little smaller.
+	window := cmpOrInt(rep.Max, c.cfg.ContextWindow)
+	changed := c.relieve(ctx, target-fixed, currentFloor(window), splitRule{latest: true}, true)
+	if c.historyTokens() > target-fixed && c.cutCurrent(ctx, target-fixed, 0) {
+		// The window cannot hold the current results at their floor.
 		changed = true
 	}
 	after := c.calibrated(estimateRequest(c.request(0)))
-	if after > target && c.cutToolResults(ctx, target-fixed) {
-		// The summary kept recent results that the first pass left at
-		// their first cut: cut those deeper.
-		changed = true
-		after = c.calibrated(estimateRequest(c.request(0)))
-	}
 	ev := StreamEvent{Kind: EventCompressed, TokensBefore: before, TokensAfter: after}
 	if after > target {
 		return ev, changed, tooLarge(after)
@@ -199,54 +197,6 @@ func cmpOrInt(a, b int) int {
 	return b
 }
 
-// cutToolResults cuts tool results to a head and a tail, largest first,
-// until the history's calibrated estimate is at most budget or nothing is
-// left to cut (see cutLevels). The full text is saved with the session
-// when a Spiller is set. It reports whether anything was cut.
-func (c *Chat) cutToolResults(ctx context.Context, budget int) bool {
-	hist := c.History()
-	est := c.calibrated(EstimateTokens(hist))
-	cut := false
-	for _, lv := range cutLevels {
-		if est <= budget {
-			break
-		}
-		type ref struct{ msg, part, size int }
-		var big []ref
-		for i := range hist {
-			for j, p := range hist[i].Parts {
-				if p.Response != nil && len(p.Response.Output) > lv.above {
-					big = append(big, ref{i, j, len(p.Response.Output)})
-				}
-			}
-		}
-		sort.SliceStable(big, func(a, b int) bool { return big[a].size > big[b].size })
-		for _, r := range big {
-			if est <= budget {
-				break
-			}
-			m := &hist[r.msg]
-			m.Parts = append([]llm.Part(nil), m.Parts...) // copy on write: hist shares parts with c.history
-			resp := *m.Parts[r.part].Response
-			old := estimateMessage(m)
-			resp.Output = c.cutOutput(ctx, &resp, lv)
-			m.Parts[r.part].Response = &resp
-			est -= c.calibrated(old - estimateMessage(m))
-			cut = true
-		}
-	}
-	if !cut {
-		return false
-	}
-	c.mu.Lock()
-	if len(c.history) >= len(hist) {
-		c.history = append(hist, c.history[len(hist):]...)
-		c.partial = -1
-	}
-	c.mu.Unlock()
-	return true
-}
-
 // cutNote is the note in the middle of a cut tool result; a result cut
 // before is recognised by it, so that cutting it again keeps the
 // reference to the full text instead of saving the cut one over it.
@@ -255,30 +205,46 @@ var cutNote = sync.OnceValue(func() *regexp.Regexp {
 })
 
 // cutOutput returns r's output cut to a head and a tail around a note
-// saying how much was cut and where the whole is.
+// saying how much was cut and where the whole is. The first cut of a
+// result keeps its full text with the chat, so that restore can put it
+// back once a summary made room.
 func (c *Chat) cutOutput(ctx context.Context, r *llm.FunctionResponse, lv cutLevel) string {
 	out := r.Output
-	var head, tail, where string
-	gone := 0
 	if loc := cutNote().FindStringSubmatchIndex(out); loc != nil {
 		before, after := out[:loc[0]], out[loc[1]:]
-		head, tail = cutPrefix(before, lv.head), cutSuffix(after, lv.tail)
-		gone = atoi(out[loc[2]:loc[3]]) + len(before) - len(head) + len(after) - len(tail)
-		where = out[loc[4]:loc[5]]
-	} else {
-		head = cutPrefix(out, lv.head)
-		tail = cutSuffix(out[len(head):], lv.tail)
-		gone = len(out) - len(head) - len(tail)
-		where = "the full text is not available any more"
-		if c.cfg.Spill != nil {
-			path, err := c.cfg.Spill.Save(ctx, "tool-result-"+safeName(r.ID)+".txt", []byte(out))
-			if err != nil {
-				c.log.Warn("chat: saving a cut tool result", "id", r.ID, "err", err)
-			} else {
-				where = "the full text is saved at " + path + " (read it in ranges if you need it)"
-			}
+		head, tail := cutPrefix(before, lv.head), cutSuffix(after, lv.tail)
+		gone := atoi(out[loc[2]:loc[3]]) + len(before) - len(head) + len(after) - len(tail)
+		return joinCut(head, gone, out[loc[4]:loc[5]], tail)
+	}
+	where := "the full text is not available any more"
+	if c.cfg.Spill != nil {
+		path, err := c.cfg.Spill.Save(ctx, "tool-result-"+safeName(r.ID)+".txt", []byte(out))
+		if err != nil {
+			c.log.Warn("chat: saving a cut tool result", "id", r.ID, "err", err)
+		} else {
+			where = "the full text is saved at " + path + " (read it in ranges if you need it)"
 		}
 	}
+	if r.ID != "" {
+		c.mu.Lock()
+		if c.originals == nil {
+			c.originals = map[string]original{}
+		}
+		c.originals[r.ID] = original{full: out, where: where}
+		c.mu.Unlock()
+	}
+	return cutText(out, where, lv)
+}
+
+// cutText cuts out, a result's full text, to lv's head and tail around
+// the note saying where the whole is.
+func cutText(out, where string, lv cutLevel) string {
+	head := cutPrefix(out, lv.head)
+	tail := cutSuffix(out[len(head):], lv.tail)
+	return joinCut(head, len(out)-len(head)-len(tail), where, tail)
+}
+
+func joinCut(head string, gone int, where, tail string) string {
 	return fmt.Sprintf("%s\n[… %d bytes of this tool result were cut to fit the context window; %s …]\n%s", head, gone, where, tail)
 }
 

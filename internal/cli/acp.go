@@ -11,6 +11,7 @@ import (
 
 	"github.com/plyhq/ply/internal/acp"
 	"github.com/plyhq/ply/internal/core"
+	"github.com/plyhq/ply/internal/exitcode"
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/hooks"
 	"github.com/plyhq/ply/internal/llm"
@@ -26,10 +27,10 @@ import (
 // a run started there would be. stdout carries protocol messages only.
 func runACP(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	if o := cfg.opts; cfg.prompt != "" || o.Continue || o.Resume != "" || o.SessionID != "" || o.ForkSession {
-		return fail(sio, headless.ExitInput, "--acp takes its prompts and sessions from the client: give no prompt, --continue, --resume, --session-id or --fork-session")
+		return fail(sio, exitcode.Input, "--acp takes its prompts and sessions from the client: give no prompt, --continue, --resume, --session-id or --fork-session")
 	}
 	if cfg.opts.InputFormat != "" || cfg.opts.OutputFormat != "" {
-		return fail(sio, headless.ExitInput, "--acp has its own protocol: --input-format and --output-format do not apply")
+		return fail(sio, exitcode.Input, "--acp has its own protocol: --input-format and --output-format do not apply")
 	}
 	log.Info("acp server", "model", cfg.model, "mode", cfg.mode)
 	err := acp.Serve(ctx, acp.Config{
@@ -46,7 +47,7 @@ func runACP(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 		Log:     log,
 	}, sio.Stdin, sio.Stdout)
 	if err != nil {
-		return fail(sio, headless.ExitError, err.Error())
+		return fail(sio, exitcode.Error, err.Error())
 	}
 	return 0
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/plyhq/ply/internal/chat"
 	"github.com/plyhq/ply/internal/core"
+	"github.com/plyhq/ply/internal/exitcode"
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/mcp"
@@ -56,7 +57,7 @@ func Main(ctx context.Context, args []string, sio IO) int {
 	}
 	opts, err := Parse(args)
 	if err != nil {
-		return fail(sio, headless.ExitInput, err.Error())
+		return fail(sio, exitcode.Input, err.Error())
 	}
 	if opts.Help {
 		fmt.Fprint(sio.Stdout, usage())
@@ -167,54 +168,54 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 	switch c.format {
 	case headless.FormatText, headless.FormatJSON, headless.FormatStreamJSON:
 	default:
-		return nil, headless.ExitInput, fmt.Errorf("unknown output format %q: use text, json or stream-json", c.format)
+		return nil, exitcode.Input, fmt.Errorf("unknown output format %q: use text, json or stream-json", c.format)
 	}
 	switch o.InputFormat {
 	case "", "text":
 	case "stream-json":
 		if c.format != headless.FormatStreamJSON {
-			return nil, headless.ExitInput, errors.New("--input-format stream-json needs --output-format stream-json")
+			return nil, exitcode.Input, errors.New("--input-format stream-json needs --output-format stream-json")
 		}
 		c.streamInput = true
 	default:
-		return nil, headless.ExitInput, fmt.Errorf("unknown input format %q: use text or stream-json", o.InputFormat)
+		return nil, exitcode.Input, fmt.Errorf("unknown input format %q: use text or stream-json", o.InputFormat)
 	}
 	if len(o.Unknown) > 0 {
 		if !c.streamInput && o.Channel != "SDK" {
-			return nil, headless.ExitInput, fmt.Errorf("unknown flag %s (see ply --help)", o.Unknown[0])
+			return nil, exitcode.Input, fmt.Errorf("unknown flag %s (see ply --help)", o.Unknown[0])
 		}
 		fmt.Fprintf(sio.Stderr, "ply: warning: ignoring unknown flags %s\n", strings.Join(o.Unknown, " "))
 	}
 	if o.PartialMessages && c.format != headless.FormatStreamJSON {
-		return nil, headless.ExitInput, errors.New("--include-partial-messages needs --output-format stream-json")
+		return nil, exitcode.Input, errors.New("--include-partial-messages needs --output-format stream-json")
 	}
 	if o.Continue && o.Resume != "" {
-		return nil, headless.ExitInput, errors.New("--continue and --resume exclude each other")
+		return nil, exitcode.Input, errors.New("--continue and --resume exclude each other")
 	}
 	if o.ForkSession && !o.Continue && o.Resume == "" {
-		return nil, headless.ExitInput, errors.New("--fork-session copies the session --continue or --resume names: give one of them")
+		return nil, exitcode.Input, errors.New("--fork-session copies the session --continue or --resume names: give one of them")
 	}
 	if (o.Continue || o.Resume != "") && o.SessionID != "" && !o.ForkSession {
-		return nil, headless.ExitInput, errors.New("--session-id names a new session; it cannot be used with --continue or --resume")
+		return nil, exitcode.Input, errors.New("--session-id names a new session; it cannot be used with --continue or --resume")
 	}
 	if !o.Sandbox {
 		for _, f := range []string{"sandbox-network", "sandbox-write-dir"} {
 			if o.set[f] {
-				return nil, headless.ExitInput, &UsageError{Msg: fmt.Sprintf("flag --%s needs --sandbox", f)}
+				return nil, exitcode.Input, &UsageError{Msg: fmt.Sprintf("flag --%s needs --sandbox", f)}
 			}
 		}
 	}
 	c.flagMode = o.ApprovalMode
 	if o.Yolo {
 		if c.flagMode != "" && c.flagMode != "yolo" {
-			return nil, headless.ExitInput, fmt.Errorf("--yolo conflicts with --approval-mode %s", c.flagMode)
+			return nil, exitcode.Input, fmt.Errorf("--yolo conflicts with --approval-mode %s", c.flagMode)
 		}
 		c.flagMode = "yolo"
 	}
 	switch c.flagMode {
 	case "", "yolo", "default", "auto-edit", "plan":
 	default:
-		return nil, headless.ExitInput, fmt.Errorf("unknown approval mode %q: use plan, default, auto-edit or yolo", c.flagMode)
+		return nil, exitcode.Input, fmt.Errorf("unknown approval mode %q: use plan, default, auto-edit or yolo", c.flagMode)
 	}
 
 	// Prompt: -p, then positional words, then piped stdin.
@@ -228,10 +229,10 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 	if sio.Stdin != nil && !sio.StdinIsTTY && !c.streamInput && !o.ACP {
 		data, err := io.ReadAll(io.LimitReader(sio.Stdin, maxStdin+1))
 		if err != nil {
-			return nil, headless.ExitInput, fmt.Errorf("reading standard input: %w", err)
+			return nil, exitcode.Input, fmt.Errorf("reading standard input: %w", err)
 		}
 		if len(data) > maxStdin {
-			return nil, headless.ExitInput, fmt.Errorf("standard input is larger than %d MiB; pass a file path in the prompt instead", maxStdin>>20)
+			return nil, exitcode.Input, fmt.Errorf("standard input is larger than %d MiB; pass a file path in the prompt instead", maxStdin>>20)
 		}
 		if s := strings.TrimRight(string(data), "\n"); strings.TrimSpace(s) != "" {
 			if prompt != "" {
@@ -242,10 +243,10 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 	}
 	if o.PromptInteractive != "" {
 		if prompt != "" || c.streamInput {
-			return nil, headless.ExitInput, errors.New("-i/--prompt-interactive opens the interactive UI: it cannot be used with -p, prompt arguments, piped input or --input-format stream-json")
+			return nil, exitcode.Input, errors.New("-i/--prompt-interactive opens the interactive UI: it cannot be used with -p, prompt arguments, piped input or --input-format stream-json")
 		}
 		if !sio.StdinIsTTY || !sio.StdoutIsTTY {
-			return nil, headless.ExitInput, errors.New("-i/--prompt-interactive needs a terminal; use -p \"...\" to run headless")
+			return nil, exitcode.Input, errors.New("-i/--prompt-interactive needs a terminal; use -p \"...\" to run headless")
 		}
 		c.interactive = true
 		prompt = o.PromptInteractive
@@ -253,7 +254,7 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 		// The prompt comes as messages on stdin; read nothing here.
 	} else if strings.TrimSpace(prompt) == "" && !o.Continue && o.Resume == "" {
 		if !sio.StdinIsTTY || !sio.StdoutIsTTY {
-			return nil, headless.ExitInput, errors.New("no prompt given: pass one with -p \"...\" or as arguments, or run ply in a terminal for the interactive UI")
+			return nil, exitcode.Input, errors.New("no prompt given: pass one with -p \"...\" or as arguments, or run ply in a terminal for the interactive UI")
 		}
 		c.interactive = true
 	} else if strings.TrimSpace(prompt) == "" && sio.StdinIsTTY && sio.StdoutIsTTY {
@@ -271,7 +272,7 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 	if c.workspace == "" {
 		wd, err := os.Getwd()
 		if err != nil {
-			return nil, headless.ExitError, fmt.Errorf("finding the working directory: %w", err)
+			return nil, exitcode.Error, fmt.Errorf("finding the working directory: %w", err)
 		}
 		c.workspace = wd
 	}
@@ -286,12 +287,12 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 		return nil, code, err
 	}
 	if err := setupSecrets(c, os.Environ(), sio.Stderr); err != nil {
-		return nil, headless.ExitConfig, err
+		return nil, exitcode.Config, err
 	}
 	if o.JSONSchema != "" {
 		sch, err := loadSchema(o.JSONSchema, c.workspace)
 		if err != nil {
-			return nil, headless.ExitInput, err
+			return nil, exitcode.Input, err
 		}
 		c.schema = sch
 	}
@@ -305,23 +306,23 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 func loadSettings(c *config, o *Options, env func(string) string) (int, error) {
 	st, files, err := settings.Load(c.home, c.workspace, c.trust.trusted)
 	if err != nil {
-		return headless.ExitConfig, fmt.Errorf("bad settings file: %w", err)
+		return exitcode.Config, fmt.Errorf("bad settings file: %w", err)
 	}
 	c.settings, c.settingsFiles = st, files
 	c.mode = cmp.Or(c.flagMode, st.ApprovalMode, "default")
 	switch c.mode {
 	case "yolo", "default", "auto-edit", "plan":
 	default:
-		return headless.ExitConfig, fmt.Errorf("settings: unknown approvalMode %q: use plan, default, auto-edit or yolo", c.mode)
+		return exitcode.Config, fmt.Errorf("settings: unknown approvalMode %q: use plan, default, auto-edit or yolo", c.mode)
 	}
 	if n := st.Model.MaxToolCallsPerTurn; n < 0 {
-		return headless.ExitConfig, fmt.Errorf("settings: model.maxToolCallsPerTurn is %d: it must be 1 or more (the default is 100)", n)
+		return exitcode.Config, fmt.Errorf("settings: model.maxToolCallsPerTurn is %d: it must be 1 or more (the default is 100)", n)
 	}
 	if c.effort, err = llm.ParseEffort(st.Model.Effort); err != nil {
-		return headless.ExitConfig, fmt.Errorf("settings: model.effort: %w", err)
+		return exitcode.Config, fmt.Errorf("settings: model.effort: %w", err)
 	}
 	if c.mcp, err = mcpConfig(st, files, c.home, o.MCPConfig); err != nil {
-		return headless.ExitConfig, err
+		return exitcode.Config, err
 	}
 	return resolveProvider(c, o, env)
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/plyhq/ply/internal/headless"
+	"github.com/plyhq/ply/internal/exitcode"
 )
 
 // command is one of ply's subcommands, such as `ply sessions` or
@@ -178,11 +178,11 @@ func dispatch(ctx context.Context, c *command, path string, args []string, sio I
 		return c.run(ctx, args, sio)
 	}
 	if len(args) == 0 {
-		return fail(sio, headless.ExitInput, path+": give a command\n"+synopses(c.subs))
+		return fail(sio, exitcode.Input, path+": give a command\n"+synopses(c.subs))
 	}
 	sub := lookup(c.subs, args[0])
 	if sub == nil {
-		return fail(sio, headless.ExitInput, fmt.Sprintf("%s: unknown command %q\n%s", path, args[0], synopses(c.subs)))
+		return fail(sio, exitcode.Input, fmt.Sprintf("%s: unknown command %q\n%s", path, args[0], synopses(c.subs)))
 	}
 	return dispatch(ctx, sub, path+" "+sub.name, args[1:], sio)
 }

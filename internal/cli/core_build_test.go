@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/plyhq/ply/internal/core"
-	"github.com/plyhq/ply/internal/headless"
+	"github.com/plyhq/ply/internal/exitcode"
 	"github.com/plyhq/ply/internal/session"
 )
 
@@ -30,19 +30,19 @@ func TestBuildCoreRefusals(t *testing.T) {
 	}{
 		{
 			name: "negative shell output limit", settings: `{"tools": {"shellOutputLimit": -1}}`,
-			code: headless.ExitConfig, match: "tools.shellOutputLimit is -1",
+			code: exitcode.Config, match: "tools.shellOutputLimit is -1",
 		},
 		{
 			name: "unknown approval mode", prep: func(_ *testing.T, cfg *config) { cfg.mode = "sometimes" },
-			code: headless.ExitInput, match: `unknown approval mode "sometimes"`,
+			code: exitcode.Input, match: `unknown approval mode "sometimes"`,
 		},
 		{
 			name: "permission rule that does not parse", settings: `{"permissions": {"deny": ["read_file()"]}}`,
-			code: headless.ExitInput, match: "bad permission rule",
+			code: exitcode.Input, match: "bad permission rule",
 		},
 		{
 			name: "session id that is not a UUID", args: []string{"--session-id", "first"},
-			code: headless.ExitInput, match: `--session-id "first" is not a UUID`,
+			code: exitcode.Input, match: `--session-id "first" is not a UUID`,
 		},
 		{
 			name: "session directory blocked by a file", args: []string{"--session-id", id},
@@ -53,19 +53,19 @@ func TestBuildCoreRefusals(t *testing.T) {
 				}
 				writeFile(t, dir, "not a directory", 0o644)
 			},
-			code: headless.ExitError, match: "creating the session directory",
+			code: exitcode.Error, match: "creating the session directory",
 		},
 		{
 			name: "hook entry without a command", settings: `{"hooks": {"PreToolUse": [{"matcher": "shell"}]}}`,
-			code: headless.ExitConfig, match: "settings hooks",
+			code: exitcode.Config, match: "settings hooks",
 		},
 		{
 			name: "retry delay scale that is not a number", env: map[string]string{"PLY_RETRY_DELAY_SCALE": "fast"},
-			code: headless.ExitConfig, match: `PLY_RETRY_DELAY_SCALE="fast" is not a non-negative number`,
+			code: exitcode.Config, match: `PLY_RETRY_DELAY_SCALE="fast" is not a non-negative number`,
 		},
 		{
 			name: "negative retry delay scale", env: map[string]string{"PLY_RETRY_DELAY_SCALE": "-1"},
-			code: headless.ExitConfig, match: `PLY_RETRY_DELAY_SCALE="-1"`,
+			code: exitcode.Config, match: `PLY_RETRY_DELAY_SCALE="-1"`,
 		},
 	}
 	for _, tc := range cases {

@@ -65,7 +65,7 @@ func TestFaults(t *testing.T) {
 		{name: "no finish reason is retried",
 			turns:    []fp.Turn{{fp.Text("partial"), fp.NoFinishReason()}, {fp.Text("whole.")}},
 			requests: 2, stdout: "whole.\n"},
-		{name: "a replayed call id is not executed twice",
+		{name: "a call id reused in a later turn runs under a fresh id",
 			turns:    []fp.Turn{{read}, {read}, {fp.Text("done.")}},
 			requests: 3, stdout: "done.\n"},
 		{name: "a stall past the wall-time cap ends the run with its code, not a hang",

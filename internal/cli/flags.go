@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/plyhq/ply/internal/exitcode"
 )
 
 // Options are the parsed command line.
@@ -262,8 +264,8 @@ func usage() string {
 	b.WriteString("\nCommands (ply COMMAND --help for more):\n")
 	writeCommands(&b, commands())
 	b.WriteString("\nExit codes:\n")
-	for _, e := range exitCodes {
-		fmt.Fprintf(&b, "  %-4d %s\n", e.code, e.means)
+	for _, e := range exitcode.Table {
+		fmt.Fprintf(&b, "  %-4d %s\n", e.Code, e.Means)
 	}
 	return b.String()
 }

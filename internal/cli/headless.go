@@ -12,6 +12,7 @@ import (
 	"github.com/plyhq/ply/internal/hooks"
 	"github.com/plyhq/ply/internal/permission"
 	"github.com/plyhq/ply/internal/scheduler"
+	"github.com/plyhq/ply/internal/sdk"
 	"github.com/plyhq/ply/internal/tools"
 )
 
@@ -41,11 +42,11 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 	log.Info("headless run", "session", c.ID(), "model", cfg.model, "mode", cfg.mode, "stream_input", cfg.streamInput)
 	first, firstType := c.First()
 	if cfg.streamInput {
-		sdk := headless.NewSDK(hcfg)
-		sdk.Resume(first, firstType)
-		c.SetSubagentApprover(sdk)
-		sched := scheduler.New(c.Registry(), append(opts, scheduler.WithApprover(hooks.Approver(c.Hooks(), sdk)))...)
-		return sdk.Serve(ctx, c.Client(), c.Runner(sched, true), sio.Stdin, sdkControls(ctx, cfg, c, sio, log))
+		s := sdk.New(hcfg)
+		s.Resume(first, firstType)
+		c.SetSubagentApprover(s)
+		sched := scheduler.New(c.Registry(), append(opts, scheduler.WithApprover(hooks.Approver(c.Hooks(), s)))...)
+		return s.Serve(ctx, c.Client(), c.Runner(sched, true), sio.Stdin, sdkControls(ctx, cfg, c, sio, log))
 	}
 	// No one answers questions here: a skill the model loads is read
 	// without granting its allowed-tools.
@@ -55,9 +56,9 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 }
 
 // sdkControls are the SDK's control requests on the session c.
-func sdkControls(ctx context.Context, cfg *config, c *core.Session, sio IO, log *slog.Logger) headless.Controls {
+func sdkControls(ctx context.Context, cfg *config, c *core.Session, sio IO, log *slog.Logger) sdk.Controls {
 	ch := c.Chat()
-	return headless.Controls{
+	return sdk.Controls{
 		SetPermissionMode: func(m string) error {
 			pm, err := permission.ParseMode(m)
 			if err != nil {
@@ -73,16 +74,16 @@ func sdkControls(ctx context.Context, cfg *config, c *core.Session, sio IO, log 
 			return nil
 		},
 		SetEffort: ch.SetEffort,
-		ContextUsage: func() headless.ContextUsage {
+		ContextUsage: func() sdk.ContextUsage {
 			e := ch.Estimate()
-			return headless.ContextUsage{Model: ch.Config().Model, ContextWindow: ch.Config().ContextWindow,
+			return sdk.ContextUsage{Model: ch.Config().Model, ContextWindow: ch.Config().ContextWindow,
 				System: e.System, Tools: e.Tools, History: e.History, LastPromptTokens: e.LastPrompt}
 		},
-		Models:          func() []headless.Model { return availableModels(cfg, ch.Config().Model) },
+		Models:          func() []sdk.Model { return availableModels(cfg, ch.Config().Model) },
 		MarkUserMessage: c.MarkUserMessage,
 		RewindFiles:     c.RewindFiles(),
-		AddAgents:       func(list []headless.SDKAgent) ([]string, error) { return c.AddAgents(sdkAgents(list)) },
-		AddMCPServers: func(raw map[string]json.RawMessage, embedded []string, send headless.MCPSender) ([]headless.MCPServer, []string, error) {
+		AddAgents:       func(list []sdk.Agent) ([]string, error) { return c.AddAgents(sdkAgents(list)) },
+		AddMCPServers: func(raw map[string]json.RawMessage, embedded []string, send sdk.MCPSender) ([]headless.MCPServer, []string, error) {
 			states, names, err := c.AddMCPServers(ctx, raw, embedded, send, log, sio.Stderr)
 			return mcpStates(states), names, err
 		},
@@ -111,7 +112,7 @@ func nestedLoop(format string, stdout, stderr io.Writer) core.NestedLoop {
 }
 
 // sdkAgents are the SDK's subagents as definitions.
-func sdkAgents(list []headless.SDKAgent) []agent.Definition {
+func sdkAgents(list []sdk.Agent) []agent.Definition {
 	defs := make([]agent.Definition, 0, len(list))
 	for _, a := range list {
 		defs = append(defs, agent.Definition{Name: a.Name, Description: a.Description, Tools: a.Tools, Model: a.Model,

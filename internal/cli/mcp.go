@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/plyhq/ply/internal/core"
-	"github.com/plyhq/ply/internal/headless"
+	"github.com/plyhq/ply/internal/exitcode"
 	"github.com/plyhq/ply/internal/mcp"
 	"github.com/plyhq/ply/internal/redact"
 	"github.com/plyhq/ply/internal/settings"
@@ -60,12 +60,12 @@ func mcpListCommand(ctx context.Context, args []string, sio IO) int {
 		case strings.HasPrefix(a, "--mcp-config="):
 			flag, rest = strings.TrimPrefix(a, "--mcp-config="), rest[1:]
 		default:
-			return fail(sio, headless.ExitInput, fmt.Sprintf("ply mcp list: unexpected argument %q (usage: ply mcp list [--mcp-config JSON|FILE])", a))
+			return fail(sio, exitcode.Input, fmt.Sprintf("ply mcp list: unexpected argument %q (usage: ply mcp list [--mcp-config JSON|FILE])", a))
 		}
 	}
 	home, workspace, err := locate(sio)
 	if err != nil {
-		return fail(sio, headless.ExitConfig, err.Error())
+		return fail(sio, exitcode.Config, err.Error())
 	}
 	ft := checkTrust(home, workspace, false, sio.Stderr)
 	if ft.ignored != "" {
@@ -73,15 +73,15 @@ func mcpListCommand(ctx context.Context, args []string, sio IO) int {
 	}
 	st, files, err := settings.Load(home, workspace, ft.trusted)
 	if err != nil {
-		return fail(sio, headless.ExitConfig, "bad settings file: "+err.Error())
+		return fail(sio, exitcode.Config, "bad settings file: "+err.Error())
 	}
 	c := &config{home: home, settingsFiles: files}
 	if err := setupSecrets(c, os.Environ(), sio.Stderr); err != nil {
-		return fail(sio, headless.ExitConfig, err.Error())
+		return fail(sio, exitcode.Config, err.Error())
 	}
 	servers, err := mcpConfig(st, files, home, flag)
 	if err != nil {
-		return fail(sio, headless.ExitConfig, err.Error())
+		return fail(sio, exitcode.Config, err.Error())
 	}
 	red := redact.New(c.secrets, minSecretLen)
 	sio, flush := redactIO(sio, red, false) // a server's error may quote its token
@@ -92,11 +92,11 @@ func mcpListCommand(ctx context.Context, args []string, sio IO) int {
 	defer cancel()
 	statuses := mcp.List(lctx, servers, mcp.Options{Logger: log.With("component", "mcp"), ClientVersion: Version, Env: c.childEnv, OAuthDir: core.OAuthDir(home)})
 	if err := mcp.FormatList(sio.Stdout, statuses); err != nil {
-		return fail(sio, headless.ExitError, err.Error())
+		return fail(sio, exitcode.Error, err.Error())
 	}
 	for _, s := range statuses {
 		if !s.Disabled && !s.Connected {
-			return headless.ExitError // listed, but the caller should know
+			return exitcode.Error // listed, but the caller should know
 		}
 	}
 	return 0

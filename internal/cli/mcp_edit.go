@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/plyhq/ply/internal/headless"
+	"github.com/plyhq/ply/internal/exitcode"
 	"github.com/plyhq/ply/internal/mcp"
 	"github.com/plyhq/ply/internal/settings"
 )
@@ -144,19 +144,19 @@ func settingsPath(scope, home, workspace string) string {
 func mcpAddCommand(_ context.Context, args []string, sio IO) int {
 	a, err := parseMCPAdd(args)
 	if err != nil {
-		return fail(sio, headless.ExitInput, "ply mcp add: "+err.Error()+"\n"+mcpAddUsage)
+		return fail(sio, exitcode.Input, "ply mcp add: "+err.Error()+"\n"+mcpAddUsage)
 	}
 	raw, err := a.entry()
 	if err != nil {
-		return fail(sio, headless.ExitInput, "ply mcp add: "+err.Error())
+		return fail(sio, exitcode.Input, "ply mcp add: "+err.Error())
 	}
 	home, workspace, err := locate(sio)
 	if err != nil {
-		return fail(sio, headless.ExitConfig, err.Error())
+		return fail(sio, exitcode.Config, err.Error())
 	}
 	path := settingsPath(a.scope, home, workspace)
 	if err := settings.SetMCPServer(path, a.name, raw); err != nil {
-		return fail(sio, headless.ExitInput, "ply mcp add: "+err.Error())
+		return fail(sio, exitcode.Input, "ply mcp add: "+err.Error())
 	}
 	fmt.Fprintf(sio.Stdout, "Added %s MCP server %q to %s\n", a.transport, a.name, path)
 	if a.scope == "project" {
@@ -179,15 +179,15 @@ func mcpRemoveCommand(_ context.Context, args []string, sio IO) int {
 		case name == "" && !strings.HasPrefix(a, "-"):
 			name = a
 		default:
-			return fail(sio, headless.ExitInput, fmt.Sprintf("ply mcp remove: unexpected argument %q\n%s", a, mcpAddUsage))
+			return fail(sio, exitcode.Input, fmt.Sprintf("ply mcp remove: unexpected argument %q\n%s", a, mcpAddUsage))
 		}
 	}
 	if name == "" || (scope != "" && scope != "user" && scope != "project") {
-		return fail(sio, headless.ExitInput, "ply mcp remove: give the server's name (and --scope user or project)\n"+mcpAddUsage)
+		return fail(sio, exitcode.Input, "ply mcp remove: give the server's name (and --scope user or project)\n"+mcpAddUsage)
 	}
 	home, workspace, err := locate(sio)
 	if err != nil {
-		return fail(sio, headless.ExitConfig, err.Error())
+		return fail(sio, exitcode.Config, err.Error())
 	}
 	scopes := []string{"project", "user"}
 	if scope != "" {
@@ -197,12 +197,12 @@ func mcpRemoveCommand(_ context.Context, args []string, sio IO) int {
 		path := settingsPath(s, home, workspace)
 		removed, err := settings.RemoveMCPServer(path, name)
 		if err != nil {
-			return fail(sio, headless.ExitConfig, "ply mcp remove: "+err.Error())
+			return fail(sio, exitcode.Config, "ply mcp remove: "+err.Error())
 		}
 		if removed {
 			fmt.Fprintf(sio.Stdout, "Removed MCP server %q from %s\n", name, path)
 			return 0
 		}
 	}
-	return fail(sio, headless.ExitInput, fmt.Sprintf("ply mcp remove: no MCP server named %q in the %s settings", name, strings.Join(scopes, " or ")))
+	return fail(sio, exitcode.Input, fmt.Sprintf("ply mcp remove: no MCP server named %q in the %s settings", name, strings.Join(scopes, " or ")))
 }

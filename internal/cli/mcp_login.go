@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/plyhq/ply/internal/core"
-	"github.com/plyhq/ply/internal/headless"
+	"github.com/plyhq/ply/internal/exitcode"
 	"github.com/plyhq/ply/internal/mcp"
 	"github.com/plyhq/ply/internal/settings"
 )
@@ -28,31 +28,31 @@ func mcpLoginCommand(ctx context.Context, args []string, sio IO, logout bool) in
 		device, args = true, args[1:]
 	}
 	if len(args) != 1 {
-		return fail(sio, headless.ExitInput, "usage: ply mcp "+verb+" [--device] NAME")
+		return fail(sio, exitcode.Input, "usage: ply mcp "+verb+" [--device] NAME")
 	}
 	home, workspace, err := locate(sio)
 	if err != nil {
-		return fail(sio, headless.ExitConfig, err.Error())
+		return fail(sio, exitcode.Config, err.Error())
 	}
 	ft := checkTrust(home, workspace, false, sio.Stderr)
 	st, _, err := settings.Load(home, workspace, ft.trusted)
 	if err != nil {
-		return fail(sio, headless.ExitConfig, "bad settings file: "+err.Error())
+		return fail(sio, exitcode.Config, "bad settings file: "+err.Error())
 	}
 	servers, err := mcp.ParseServers(st.MCPServers)
 	if err != nil {
-		return fail(sio, headless.ExitConfig, "settings: "+err.Error())
+		return fail(sio, exitcode.Config, "settings: "+err.Error())
 	}
 	cfg, ok := servers[args[0]]
 	if !ok {
-		return fail(sio, headless.ExitInput, fmt.Sprintf("ply mcp %s: no MCP server named %q in the settings", verb, args[0]))
+		return fail(sio, exitcode.Input, fmt.Sprintf("ply mcp %s: no MCP server named %q in the settings", verb, args[0]))
 	}
 	if cfg.URL == "" {
-		return fail(sio, headless.ExitInput, fmt.Sprintf("ply mcp %s: %q is not an HTTP server", verb, args[0]))
+		return fail(sio, exitcode.Input, fmt.Sprintf("ply mcp %s: %q is not an HTTP server", verb, args[0]))
 	}
 	if logout {
 		if err := mcp.Logout(cfg, core.OAuthDir(home)); err != nil {
-			return fail(sio, headless.ExitError, err.Error())
+			return fail(sio, exitcode.Error, err.Error())
 		}
 		fmt.Fprintf(sio.Stdout, "Removed the stored token of %q.\n", cfg.Name)
 		return 0
@@ -75,7 +75,7 @@ func mcpLoginCommand(ctx context.Context, args []string, sio IO, logout bool) in
 		})
 	}
 	if err != nil {
-		return fail(sio, headless.ExitError, fmt.Sprintf("ply mcp login %s: %v", cfg.Name, err))
+		return fail(sio, exitcode.Error, fmt.Sprintf("ply mcp login %s: %v", cfg.Name, err))
 	}
 	fmt.Fprintf(sio.Stdout, "Logged in to %q; the token is stored under %s.\n", cfg.Name, core.OAuthDir(home))
 	return 0

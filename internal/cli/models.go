@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/plyhq/ply/internal/headless"
+	"github.com/plyhq/ply/internal/sdk"
 	"github.com/plyhq/ply/internal/settings"
 )
 
@@ -16,8 +16,8 @@ import (
 // for the SDK's get_available_models and ACP's models. UNFINISHED:
 // switching to another provider's model (its wire format, endpoint and
 // key) within a session is not done, so those models are not listed.
-func availableModels(cfg *config, current string) []headless.Model {
-	out := []headless.Model{{ID: current, Label: current, ContextWindow: cfg.contextWindow, Current: true}}
+func availableModels(cfg *config, current string) []sdk.Model {
+	out := []sdk.Model{{ID: current, Label: current, ContextWindow: cfg.contextWindow, Current: true}}
 	names := make([]string, 0, len(cfg.settings.ModelProviders))
 	for n := range cfg.settings.ModelProviders {
 		names = append(names, n)
@@ -28,7 +28,7 @@ func availableModels(cfg *config, current string) []headless.Model {
 		if mp.Model == "" || mp.Model == current || !sameEndpoint(cfg, mp) {
 			continue
 		}
-		out = append(out, headless.Model{ID: mp.Model, Label: n + ": " + mp.Model, Provider: n, ContextWindow: mp.ContextWindow})
+		out = append(out, sdk.Model{ID: mp.Model, Label: n + ": " + mp.Model, Provider: n, ContextWindow: mp.ContextWindow})
 	}
 	return out
 }

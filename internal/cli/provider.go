@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/plyhq/ply/internal/chat"
+	"github.com/plyhq/ply/internal/exitcode"
 	"github.com/plyhq/ply/internal/provider/anthropic"
 	"github.com/plyhq/ply/internal/provider/gemini"
 	"github.com/plyhq/ply/internal/provider/openai"
@@ -103,7 +104,7 @@ func resolveProvider(c *config, o *Options, env func(string) string) (code int, 
 	if pn := firstNonEmpty(o.Provider, c.settings.Provider); pn != "" {
 		mp, ok := c.settings.ModelProviders[pn]
 		if !ok {
-			return 42, fmt.Errorf("unknown provider %q: define it under \"modelProviders\" in settings", pn)
+			return exitcode.Input, fmt.Errorf("unknown provider %q: define it under \"modelProviders\" in settings", pn)
 		}
 		named = mp
 		c.contextWindow, c.maxOutput, c.headers = mp.ContextWindow, mp.MaxOutputTokens, mp.Headers
@@ -116,7 +117,7 @@ func resolveProvider(c *config, o *Options, env func(string) string) (code int, 
 		}
 	}
 	if wf == nil {
-		return 42, fmt.Errorf("unknown --auth-type %q: use one of %s", name, formatNames())
+		return exitcode.Input, fmt.Errorf("unknown --auth-type %q: use one of %s", name, formatNames())
 	}
 	flag := func(f func(*Options) string) string {
 		if f == nil {
@@ -155,7 +156,7 @@ func resolveProvider(c *config, o *Options, env func(string) string) (code int, 
 		return 41, fmt.Errorf("no API key: set %s%s", keyEnv, hint)
 	}
 	if c.model == "" {
-		return 42, errors.New("no model: set " + strings.Join(wf.modelEnvs, " or ") + ", pass -m/--model, or set \"model\" in settings")
+		return exitcode.Input, errors.New("no model: set " + strings.Join(wf.modelEnvs, " or ") + ", pass -m/--model, or set \"model\" in settings")
 	}
 	return 0, nil
 }

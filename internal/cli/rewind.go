@@ -10,7 +10,7 @@ import (
 
 	"github.com/plyhq/ply/internal/checkpoint"
 	"github.com/plyhq/ply/internal/core"
-	"github.com/plyhq/ply/internal/headless"
+	"github.com/plyhq/ply/internal/exitcode"
 	"github.com/plyhq/ply/internal/session"
 	"github.com/plyhq/ply/internal/settings"
 	"github.com/plyhq/ply/internal/tools"
@@ -76,20 +76,20 @@ func parseRewind(args []string) (rewindArgs, error) {
 func rewindCommand(ctx context.Context, args []string, sio IO) int {
 	a, err := parseRewind(args)
 	if err != nil {
-		return fail(sio, headless.ExitInput, err.Error())
+		return fail(sio, exitcode.Input, err.Error())
 	}
 	home, workspace, err := locate(sio)
 	if err != nil {
-		return fail(sio, headless.ExitConfig, err.Error())
+		return fail(sio, exitcode.Config, err.Error())
 	}
 	ws, err := tools.NewWorkspace(workspace)
 	if err != nil {
-		return fail(sio, headless.ExitInput, err.Error())
+		return fail(sio, exitcode.Input, err.Error())
 	}
 	ft := checkTrust(home, ws.Root(), false, io.Discard)
 	st, _, err := settings.Load(home, ws.Root(), ft.trusted)
 	if err != nil {
-		return fail(sio, headless.ExitConfig, "bad settings file: "+err.Error())
+		return fail(sio, exitcode.Config, "bad settings file: "+err.Error())
 	}
 	var sum session.Summary
 	if a.session != "" {
@@ -98,13 +98,13 @@ func rewindCommand(ctx context.Context, args []string, sio IO) int {
 		sum, err = session.Latest(home, ws.Root())
 	}
 	if err != nil {
-		return fail(sio, headless.ExitInput, fmt.Sprintf("finding the session: %v", err))
+		return fail(sio, exitcode.Input, fmt.Sprintf("finding the session: %v", err))
 	}
 	// Hold the session's lock: a ply still running it must not append
 	// while the conversation is rewound under it.
 	w, _, err := session.Open(sum.Path)
 	if err != nil {
-		return fail(sio, headless.ExitError, err.Error())
+		return fail(sio, exitcode.Error, err.Error())
 	}
 	defer func() {
 		if err := w.Close(); err != nil {
@@ -113,11 +113,11 @@ func rewindCommand(ctx context.Context, args []string, sio IO) int {
 	}()
 	log, err := session.Prompts(sum.Path)
 	if err != nil {
-		return fail(sio, headless.ExitError, err.Error())
+		return fail(sio, exitcode.Error, err.Error())
 	}
 	store, err := core.OpenCheckpoints(home, ws.Root(), st.Checkpointing, false, ft.trusted)
 	if err != nil {
-		return fail(sio, headless.ExitError, fmt.Sprintf("opening the checkpoints: %v", err))
+		return fail(sio, exitcode.Error, fmt.Sprintf("opening the checkpoints: %v", err))
 	}
 	rw := &rewinder{store: store, w: w, log: log, out: sio.Stdout}
 	switch {
@@ -130,10 +130,10 @@ func rewindCommand(ctx context.Context, args []string, sio IO) int {
 	}
 	var ie inputError
 	if errors.As(err, &ie) {
-		return fail(sio, headless.ExitInput, err.Error())
+		return fail(sio, exitcode.Input, err.Error())
 	}
 	if err != nil {
-		return fail(sio, headless.ExitError, err.Error())
+		return fail(sio, exitcode.Error, err.Error())
 	}
 	return 0
 }

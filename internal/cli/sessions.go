@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/plyhq/ply/internal/headless"
+	"github.com/plyhq/ply/internal/exitcode"
 	"github.com/plyhq/ply/internal/session"
 	"github.com/plyhq/ply/internal/tools"
 )
@@ -55,29 +55,29 @@ func sessionsCommand(_ context.Context, args []string, sio IO) int {
 		age := strings.TrimPrefix(args[len(args)-1], "--prune=")
 		d, err := session.ParseAge(age)
 		if err != nil {
-			return fail(sio, headless.ExitInput, "ply sessions --prune: "+err.Error())
+			return fail(sio, exitcode.Input, "ply sessions --prune: "+err.Error())
 		}
 		prune = d
 	default:
-		return fail(sio, headless.ExitInput, "usage: ply sessions [--prune OLDER_THAN]  (OLDER_THAN: 30d, 12h, ...)")
+		return fail(sio, exitcode.Input, "usage: ply sessions [--prune OLDER_THAN]  (OLDER_THAN: 30d, 12h, ...)")
 	}
 	home, workspace, err := locate(sio)
 	if err != nil {
-		return fail(sio, headless.ExitConfig, err.Error())
+		return fail(sio, exitcode.Config, err.Error())
 	}
 	c := &config{home: home, workspace: workspace}
 	ws, err := tools.NewWorkspace(c.workspace)
 	if err != nil {
-		return fail(sio, headless.ExitInput, err.Error())
+		return fail(sio, exitcode.Input, err.Error())
 	}
 	if prune > 0 {
 		if err := pruneSessions(c, ws.Root(), prune, sio.Stdout); err != nil {
-			return fail(sio, headless.ExitError, err.Error())
+			return fail(sio, exitcode.Error, err.Error())
 		}
 		return 0
 	}
 	if err := listSessions(c, ws.Root(), sio.Stdout); err != nil {
-		return fail(sio, headless.ExitError, err.Error())
+		return fail(sio, exitcode.Error, err.Error())
 	}
 	return 0
 }

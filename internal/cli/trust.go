@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/plyhq/ply/internal/core"
-	"github.com/plyhq/ply/internal/headless"
+	"github.com/plyhq/ply/internal/exitcode"
 	"github.com/plyhq/ply/internal/settings"
 	"github.com/plyhq/ply/internal/skills"
 	"github.com/plyhq/ply/internal/trust"
@@ -156,7 +156,7 @@ func settleTrust(ctx context.Context, c *config, sio IO, ask trustAsker) (int, e
 	q := tui.TrustQuestion{Dir: c.workspace, Parent: filepath.Dir(c.workspace), Ignored: c.trust.ignored}
 	ans, err := ask(ctx, q)
 	if err != nil {
-		return headless.ExitError, fmt.Errorf("asking whether to trust this folder: %w", err)
+		return exitcode.Error, fmt.Errorf("asking whether to trust this folder: %w", err)
 	}
 	dir := ""
 	switch ans {
@@ -165,7 +165,7 @@ func settleTrust(ctx context.Context, c *config, sio IO, ask trustAsker) (int, e
 	case tui.TrustParent:
 		dir = q.Parent
 	case tui.TrustQuit:
-		return headless.ExitCancelled, errors.New("cancelled")
+		return exitcode.Cancelled, errors.New("cancelled")
 	}
 	if dir == "" {
 		c.startNotice = untrustedNotice(c.trust.ignored)
@@ -189,7 +189,7 @@ func settleTrust(ctx context.Context, c *config, sio IO, ask trustAsker) (int, e
 	// The project may name another provider and key: what child
 	// processes may see and what ply must never print follow it.
 	if err := setupSecrets(c, os.Environ(), sio.Stderr); err != nil {
-		return headless.ExitConfig, err
+		return exitcode.Config, err
 	}
 	return 0, nil
 }
@@ -213,23 +213,23 @@ func trustCommand(_ context.Context, args []string, sio IO) int {
 			return 0
 		default:
 			if strings.HasPrefix(a, "-") {
-				return fail(sio, headless.ExitInput, fmt.Sprintf("ply trust: unknown flag %s (%s)", a, use))
+				return fail(sio, exitcode.Input, fmt.Sprintf("ply trust: unknown flag %s (%s)", a, use))
 			}
 			dirs = append(dirs, a)
 		}
 	}
 	if len(dirs) > 1 || list && (remove || parent || len(dirs) > 0) || remove && (parent || len(dirs) == 0) {
-		return fail(sio, headless.ExitInput, use)
+		return fail(sio, exitcode.Input, use)
 	}
 	home, cwd, err := locate(sio)
 	if err != nil {
-		return fail(sio, headless.ExitConfig, err.Error())
+		return fail(sio, exitcode.Config, err.Error())
 	}
 	path := filepath.Join(home, trust.FileName)
 	l, err := trust.Load(path)
 	if err != nil {
 		// Never overwrite a file the user may want to repair by hand.
-		return fail(sio, headless.ExitConfig, err.Error()+"; fix or delete it first")
+		return fail(sio, exitcode.Config, err.Error()+"; fix or delete it first")
 	}
 	if list {
 		for _, f := range l.Folders() {
@@ -250,12 +250,12 @@ func trustCommand(_ context.Context, args []string, sio IO) int {
 	if parent {
 		canon, err := trust.Canonical(dir)
 		if err != nil {
-			return fail(sio, headless.ExitInput, err.Error())
+			return fail(sio, exitcode.Input, err.Error())
 		}
 		dir = filepath.Dir(canon)
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return fail(sio, headless.ExitInput, fmt.Sprintf("ply trust: %s is not a directory", dir))
+		return fail(sio, exitcode.Input, fmt.Sprintf("ply trust: %s is not a directory", dir))
 	}
 	var canon string
 	err = trust.Edit(path, func(l *trust.List) error {
@@ -295,7 +295,7 @@ func untrustCommand(path, dir string, sio IO) int {
 	})
 	switch {
 	case errors.Is(err, errUnchanged):
-		return fail(sio, headless.ExitInput, fmt.Sprintf("ply trust: %s is not in the list (see ply trust --list)", canon))
+		return fail(sio, exitcode.Input, fmt.Sprintf("ply trust: %s is not in the list (see ply trust --list)", canon))
 	case err != nil:
 		return editFailed(sio, err)
 	}
@@ -311,9 +311,9 @@ func untrustCommand(path, dir string, sio IO) int {
 func editFailed(sio IO, err error) int {
 	var se *settings.SyntaxError
 	if errors.As(err, &se) {
-		return fail(sio, headless.ExitConfig, err.Error()+"; fix or delete it first")
+		return fail(sio, exitcode.Config, err.Error()+"; fix or delete it first")
 	}
-	return fail(sio, headless.ExitError, err.Error())
+	return fail(sio, exitcode.Error, err.Error())
 }
 
 // askTrust asks on the terminal, before the session's UI starts.

@@ -17,7 +17,7 @@ import (
 	"github.com/plyhq/ply/internal/agent"
 	"github.com/plyhq/ply/internal/chat"
 	"github.com/plyhq/ply/internal/client"
-	"github.com/plyhq/ply/internal/headless"
+	"github.com/plyhq/ply/internal/exitcode"
 	"github.com/plyhq/ply/internal/hooks"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/permission"
@@ -48,7 +48,7 @@ func New(ctx context.Context, config Config, notices io.Writer, log *slog.Logger
 	}()
 	repo, err := c.openWorkspace(ctx, cfg, log)
 	if err != nil {
-		return nil, headless.ExitInput, err
+		return nil, exitcode.Input, err
 	}
 	shell, code, err := c.newShell(cfg)
 	if err != nil {
@@ -60,7 +60,7 @@ func New(ctx context.Context, config Config, notices io.Writer, log *slog.Logger
 	appendPrompt := c.offerStructuredOutput(cfg)
 	modes, err := c.newPolicy(cfg, notices)
 	if err != nil {
-		return nil, headless.ExitInput, err
+		return nil, exitcode.Input, err
 	}
 	if code, err := c.openSession(cfg, log, notices, shell); err != nil {
 		return nil, code, err
@@ -68,11 +68,11 @@ func New(ctx context.Context, config Config, notices io.Writer, log *slog.Logger
 	c.mcp = addMCPTools(ctx, c.mcpm, c.reg, c.policy.Offered, notices, c.deferral(cfg))
 	sysEnv := c.systemEnv(cfg, appendPrompt, repo, notices)
 	if c.hooks, err = newHooks(cfg, c.ws.Root(), c.sess, c.policy, notices); err != nil {
-		return nil, headless.ExitConfig, err
+		return nil, exitcode.Config, err
 	}
 	chatCfg, err := c.newChat(cfg, cfg.Getenv, log, provider, asker, sysEnv)
 	if err != nil {
-		return nil, headless.ExitConfig, err
+		return nil, exitcode.Config, err
 	}
 	c.newClient(cfg, log, modes, sysEnv)
 	c.configureSubagents(cfg, provider, chatCfg, sysEnv)
@@ -116,12 +116,12 @@ func (c *Session) newShell(cfg *Config) (*tools.Shell, int, error) {
 	shell.SetEnv(cfg.ChildEnv)
 	n := cfg.Settings.Tools.ShellOutputLimit
 	if n < 0 {
-		return nil, headless.ExitConfig, fmt.Errorf("settings: tools.shellOutputLimit is %d: it must be a positive number of characters", n)
+		return nil, exitcode.Config, fmt.Errorf("settings: tools.shellOutputLimit is %d: it must be a positive number of characters", n)
 	}
 	shell.SetOutputLimit(n)
 	sandboxCleanup, err := setupSandbox(cfg.Sandbox, cfg.AllowUnsandboxed, c.ws, shell, cfg.Getenv, cfg.Stderr)
 	if err != nil {
-		return nil, headless.ExitInput, err
+		return nil, exitcode.Input, err
 	}
 	// Closers run last first: the jobs end before their temporary
 	// directory goes.
@@ -269,7 +269,7 @@ func (c *Session) openSession(cfg *Config, log *slog.Logger, notices io.Writer, 
 	})
 	c.tasks.Add(c.backgroundToolTasks) // background subagents and schedules in /tasks and task_stop
 	if err := c.keepArtifacts(shell); err != nil {
-		return headless.ExitError, err
+		return exitcode.Error, err
 	}
 	reopenSkills(c.skills, sess.history)
 	if len(sess.todos) > 0 {

@@ -1,10 +1,12 @@
-// Package headless is the non-interactive entry layer (`ply -p`) and the
-// SDK's stream-json session: it runs the agent loop of package loop and
-// prints the run as text, one JSON array, or stream-json lines, and maps
-// the loop's end to a result message and an exit code.
+// Package headless is the non-interactive entry layer (`ply -p`): it runs
+// the agent loop of package loop and prints the run as text, one JSON
+// array, or stream-json lines, and maps the loop's end to a result message
+// and an exit code. Subagents run through Nested, printing into their
+// parent's output. The SDK's stream-json session (package sdk) runs each
+// of its queries through Drive.
 //
-// It does not speak HTTP, parse flags or build the layers it drives: the
-// command wires those and hands them in.
+// It does not speak HTTP, parse flags, read stdin or build the layers it
+// drives: the command wires those and hands them in.
 package headless
 
 import (
@@ -17,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/plyhq/ply/internal/client"
+	"github.com/plyhq/ply/internal/exitcode"
 	"github.com/plyhq/ply/internal/inbox"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/loop"
@@ -29,19 +32,6 @@ const (
 	FormatText       = "text"
 	FormatJSON       = "json"
 	FormatStreamJSON = "stream-json"
-)
-
-// Exit codes, as Qwen Code's.
-const (
-	ExitOK        = 0
-	ExitError     = 1
-	ExitAuth      = 41
-	ExitInput     = 42
-	ExitConfig    = 52
-	ExitTurnLimit = 53
-	ExitToolError = 54
-	ExitBudget    = 55
-	ExitCancelled = 130
 )
 
 // Rounds is the client as the loop drives it.
@@ -93,9 +83,6 @@ type Config struct {
 	MaxWallTime     time.Duration
 
 	Stdout, Stderr io.Writer
-
-	// sdkSubtypes maps result subtypes onto the SDK's union (see NewSDK).
-	sdkSubtypes bool
 }
 
 // Run drives the loop for prompt and returns the process exit code. The
@@ -110,6 +97,26 @@ func RunFrom(ctx context.Context, cfg Config, rounds Rounds, tools ToolRunner, f
 	r := &run{cfg: cfg, start: time.Now(), out: newPrinter(cfg)}
 	r.out.init()
 	return r.drive(ctx, rounds, tools, loop.Input{Parts: first, Type: typ})
+}
+
+// Drive runs one query of a session that prints through sink (the SDK's
+// stream-json session): the loop from in, its messages and result handed
+// to sink, with no init message (the session announces itself once, with
+// InitMessage). It returns the tokens the query used, its subagents'
+// included.
+func Drive(ctx context.Context, cfg Config, sink Sink, rounds Rounds, tools ToolRunner, in loop.Input) llm.Usage {
+	r := &run{cfg: cfg, start: time.Now(), out: &printer{cfg: cfg, sink: sink}}
+	r.drive(ctx, rounds, tools, in)
+	return *r.totalUsage()
+}
+
+// DenialCause is a cancel cause that stops a run because a call was
+// denied with a request to stop there (the SDK's can_use_tool deny with
+// interrupt): the run ends as an error with the cause's message, and the
+// denial joins the result's permission_denials.
+type DenialCause interface {
+	error
+	Denial() Denial
 }
 
 type run struct {
@@ -155,30 +162,30 @@ func (r *run) end(res loop.Result) int {
 	case loop.Done, loop.Structured:
 		return r.succeed()
 	case loop.Cancelled:
-		var denied *deniedStop
+		var denied DenialCause
 		if errors.As(res.Err, &denied) {
-			r.denials = append(r.denials, denied.denial)
-			return r.fail(SubtypeError, ExitCancelled, denied.Error())
+			r.denials = append(r.denials, denied.Denial())
+			return r.fail(SubtypeError, exitcode.Cancelled, denied.Error())
 		}
-		return r.fail(SubtypeCancelled, ExitCancelled, "cancelled")
+		return r.fail(SubtypeCancelled, exitcode.Cancelled, "cancelled")
 	case loop.WallTime:
-		return r.fail(SubtypeMaxWallTime, ExitBudget, res.Message)
+		return r.fail(SubtypeMaxWallTime, exitcode.Budget, res.Message)
 	case loop.MaxTurns:
-		return r.fail(SubtypeMaxTurns, ExitTurnLimit, res.Message)
+		return r.fail(SubtypeMaxTurns, exitcode.TurnLimit, res.Message)
 	case loop.MaxToolCalls, loop.TurnCapReached:
 		// The per-turn cap is a tool-call budget: no one here can be
 		// asked to raise it.
-		return r.fail(SubtypeMaxToolCalls, ExitBudget, res.Message)
+		return r.fail(SubtypeMaxToolCalls, exitcode.Budget, res.Message)
 	case loop.Loop:
-		return r.fail(SubtypeLoopDetected, ExitBudget, res.Message)
+		return r.fail(SubtypeLoopDetected, exitcode.Budget, res.Message)
 	case loop.NoStructuredOutput:
-		return r.fail(SubtypeStructuredFail, ExitError, res.Message)
+		return r.fail(SubtypeStructuredFail, exitcode.Error, res.Message)
 	case loop.ToolError:
 		var stopped *scheduler.BatchStoppedError
 		if errors.As(res.Err, &stopped) {
-			return r.fail(SubtypeError, ExitToolError, "stopped by a PostToolBatch hook: "+cmp.Or(stopped.Reason, "no reason given"))
+			return r.fail(SubtypeError, exitcode.ToolError, "stopped by a PostToolBatch hook: "+cmp.Or(stopped.Reason, "no reason given"))
 		}
-		return r.fail(SubtypeError, ExitToolError, res.Message)
+		return r.fail(SubtypeError, exitcode.ToolError, res.Message)
 	default:
 		return r.fail(SubtypeError, exitCodeFor(res.Err), res.Message)
 	}
@@ -187,14 +194,14 @@ func (r *run) end(res loop.Result) int {
 func exitCodeFor(err error) int {
 	var api *llm.APIError
 	if errors.As(err, &api) && api.Kind == llm.ErrAuth {
-		return ExitAuth
+		return exitcode.Auth
 	}
-	return ExitError
+	return exitcode.Error
 }
 
 func (r *run) succeed() int {
 	r.out.result(r.resultMsg(SubtypeSuccess, false, ""))
-	return ExitOK
+	return exitcode.OK
 }
 
 func (r *run) fail(subtype string, code int, msg string) int {
@@ -226,13 +233,10 @@ func (r *run) resultMsg(subtype string, isErr bool, msg string) Result {
 		Type: "result", Subtype: subtype, UUID: newUUID(), SessionID: r.cfg.SessionID,
 		IsError: isErr, DurationMS: time.Since(r.start).Milliseconds(),
 		DurationAPIMS: r.apiDuration().Milliseconds(), NumTurns: r.res.Turns - r.res.Background,
-		Result: r.lastText, Usage: usageOf(r.totalUsage()), PermissionDenials: r.denials,
+		Result: r.lastText, Usage: UsageOf(r.totalUsage()), PermissionDenials: r.denials,
 	}
 	if res.PermissionDenials == nil {
 		res.PermissionDenials = []Denial{}
-	}
-	if r.cfg.sdkSubtypes && sdkSubtype(subtype) != subtype {
-		res.Subtype, res.PlySubtype = sdkSubtype(subtype), subtype
 	}
 	if r.res.Structured != nil && !isErr {
 		res.Result = string(r.res.Structured)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/plyhq/ply/internal/client"
+	"github.com/plyhq/ply/internal/exitcode"
 	"github.com/plyhq/ply/internal/inbox"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/turn"
@@ -144,7 +145,7 @@ func TestHeldWorkIsBoundedByTheWallTime(t *testing.T) {
 	var out bytes.Buffer
 	start := time.Now()
 	code := Run(context.Background(), Config{Format: FormatText, Stdout: &out, Stderr: &out, Inbox: in, MaxWallTime: 100 * time.Millisecond}, s, noTools{}, []llm.Part{{Text: "go"}})
-	if code != ExitBudget || time.Since(start) > 5*time.Second {
+	if code != exitcode.Budget || time.Since(start) > 5*time.Second {
 		t.Fatalf("exit %d after %v: %s", code, time.Since(start), out.String())
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/plyhq/ply/internal/client"
+	"github.com/plyhq/ply/internal/exitcode"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/turn"
@@ -57,8 +58,8 @@ func TestCutBatchKeepsResults(t *testing.T) {
 		err  func(cancel func()) error
 		code int
 	}{
-		{"cancelled", func(cancel func()) error { cancel(); return fmt.Errorf("batch interrupted: %w", context.Canceled) }, ExitCancelled},
-		{"stopped by a PostToolBatch hook", func(func()) error { return &scheduler.BatchStoppedError{Reason: "enough"} }, ExitToolError},
+		{"cancelled", func(cancel func()) error { cancel(); return fmt.Errorf("batch interrupted: %w", context.Canceled) }, exitcode.Cancelled},
+		{"stopped by a PostToolBatch hook", func(func()) error { return &scheduler.BatchStoppedError{Reason: "enough"} }, exitcode.ToolError},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())

@@ -25,20 +25,25 @@ type printerKey struct{}
 // progress lines, when the format is text.
 func Nested(ctx context.Context, cfg Config, rounds Rounds, tools ToolRunner, prompt []llm.Part, parentCallID string) Result {
 	cfg.PartialMessages = false
-	p := &printer{cfg: cfg, final: &Result{}}
-	if parent, ok := ctx.Value(printerKey{}).(*printer); ok {
-		p.sink = parent
-		p.cfg.Format = parent.cfg.Format
-		cfg.Format = p.cfg.Format
+	var res Result
+	sink := nestedSink{below: discard{}, final: &res}
+	if cfg.Format == FormatText {
+		sink.below = &textSink{stderr: cfg.Stderr}
 	}
+	p := &printer{cfg: cfg}
+	if parent, ok := ctx.Value(printerKey{}).(*printer); ok {
+		p.parent = parent
+		sink = nestedSink{below: parent.sink, indent: "  ↳ ", final: &res}
+	}
+	p.sink = sink
 	if parentCallID != "" {
 		id := parentCallID
 		p.parentID = &id
 	}
 	r := &run{cfg: cfg, start: time.Now(), out: p}
 	r.drive(ctx, rounds, tools, loop.Input{Parts: prompt, Type: client.UserQuery})
-	if p.sink != nil {
-		p.sink.addNested(*r.totalUsage())
+	if p.parent != nil {
+		p.parent.addNested(*r.totalUsage())
 	}
-	return *p.final
+	return res
 }

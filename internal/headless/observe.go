@@ -66,7 +66,7 @@ func (r *run) Event(ev turn.Event) {
 	case turn.Continued:
 		r.out.progress("the reply was cut (%s); continuing it (continuation %d)", abbreviate(e.Reason, 200), e.Attempt)
 	case turn.ChatCompressed:
-		r.out.progress("compressed the conversation: ~%d → ~%d tokens", e.TokensBefore, e.TokensAfter)
+		r.out.compacted(e)
 	case turn.Finished:
 		f := e
 		rd.finished = &f
@@ -99,7 +99,7 @@ func (r *run) BatchEnded(outs []Outcome, _ error) {
 	for _, o := range outs {
 		resp := o.Response
 		if o.Denied {
-			r.denials = append(r.denials, Denial{ToolName: resp.Name, ToolUseID: resp.ID, ToolInput: toolInput(o.Args)})
+			r.denials = append(r.denials, Denial{ToolName: resp.Name, ToolUseID: resp.ID, ToolInput: ToolInput(o.Args)})
 		}
 		if resp.IsError {
 			r.out.progress("✗ %s: %s", resp.Name, abbreviate(resp.Output, 200))

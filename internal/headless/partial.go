@@ -75,7 +75,7 @@ func (s *partials) event(ev turn.Event) {
 		s.start()
 		s.open("tool_use", map[string]any{"type": "tool_use", "id": e.CallID, "name": e.Name, "input": map[string]any{}})
 		s.emit(map[string]any{"type": "content_block_delta", "index": s.index,
-			"delta": map[string]any{"type": "input_json_delta", "partial_json": string(toolInput(e.Args))}})
+			"delta": map[string]any{"type": "input_json_delta", "partial_json": string(ToolInput(e.Args))}})
 		s.close()
 	case turn.Retry:
 		// The attempt's deltas are void; the next attempt starts anew.
@@ -95,7 +95,7 @@ func (s *partials) event(ev turn.Event) {
 			reason = "max_tokens"
 		}
 		s.emit(map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": reason},
-			"usage": usageOf(e.Usage)})
+			"usage": UsageOf(e.Usage)})
 		s.emit(map[string]any{"type": "message_stop"})
 		*s = partials{p: s.p, on: s.on}
 	}

@@ -1,9 +1,7 @@
 package headless
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
 
@@ -11,20 +9,19 @@ import (
 	"github.com/plyhq/ply/internal/turn"
 )
 
-// printer renders the run in the chosen format. It serialises writes so
-// that progress from concurrent tools cannot interleave lines.
+// printer turns the run into messages, in their stream-json shapes, and
+// hands them to its sink, which prints them in the run's format.
 type printer struct {
 	cfg  Config
-	mu   sync.Mutex
-	all  []any // json format: everything, printed at the end
-	enc  *json.Encoder
-	last string
+	sink Sink
 
-	// A subagent's printer (see Nested) writes through its parent's,
-	// marks its messages with the parent call, and keeps its result.
-	sink     *printer
+	// A subagent's printer (see Nested) marks its messages with the
+	// parent call and adds its usage to its parent's; no init message
+	// announces it (its parent's tool_use does).
+	parent   *printer
 	parentID *string
-	final    *Result
+
+	mu sync.Mutex
 	// nested is the usage of the subagents run below this printer's
 	// loop, which the result's totals include (guarded by mu: parallel
 	// subagents finish concurrently).
@@ -45,56 +42,29 @@ func (p *printer) nestedUsage() llm.Usage {
 }
 
 func newPrinter(cfg Config) *printer {
-	p := &printer{cfg: cfg}
-	if cfg.Format == FormatStreamJSON {
-		p.enc = json.NewEncoder(cfg.Stdout)
-		p.enc.SetEscapeHTML(false)
-	}
-	return p
+	return &printer{cfg: cfg, sink: newSink(cfg)}
 }
 
-func (p *printer) emit(v any) {
-	if p.sink != nil {
-		p.sink.emit(v)
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	switch p.cfg.Format {
-	case FormatStreamJSON:
-		_ = p.enc.Encode(v)
-	case FormatJSON:
-		p.all = append(p.all, v)
-	}
-}
+func (p *printer) emit(v any) { p.sink.Message(v) }
 
 func (p *printer) progress(format string, args ...any) {
-	if p.sink != nil {
-		p.sink.progress("  ↳ "+format, args...)
-		return
-	}
-	if p.cfg.Format != FormatText || p.cfg.Stderr == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	fmt.Fprintf(p.cfg.Stderr, format+"\n", args...)
+	p.sink.Progress(fmt.Sprintf(format, args...))
 }
 
-func (p *printer) init() {
-	if p.final != nil {
-		return // a subagent is announced by its parent's tool_use
-	}
-	tools := p.cfg.Tools
+func (p *printer) init() { p.emit(InitMessage(p.cfg)) }
+
+// InitMessage is the first message of a run or session with cfg.
+func InitMessage(cfg Config) SystemInit {
+	tools := cfg.Tools
 	if tools == nil {
 		tools = []string{}
 	}
-	p.emit(SystemInit{
-		Type: "system", Subtype: "init", UUID: p.cfg.SessionID, SessionID: p.cfg.SessionID,
-		CWD: p.cfg.CWD, Tools: tools, MCPServers: nonNil(p.cfg.MCPServers), Model: p.cfg.Model,
-		PermissionMode: p.cfg.PermissionMode, SlashCommands: nonNil(p.cfg.Skills), Version: p.cfg.Version,
-		Agents: nonNil(p.cfg.Agents), Skills: nonNil(p.cfg.Skills),
-	})
+	return SystemInit{
+		Type: "system", Subtype: "init", UUID: cfg.SessionID, SessionID: cfg.SessionID,
+		CWD: cfg.CWD, Tools: tools, MCPServers: nonNil(cfg.MCPServers), Model: cfg.Model,
+		PermissionMode: cfg.PermissionMode, SlashCommands: nonNil(cfg.Skills), Version: cfg.Version,
+		Agents: nonNil(cfg.Agents), Skills: nonNil(cfg.Skills),
+	}
 }
 
 // assistant prints one round's reply: one message per block kind, in the
@@ -106,16 +76,11 @@ func (p *printer) assistant(thought, signature, text string, calls []*turn.ToolC
 	}
 	if text != "" {
 		msgs = append(msgs, []Block{{Type: "text", Text: text}})
-		if p.cfg.Format == FormatText {
-			p.mu.Lock()
-			p.last = text
-			p.mu.Unlock()
-		}
 	}
 	if len(calls) > 0 {
 		bl := make([]Block, len(calls))
 		for i, c := range calls {
-			bl[i] = Block{Type: "tool_use", ID: c.CallID, Name: c.Name, Input: toolInput(c.Args)}
+			bl[i] = Block{Type: "tool_use", ID: c.CallID, Name: c.Name, Input: ToolInput(c.Args)}
 		}
 		msgs = append(msgs, bl)
 	}
@@ -123,7 +88,7 @@ func (p *printer) assistant(thought, signature, text string, calls []*turn.ToolC
 	// Code prints them (a consumer that sums usage counts an id once); the
 	// last says why the reply stopped.
 	msgID := newUUID()
-	usage := usageOf(f.Usage)
+	usage := UsageOf(f.Usage)
 	for i, content := range msgs {
 		body := AssistantBody{ID: msgID, Type: "message", Role: "assistant", Model: p.cfg.Model, Content: content, Usage: usage}
 		if i == len(msgs)-1 {
@@ -166,35 +131,4 @@ func (p *printer) toolResults(outs []Outcome) {
 	p.emit(User{Type: "user", UUID: newUUID(), SessionID: p.cfg.SessionID, ParentToolUseID: p.parentID, Message: UserBody{Role: "user", Content: bl}})
 }
 
-func (p *printer) result(res Result) {
-	if p.final != nil {
-		*p.final = res
-		return
-	}
-	p.emit(res)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	switch p.cfg.Format {
-	case FormatJSON:
-		enc := json.NewEncoder(p.cfg.Stdout)
-		enc.SetEscapeHTML(false)
-		_ = enc.Encode(p.all)
-	case FormatText:
-		if res.StructuredOutput != nil {
-			_, _ = fmt.Fprintf(p.cfg.Stdout, "%s\n", res.StructuredOutput)
-			return
-		}
-		if res.IsError {
-			if p.cfg.Stderr != nil {
-				fmt.Fprintf(p.cfg.Stderr, "ply: %s\n", res.Error)
-			}
-			return
-		}
-		// Written in two pieces: appending the newline would copy a
-		// large answer once more.
-		_, _ = io.WriteString(p.cfg.Stdout, p.last)
-		if p.last != "" && !strings.HasSuffix(p.last, "\n") {
-			_, _ = io.WriteString(p.cfg.Stdout, "\n")
-		}
-	}
-}
+func (p *printer) result(res Result) { p.sink.Result(res) }

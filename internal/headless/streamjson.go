@@ -20,7 +20,8 @@ type Usage struct {
 	ReasoningTokens      int `json:"reasoning_tokens,omitempty"`
 }
 
-func usageOf(u *llm.Usage) Usage {
+// UsageOf is u as a stream-json usage object; zero when u is nil.
+func UsageOf(u *llm.Usage) Usage {
 	if u == nil {
 		return Usage{}
 	}
@@ -152,10 +153,10 @@ const (
 
 func newUUID() string { return uuid.NewString() }
 
-// toolInput returns the call's arguments as a JSON value: the raw text
+// ToolInput returns the call's arguments as a JSON value: the raw text
 // when it is valid JSON, else the text as a JSON string, so a malformed
 // call still prints as valid JSON.
-func toolInput(args string) json.RawMessage {
+func ToolInput(args string) json.RawMessage {
 	if args == "" {
 		return json.RawMessage(`{}`)
 	}
@@ -164,4 +165,25 @@ func toolInput(args string) json.RawMessage {
 	}
 	b, _ := json.Marshal(args)
 	return b
+}
+
+// CompactBoundary says that the chat summarised the history before a
+// request: from here on the model sees the summary instead of what came
+// before it. Claude Code's SDKs know it by this subtype.
+type CompactBoundary struct {
+	Type            string          `json:"type"`    // "system"
+	Subtype         string          `json:"subtype"` // "compact_boundary"
+	UUID            string          `json:"uuid"`
+	SessionID       string          `json:"session_id"`
+	ParentToolUseID *string         `json:"parent_tool_use_id"`
+	Metadata        CompactMetadata `json:"compact_metadata"`
+}
+
+// CompactMetadata is what a CompactBoundary says of the summary: what
+// started it ("auto": the history outgrew the context window) and the
+// estimated tokens before and after.
+type CompactMetadata struct {
+	Trigger    string `json:"trigger"`
+	PreTokens  int    `json:"pre_tokens"`
+	PostTokens int    `json:"post_tokens"`
 }

@@ -19,6 +19,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/plyhq/ply/internal/client"
+	"github.com/plyhq/ply/internal/exitcode"
 	"github.com/plyhq/ply/internal/inbox"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/loop"
@@ -260,13 +261,13 @@ func (u *UI) Run(ctx context.Context, rounds Rounds, tools ToolRunner) int {
 	}
 	switch {
 	case err == nil, errors.Is(err, tea.ErrInterrupted):
-		return 0
+		return exitcode.OK
 	case errors.Is(err, context.Canceled), errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil:
-		return 130
+		return exitcode.Cancelled
 	default:
 		if u.cfg.Stderr != nil {
 			fmt.Fprintf(u.cfg.Stderr, "ply: the interactive UI failed: %v\n", err)
 		}
-		return 1
+		return exitcode.Error
 	}
 }

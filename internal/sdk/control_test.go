@@ -1,10 +1,12 @@
-package headless
+package sdk
 
 import (
 	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/plyhq/ply/internal/headless"
 )
 
 // FuzzSDKControl feeds arbitrary control requests to the SDK endpoint:
@@ -25,7 +27,7 @@ func FuzzSDKControl(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, req []byte) {
 		var out bytes.Buffer
-		s := NewSDK(Config{Format: FormatStreamJSON, Stdout: &out, SessionID: "s"})
+		s := New(headless.Config{Format: headless.FormatStreamJSON, Stdout: &out, SessionID: "s"})
 		s.handleControl(inMessage{Type: "control_request", RequestID: "r1", Request: req}, Controls{})
 		s.initializing.Wait()
 		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
@@ -48,9 +50,10 @@ func FuzzSDKControl(f *testing.F) {
 
 func TestSDKSubtypeUnion(t *testing.T) {
 	for sub, want := range map[string]string{
-		SubtypeSuccess: SubtypeSuccess, SubtypeMaxTurns: SubtypeMaxTurns, SubtypeError: SubtypeError,
-		SubtypeCancelled: SubtypeError, SubtypeMaxToolCalls: SubtypeError, SubtypeMaxWallTime: SubtypeError,
-		SubtypeLoopDetected: SubtypeError, SubtypeStructuredFail: SubtypeError,
+		headless.SubtypeSuccess: headless.SubtypeSuccess, headless.SubtypeMaxTurns: headless.SubtypeMaxTurns,
+		headless.SubtypeError: headless.SubtypeError, headless.SubtypeCancelled: headless.SubtypeError,
+		headless.SubtypeMaxToolCalls: headless.SubtypeError, headless.SubtypeMaxWallTime: headless.SubtypeError,
+		headless.SubtypeLoopDetected: headless.SubtypeError, headless.SubtypeStructuredFail: headless.SubtypeError,
 	} {
 		if got := sdkSubtype(sub); got != want {
 			t.Errorf("sdkSubtype(%s) = %s, want %s", sub, got, want)

@@ -1,4 +1,4 @@
-package headless
+package sdk
 
 import (
 	"cmp"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/plyhq/ply/internal/client"
+	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/llm"
 )
 
@@ -29,13 +30,13 @@ type Controls struct {
 	// messages go through send (mcp_message).
 	// AddAgents defines the subagents of initialize's "agents" and
 	// returns the names of all the session's subagents.
-	AddAgents func(agents []SDKAgent) ([]string, error)
+	AddAgents func(agents []Agent) ([]string, error)
 	// MarkUserMessage tells the checkpoints that the next query is the
 	// SDK's user message uuid; RewindFiles puts the files back as they
 	// were before that message (only lists them with dryRun).
 	MarkUserMessage func(uuid string)
 	RewindFiles     func(ctx context.Context, uuid string, dryRun bool) (changed []string, err error)
-	AddMCPServers   func(raw map[string]json.RawMessage, embedded []string, send MCPSender) ([]MCPServer, []string, error)
+	AddMCPServers   func(raw map[string]json.RawMessage, embedded []string, send MCPSender) ([]headless.MCPServer, []string, error)
 }
 
 // ContextUsage is the estimated size of the next request, by part.
@@ -70,15 +71,15 @@ type controlRequest struct {
 	DryRun        bool   `json:"dry_run"`
 	// MCPServers are external servers for ply to start (initialize).
 	MCPServers map[string]json.RawMessage `json:"mcpServers"`
-	Agents     []SDKAgent                 `json:"agents"`
+	Agents     []Agent                    `json:"agents"`
 	// SDKMCPServers are servers in the SDK's own process (initialize).
 	SDKMCPServers map[string]struct {
 		Name string `json:"name"`
 	} `json:"sdkMcpServers"`
 }
 
-// SDKAgent is a subagent the SDK defines (its agents option).
-type SDKAgent struct {
+// Agent is a subagent the SDK defines (its agents option).
+type Agent struct {
 	Name         string   `json:"name"`
 	Description  string   `json:"description"`
 	SystemPrompt string   `json:"systemPrompt"`
@@ -93,7 +94,7 @@ type SDKAgent struct {
 // named and returns its answer.
 type MCPSender func(ctx context.Context, server string, msg json.RawMessage) (json.RawMessage, error)
 
-func (s *SDK) handleControl(m inMessage, ctl Controls) {
+func (s *Session) handleControl(m inMessage, ctl Controls) {
 	var req controlRequest
 	if err := json.Unmarshal(m.Request, &req); err != nil {
 		s.respond(m.RequestID, nil, "malformed control request: "+err.Error())
@@ -123,7 +124,7 @@ func (s *SDK) handleControl(m inMessage, ctl Controls) {
 }
 
 // answer carries out one control request and returns its response body.
-func (s *SDK) answer(req controlRequest, ctl Controls) (map[string]any, error) {
+func (s *Session) answer(req controlRequest, ctl Controls) (map[string]any, error) {
 	switch req.Subtype {
 	case "initialize":
 		resp := map[string]any{"subtype": "initialize", "session_id": s.cfg.SessionID, "commands": []string{},
@@ -148,7 +149,6 @@ func (s *SDK) answer(req controlRequest, ctl Controls) (map[string]any, error) {
 			s.mu.Lock()
 			s.cfg.Agents = names
 			s.mu.Unlock()
-			s.out.setAgents(names)
 		}
 		if req.Effort != "" {
 			st, err := s.setEffort(req.Effort, ctl)
@@ -236,7 +236,7 @@ func capabilities(ctl Controls) map[string]any {
 
 // setEffort sets the reasoning tier of the session's later requests;
 // each provider maps it to its own setting (llm.Effort).
-func (s *SDK) setEffort(effort string, ctl Controls) (map[string]any, error) {
+func (s *Session) setEffort(effort string, ctl Controls) (map[string]any, error) {
 	e, err := llm.ParseEffort(effort)
 	if err != nil || e == "" {
 		return nil, fmt.Errorf("unknown effort %q: use low, medium, high, xhigh or max", effort)
@@ -264,18 +264,18 @@ func contextUsageBody(u ContextUsage) map[string]any {
 
 // usageInfo reports the tokens of this process's queries. ply keeps no
 // usage history across sessions, so every range reports the same totals.
-func (s *SDK) usageInfo(rng string) map[string]any {
+func (s *Session) usageInfo(rng string) map[string]any {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return map[string]any{
 		"subtype": "get_usage_info", "range": cmp.Or(rng, "session"), "scope": "session",
-		"queries": s.ran, "usage": usageOf(&s.usage),
+		"queries": s.ran, "usage": headless.UsageOf(&s.usage),
 	}
 }
 
 // continueLastTurn runs what a resumed session's interrupted turn still
 // owes, as --continue would; accepted is false when nothing is owed.
-func (s *SDK) continueLastTurn() map[string]any {
+func (s *Session) continueLastTurn() map[string]any {
 	r := s.resumed
 	if r == nil {
 		return map[string]any{"subtype": "continue_last_turn", "accepted": false, "interruption": nil}
@@ -288,7 +288,7 @@ func (s *SDK) continueLastTurn() map[string]any {
 
 // addMCPServers starts initialize's servers before the session is
 // announced, so that the init message lists them and their tools.
-func (s *SDK) addMCPServers(raw map[string]json.RawMessage, embedded []string, ctl Controls) error {
+func (s *Session) addMCPServers(raw map[string]json.RawMessage, embedded []string, ctl Controls) error {
 	if ctl.AddMCPServers == nil {
 		return fmt.Errorf("MCP servers in initialize are not supported")
 	}
@@ -300,20 +300,12 @@ func (s *SDK) addMCPServers(raw map[string]json.RawMessage, embedded []string, c
 	s.cfg.MCPServers = append(s.cfg.MCPServers, states...)
 	s.cfg.Tools = tools
 	s.mu.Unlock()
-	s.out.setSession(s.cfg.MCPServers, tools)
 	return nil
-}
-
-// setSession updates what the init message announces.
-func (p *printer) setSession(servers []MCPServer, tools []string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.cfg.MCPServers, p.cfg.Tools = servers, tools
 }
 
 // mcpMessage sends msg to the SDK-embedded server and waits for the SDK's
 // answer (mcp_message).
-func (s *SDK) mcpMessage(ctx context.Context, server string, msg json.RawMessage) (json.RawMessage, error) {
+func (s *Session) mcpMessage(ctx context.Context, server string, msg json.RawMessage) (json.RawMessage, error) {
 	a, err := s.ask(ctx, map[string]any{"subtype": "mcp_message", "server_name": server, "message": msg})
 	if err != nil {
 		return nil, err
@@ -327,8 +319,10 @@ func (s *SDK) mcpMessage(ctx context.Context, server string, msg json.RawMessage
 	return body.Response, nil
 }
 
-func (p *printer) setAgents(names []string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.cfg.Agents = names
+// nonNil makes a nil list print as [], as the SDKs expect.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

@@ -1,6 +1,9 @@
 package headless
 
-import "github.com/plyhq/ply/internal/inbox"
+import (
+	"github.com/plyhq/ply/internal/inbox"
+	"github.com/plyhq/ply/internal/turn"
+)
 
 // SystemRound announces a round no user typed, before it is sent: a
 // background task's notification, a schedule's firing, a teammate's
@@ -25,4 +28,11 @@ func (p *printer) systemRound(next inbox.Round) {
 		summary = abbreviate(next.Text, 200)
 	}
 	p.progress("← %s (%s): %s", next.Source, next.Type, summary)
+}
+
+// compacted prints a CompactBoundary message and a progress line.
+func (p *printer) compacted(e turn.ChatCompressed) {
+	p.emit(CompactBoundary{Type: "system", Subtype: "compact_boundary", UUID: newUUID(), SessionID: p.cfg.SessionID,
+		ParentToolUseID: p.parentID, Metadata: CompactMetadata{Trigger: "auto", PreTokens: e.TokensBefore, PostTokens: e.TokensAfter}})
+	p.progress("compressed the conversation: ~%d → ~%d tokens", e.TokensBefore, e.TokensAfter)
 }

@@ -1,4 +1,4 @@
-package headless
+package sdk
 
 import "github.com/plyhq/ply/internal/inbox"
 
@@ -12,7 +12,7 @@ import "github.com/plyhq/ply/internal/inbox"
 // nextQuery waits for the next query: the SDK's next user message or,
 // when idle after a first query, the inbox's next round. It reports false
 // once the SDK's input ended.
-func (s *SDK) nextQuery() (query, bool) {
+func (s *Session) nextQuery() (query, bool) {
 	for {
 		var ready <-chan struct{}
 		if s.cfg.Inbox != nil && s.initSent {

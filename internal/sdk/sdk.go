@@ -1,4 +1,18 @@
-package headless
+// Package sdk is the SDK's stream-json session (`--input-format
+// stream-json`): the protocol the Qwen Code and Claude Code SDKs speak to
+// their CLIs. User messages and control requests arrive as JSON lines on
+// stdin; messages, control requests of ply's own (can_use_tool approvals,
+// mcp_message) and control responses go out as JSON lines on stdout. It
+// is a peer of package acp, the other protocol a client drives ply by.
+//
+// It owns the protocol: reading and queueing the SDK's lines, answering
+// control requests, asking the SDK's approvals, announcing the session
+// once and mapping results onto the SDK's subtypes. Each query's loop runs
+// through headless.Drive, which prints the query's messages; this package
+// does not run the loop or tools itself, build the layers it drives,
+// parse flags or touch the -p printers, and what a control request changes
+// in the session it asks of Controls, which the command wires.
+package sdk
 
 import (
 	"bufio"
@@ -13,22 +27,27 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/plyhq/ply/internal/client"
+	"github.com/plyhq/ply/internal/exitcode"
+	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/inbox"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/loop"
 	"github.com/plyhq/ply/internal/scheduler"
 )
 
-// SDK speaks the stream-json protocol both ways, as the Qwen Code and
+// Session speaks the stream-json protocol both ways, as the Qwen Code and
 // Claude Code SDKs drive their CLIs: user messages and control requests
 // arrive as JSON lines on stdin; messages, control requests of our own
 // (can_use_tool) and control responses go out as JSON lines on stdout.
-type SDK struct {
-	cfg Config
-	out *printer
+type Session struct {
+	// cfg is the session's; initialize's servers, tools and agents
+	// change it (guarded by mu).
+	cfg headless.Config
+	// out prints every line: the queries' messages and the control
+	// traffic, serialised.
+	out headless.Sink
 
 	mu      sync.Mutex
 	pending map[string]chan controlAnswer // can_use_tool requests awaiting the SDK
@@ -55,14 +74,14 @@ type query struct {
 	typ   client.SendType
 	// uuid is the SDK's id of the user message, for rewind_files.
 	uuid string
-	// round, when set, is the inbox round the query sends (sdkinbox.go).
+	// round, when set, is the inbox round the query sends (inbox.go).
 	round *inbox.Round
 }
 
 // Resume hands the SDK what a resumed session left unfinished: first is
 // sent with the first query (answers to open calls go before its text) or,
 // on continue_last_turn, alone with type typ. Call it before Serve.
-func (s *SDK) Resume(first []llm.Part, typ client.SendType) {
+func (s *Session) Resume(first []llm.Part, typ client.SendType) {
 	if len(first) == 0 && typ != client.Retry {
 		return // the session ended cleanly: nothing is owed
 	}
@@ -74,11 +93,21 @@ type controlAnswer struct {
 	err  string
 }
 
-// NewSDK returns the protocol endpoint for cfg (its Format must be
-// stream-json).
-func NewSDK(cfg Config) *SDK {
-	cfg.sdkSubtypes = true
-	return &SDK{cfg: cfg, out: newPrinter(cfg), pending: map[string]chan controlAnswer{}}
+// New returns the protocol endpoint for cfg (its Format must be
+// stream-json); it prints on cfg.Stdout.
+func New(cfg headless.Config) *Session {
+	return &Session{cfg: cfg, out: sdkResults{headless.NewStreamJSON(cfg.Stdout)}, pending: map[string]chan controlAnswer{}}
+}
+
+// sdkResults prints results with their subtypes mapped onto the SDK's
+// union (see sdkSubtype).
+type sdkResults struct{ headless.Sink }
+
+func (s sdkResults) Result(res headless.Result) {
+	if sub := sdkSubtype(res.Subtype); sub != res.Subtype {
+		res.Subtype, res.PlySubtype = sub, res.Subtype
+	}
+	s.Sink.Result(res)
 }
 
 // inMessage is any line the SDK sends.
@@ -97,7 +126,7 @@ type inMessage struct {
 // Serve reads in until it ends, running one query per user message, and
 // returns the exit code: 0 when stdin closed cleanly, 130 when ctx was
 // cancelled, 42 when a line was not understood.
-func (s *SDK) Serve(ctx context.Context, rounds Rounds, tools ToolRunner, in io.Reader, ctl Controls) int {
+func (s *Session) Serve(ctx context.Context, rounds headless.Rounds, tools headless.ToolRunner, in io.Reader, ctl Controls) int {
 	lines := make(chan []byte)
 	readErr := make(chan error, 1)
 	go func() {
@@ -134,7 +163,10 @@ func (s *SDK) Serve(ctx context.Context, rounds Rounds, tools ToolRunner, in io.
 			}
 			s.initializing.Wait()
 			if !s.initSent {
-				s.out.init()
+				s.mu.Lock()
+				init := headless.InitMessage(s.cfg)
+				s.mu.Unlock()
+				s.out.Message(init)
 				s.initSent = true
 			}
 			qctx, cancel := context.WithCancelCause(ctx)
@@ -144,26 +176,28 @@ func (s *SDK) Serve(ctx context.Context, rounds Rounds, tools ToolRunner, in io.
 			if q.uuid != "" && ctl.MarkUserMessage != nil {
 				ctl.MarkUserMessage(q.uuid)
 			}
-			r := &run{cfg: s.cfg, out: s.out, start: time.Now()}
 			in := loop.Input{Parts: q.parts, Type: q.typ}
 			if q.round != nil {
 				in.Rounds = []inbox.Round{*q.round}
 			}
-			r.drive(qctx, rounds, tools, in)
+			s.mu.Lock()
+			cfg := s.cfg
+			s.mu.Unlock()
+			used := headless.Drive(qctx, cfg, s.out, rounds, tools, in)
 			cancel(nil)
 			s.mu.Lock()
 			s.cancel = nil
-			s.usage.Add(r.totalUsage())
+			s.usage.Add(&used)
 			s.ran++
 			s.mu.Unlock()
 		}
 	}()
-	code := ExitOK
+	code := exitcode.OK
 loop:
 	for {
 		select {
 		case <-ctx.Done():
-			code = ExitCancelled
+			code = exitcode.Cancelled
 			break loop
 		case line, ok := <-lines:
 			if !ok {
@@ -200,18 +234,18 @@ loop:
 	select {
 	case err := <-readErr:
 		fmt.Fprintf(s.cfg.Stderr, "ply: reading standard input: %v\n", err)
-		return ExitError
+		return exitcode.Error
 	default:
 	}
 	return code
 }
 
 // enqueue queues q.
-func (s *SDK) enqueue(q query) { s.queries <- q }
+func (s *Session) enqueue(q query) { s.queries <- q }
 
 // withResumed is the query for a user message: after a resumed session's
 // interrupted batch, the lost calls' answers go first, in the same message.
-func (s *SDK) withResumed(parts []llm.Part) query {
+func (s *Session) withResumed(parts []llm.Part) query {
 	r := s.resumed
 	s.resumed = nil
 	if r != nil && r.typ == client.ToolResult {
@@ -220,7 +254,7 @@ func (s *SDK) withResumed(parts []llm.Part) query {
 	return query{parts: parts, typ: client.UserQuery}
 }
 
-func (s *SDK) warn(format string, args ...any) {
+func (s *Session) warn(format string, args ...any) {
 	if s.cfg.Stderr != nil {
 		fmt.Fprintf(s.cfg.Stderr, "ply: "+format+"\n", args...)
 	}
@@ -261,16 +295,16 @@ type controlResponseBody struct {
 	Error     string `json:"error,omitempty"`
 }
 
-func (s *SDK) respond(id string, resp any, errMsg string) {
+func (s *Session) respond(id string, resp any, errMsg string) {
 	body := controlResponseBody{Subtype: "success", RequestID: id, Response: resp}
 	if errMsg != "" {
 		body = controlResponseBody{Subtype: "error", RequestID: id, Error: errMsg}
 	}
-	s.out.emit(map[string]any{"type": "control_response", "response": body})
+	s.out.Message(map[string]any{"type": "control_response", "response": body})
 }
 
 // deliver routes the SDK's answer to a control request of ours.
-func (s *SDK) deliver(raw json.RawMessage) {
+func (s *Session) deliver(raw json.RawMessage) {
 	var body struct {
 		Subtype   string          `json:"subtype"`
 		RequestID string          `json:"request_id"`
@@ -299,7 +333,7 @@ func (s *SDK) deliver(raw json.RawMessage) {
 	ch <- a
 }
 
-func (s *SDK) failPending(reason string) {
+func (s *Session) failPending(reason string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for id, ch := range s.pending {
@@ -309,13 +343,13 @@ func (s *SDK) failPending(reason string) {
 }
 
 // ask sends a control request of ours and waits for the SDK's answer.
-func (s *SDK) ask(ctx context.Context, req map[string]any) (json.RawMessage, error) {
+func (s *Session) ask(ctx context.Context, req map[string]any) (json.RawMessage, error) {
 	id := "ply-" + strconv.FormatInt(s.nextID.Add(1), 10)
 	ch := make(chan controlAnswer, 1)
 	s.mu.Lock()
 	s.pending[id] = ch
 	s.mu.Unlock()
-	s.out.emit(map[string]any{"type": "control_request", "request_id": id, "request": req})
+	s.out.Message(map[string]any{"type": "control_request", "request_id": id, "request": req})
 	select {
 	case <-ctx.Done():
 		s.mu.Lock()
@@ -332,9 +366,9 @@ func (s *SDK) ask(ctx context.Context, req map[string]any) (json.RawMessage, err
 
 // Approve asks the SDK whether c may run (can_use_tool). It implements
 // scheduler.Approver.
-func (s *SDK) Approve(ctx context.Context, c *scheduler.Call) (scheduler.Decision, error) {
+func (s *Session) Approve(ctx context.Context, c *scheduler.Call) (scheduler.Decision, error) {
 	resp, err := s.ask(ctx, map[string]any{
-		"subtype": "can_use_tool", "tool_name": c.Name, "input": toolInput(string(c.Params)),
+		"subtype": "can_use_tool", "tool_name": c.Name, "input": headless.ToolInput(string(c.Params)),
 		"tool_use_id": c.CallID, "permission_suggestions": nil,
 	})
 	if err != nil {
@@ -377,21 +411,24 @@ func canUseToolDecision(resp json.RawMessage) (d scheduler.Decision, interrupt b
 
 // deniedStop is the cause of a query stopped by a denial with interrupt.
 type deniedStop struct {
-	denial  Denial
+	denial  headless.Denial
 	message string
 }
 
 func (d *deniedStop) Error() string { return "the SDK denied " + d.denial.ToolName + ": " + d.message }
 
+// Denial makes deniedStop a headless.DenialCause.
+func (d *deniedStop) Denial() headless.Denial { return d.denial }
+
 // stopForDenial ends the query in flight: the SDK denied c and asked for
 // the run to stop there.
-func (s *SDK) stopForDenial(c *scheduler.Call, message string) {
+func (s *Session) stopForDenial(c *scheduler.Call, message string) {
 	s.mu.Lock()
 	cancel := s.cancel
 	s.mu.Unlock()
 	if cancel != nil {
 		cancel(&deniedStop{
-			denial:  Denial{ToolName: c.Name, ToolUseID: c.CallID, ToolInput: toolInput(string(c.Params))},
+			denial:  headless.Denial{ToolName: c.Name, ToolUseID: c.CallID, ToolInput: headless.ToolInput(string(c.Params))},
 			message: cmp.Or(message, "no reason given"),
 		})
 	}
@@ -401,8 +438,8 @@ func (s *SDK) stopForDenial(c *scheduler.Call, message string) {
 // error_max_turns, error_during_execution); ply's own stays in ply_subtype.
 func sdkSubtype(sub string) string {
 	switch sub {
-	case SubtypeSuccess, SubtypeMaxTurns, SubtypeError:
+	case headless.SubtypeSuccess, headless.SubtypeMaxTurns, headless.SubtypeError:
 		return sub
 	}
-	return SubtypeError
+	return headless.SubtypeError
 }

@@ -1,4 +1,4 @@
-package headless
+package sdk
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/plyhq/ply/internal/client"
+	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/inbox"
 )
 
@@ -70,7 +71,7 @@ func TestSDKNotificationBeforeTheResult(t *testing.T) {
 	}()
 	s := &scripted{replies: []string{"started it", "it finished: 42"}}
 	var out lineWriter
-	sdk := NewSDK(Config{Format: FormatStreamJSON, Stdout: &out, Stderr: io.Discard, SessionID: "s", Inbox: in})
+	sdk := New(headless.Config{Format: headless.FormatStreamJSON, Stdout: &out, Stderr: io.Discard, SessionID: "s", Inbox: in})
 	if code := sdk.Serve(context.Background(), s, noTools{}, strings.NewReader(sdkUser("go")), Controls{}); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -96,7 +97,7 @@ func TestSDKRoundWhileIdle(t *testing.T) {
 	var out lineWriter
 	pr, pw := io.Pipe()
 	rec := &recorder{}
-	sdk := NewSDK(Config{Format: FormatStreamJSON, Stdout: &out, Stderr: io.Discard, SessionID: "s", Inbox: in,
+	sdk := New(headless.Config{Format: headless.FormatStreamJSON, Stdout: &out, Stderr: io.Discard, SessionID: "s", Inbox: in,
 		Recorder: rec})
 	code := make(chan int, 1)
 	go func() { code <- sdk.Serve(context.Background(), s, noTools{}, pr, Controls{}) }()
@@ -133,7 +134,7 @@ func TestSDKWaitsForTheFirstQuery(t *testing.T) {
 	in.Post(inbox.Round{Type: client.Notification, Source: "resume", Text: "work was lost"})
 	s := &scripted{replies: []string{"ok"}}
 	var out lineWriter
-	sdk := NewSDK(Config{Format: FormatStreamJSON, Stdout: &out, Stderr: io.Discard, SessionID: "s", Inbox: in})
+	sdk := New(headless.Config{Format: headless.FormatStreamJSON, Stdout: &out, Stderr: io.Discard, SessionID: "s", Inbox: in})
 	pr, pw := io.Pipe()
 	code := make(chan int, 1)
 	go func() { code <- sdk.Serve(context.Background(), s, noTools{}, pr, Controls{}) }()

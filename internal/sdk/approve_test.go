@@ -1,4 +1,4 @@
-package headless
+package sdk
 
 import (
 	"encoding/json"
