@@ -5,9 +5,7 @@ import "testing"
 func todo(t *testing.T) { t.Skip("todo") }
 
 var (
-	parityCapsHeadless, parityCapsSDK, parityCapsNested                                                         = todo, todo, todo
 	parityKeepHeadless, parityKeepSDK, parityKeepTUI, parityKeepACP                                             = todo, todo, todo, todo
 	parityCheckpointHeadless, parityCheckpointSDK, parityCheckpointTUI, parityCheckpointACP                     = todo, todo, todo, todo
 	parityInboxHeadless, parityInboxSDK, parityInboxTUI, parityInboxACP, parityInboxSubagent                    = todo, todo, todo, todo, todo
-	parityTurnCapHeadless, parityTurnCapSDK, parityTurnCapTUI, parityTurnCapACP, parityTurnCapSubagent          = todo, todo, todo, todo, todo
 )
