@@ -1,9 +1,0 @@
-package cli
-
-import "testing"
-
-func todo(t *testing.T) { t.Skip("todo") }
-
-var (
-	parityInboxHeadless, parityInboxSDK, parityInboxTUI, parityInboxACP, parityInboxSubagent                    = todo, todo, todo, todo, todo
-)
