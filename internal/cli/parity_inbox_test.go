@@ -14,10 +14,12 @@ import (
 // ---- inbox_teammate_after_results ----
 //
 // A background subagent messages its parent while the parent's command
-// runs: the command blocks reading msg.fifo, which the subagent writes
-// only once its message is queued. The message must join the parent's
-// next request after the command's result, in the same request; then the
-// subagent's report comes as a notification round.
+// runs, and only then: the command says it started through p1.fifo, which
+// the subagent reads before it sends the message, and then blocks reading
+// msg.fifo, which the subagent writes once its message is queued. The
+// message must join the parent's next request after the command's
+// result, in the same request; then the subagent's report comes as a
+// notification round.
 
 const halfWay = "HALF-WAY"
 
@@ -27,8 +29,9 @@ const halfWay = "HALF-WAY"
 func teammateScript() []fp.Turn {
 	return []fp.Turn{
 		bgLaunch("report half-way, then finish"),
-		{fp.When(afterLaunch), fp.ToolCall("p1", "run_shell_command", `{"command":"cat msg.fifo"}`)},
-		{fp.When(isSubagent), fp.ToolCall("m1", "send_message", `{"message":"`+halfWay+`"}`)},
+		{fp.When(afterLaunch), fp.ToolCall("p1", "run_shell_command", `{"command":"echo running > p1.fifo; cat msg.fifo"}`)},
+		{fp.When(isSubagent), fp.ToolCall("m0", "run_shell_command", `{"command":"cat p1.fifo"}`)},
+		{fp.When("Output: running"), fp.ToolCall("m1", "send_message", `{"message":"`+halfWay+`"}`)},
 		{fp.When("Message queued for the main agent"), fp.ToolCall("m2", "run_shell_command", `{"command":"echo sent > msg.fifo"}`)},
 		{fp.When(halfWay), fp.Text("noted the message")},
 		{fp.When(isSubagent), fp.Text("all done")},
@@ -39,12 +42,14 @@ func teammateScript() []fp.Turn {
 
 const noMessage = "no message came with the results"
 
-// teammateDir returns a workspace with msg.fifo.
+// teammateDir returns a workspace with the fifos of teammateScript.
 func teammateDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := syscall.Mkfifo(filepath.Join(dir, "msg.fifo"), 0o600); err != nil {
-		t.Fatal(err)
+	for _, f := range []string{"p1.fifo", "msg.fifo"} {
+		if err := syscall.Mkfifo(filepath.Join(dir, f), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return dir
 }
@@ -86,6 +91,18 @@ func checkTeammateAfterResults(t *testing.T, srv *fp.Server) {
 	if err := srv.CheckPairing(); err != nil {
 		t.Error(err)
 	}
+	if t.Failed() {
+		for i, q := range srv.Requests() {
+			t.Logf("request %d, answered by turn %d: last message %s %q", i, q.Turn, q.Messages[len(q.Messages)-1].Role, abbreviateText(q.Messages[len(q.Messages)-1].Text()))
+		}
+	}
+}
+
+func abbreviateText(s string) string {
+	if len(s) > 120 {
+		return s[:120] + "…"
+	}
+	return s
 }
 
 func parityInboxHeadless(t *testing.T) {
@@ -167,17 +184,22 @@ func parityInboxACP(t *testing.T) {
 }
 
 // A parent's message to a running background subagent joins the
-// subagent's next request after its tool's result: the subagent's command
-// blocks on go.fifo, which the parent writes once the message is queued.
+// subagent's next request after its tool's result. The subagent's command
+// says it started through ready.fifo, which the parent reads before it
+// sends the message, then blocks on go.fifo, which the parent writes once
+// the message is queued.
 func parityInboxSubagent(t *testing.T) {
 	dir := t.TempDir()
-	if err := syscall.Mkfifo(filepath.Join(dir, "go.fifo"), 0o600); err != nil {
-		t.Fatal(err)
+	for _, f := range []string{"ready.fifo", "go.fifo"} {
+		if err := syscall.Mkfifo(filepath.Join(dir, f), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	srv := fp.New(t,
 		bgLaunch("check a.go"),
-		fp.Turn{fp.When(afterLaunch), fp.ToolCall("s1", "send_message", `{"task_id":"agent-1","message":"ALSO-CHECK-B"}`)},
-		fp.Turn{fp.When(isSubagent), fp.ToolCall("c1", "run_shell_command", `{"command":"cat go.fifo"}`)},
+		fp.Turn{fp.When(afterLaunch), fp.ToolCall("r1", "run_shell_command", `{"command":"cat ready.fifo"}`)},
+		fp.Turn{fp.When(isSubagent), fp.ToolCall("c1", "run_shell_command", `{"command":"echo ready > ready.fifo; cat go.fifo"}`)},
+		fp.Turn{fp.When("Output: ready"), fp.ToolCall("s1", "send_message", `{"task_id":"agent-1","message":"ALSO-CHECK-B"}`)},
 		fp.Turn{fp.When("Message queued for background task"), fp.ToolCall("e1", "run_shell_command", `{"command":"echo go > go.fifo"}`)},
 		fp.Turn{fp.When("Message queued for background task"), fp.Text("Sent.")},
 		fp.Turn{fp.When("ALSO-CHECK-B"), fp.When(isSubagent), fp.Text("a.go and b.go are fine")},

@@ -63,7 +63,7 @@ type tuiRun struct {
 // startTUI runs the interactive UI in dir with ply's home given, against
 // srv, with args added; NO_COLOR keeps styles out of the drawn text. The
 // user settings file is written with settings plus the idle probe's hook
-// (see idle); the terminal reports a 120×40 window, for the live area
+// (see afterWork); the terminal reports a 120×40 window, for the live area
 // (dialogs, the footer) to be drawn at all.
 func startTUI(t *testing.T, dir, home string, srv *fp.Server, settings map[string]any, args ...string) *tuiRun {
 	t.Helper()
@@ -88,7 +88,17 @@ func startTUI(t *testing.T, dir, home string, srv *fp.Server, settings map[strin
 			t.Error("the UI did not end when its input closed")
 		}
 	})
-	r.keys(windowSize)
+	// Bubble Tea sends the size it found at start (none, off a terminal)
+	// on a goroutine of its own, which may come after the report and undo
+	// it: the report is sent again at each frame drawn until the input
+	// box's hint shows the live area is drawn at the size.
+	r.waitUntil("the UI to take the window size", func(drawn string) bool {
+		if strings.Contains(drawn, "Type a message") {
+			return true
+		}
+		r.keys(windowSize)
+		return false
+	})
 	return r
 }
 
@@ -130,10 +140,12 @@ func writeTUISettings(t *testing.T, home string, settings map[string]any) {
 	}
 }
 
-// idle waits until the UI is idle: a prompt typed while it works waits
-// for the work to end, and one its hook blocks ends at once, its reason
-// shown as it ends; nothing reaches the model.
-func (r *tuiRun) idle() {
+// afterWork waits until everything typed so far has been worked through:
+// a prompt typed while the UI works waits for the work to end, and this
+// one, which its hook blocks, is refused as soon as it is sent, its reason
+// shown; nothing reaches the model. The probe's own interaction may still
+// be ending when the reason shows (see quit).
+func (r *tuiRun) afterWork() {
 	r.t.Helper()
 	r.probes++
 	r.submit(fmt.Sprintf("%s %d", probeWord, r.probes))
@@ -188,40 +200,52 @@ func (r *tuiRun) waitUntil(what string, ok func(drawn string) bool) string {
 // past it.
 func (r *tuiRun) waitText(want string) {
 	r.t.Helper()
-	r.waitUntil(strings.TrimSpace(want), func(s string) bool {
-		i := strings.Index(s[r.mark:], want)
-		if i < 0 {
+	r.waitAny(want)
+}
+
+// waitAny waits until one of wants is drawn after the mark, moves the mark
+// past the first drawn and returns its index.
+func (r *tuiRun) waitAny(wants ...string) int {
+	r.t.Helper()
+	found := -1
+	r.waitUntil(strings.Join(wants, " or "), func(s string) bool {
+		first := -1
+		for i, w := range wants {
+			if j := strings.Index(s[r.mark:], w); j >= 0 && (first < 0 || j < first) {
+				first, found = j, i
+			}
+		}
+		if first < 0 {
 			return false
 		}
-		r.mark += i + len(want)
+		r.mark += first + len(wants[found])
 		return true
 	})
+	return found
 }
 
-// waitRequests waits until srv has received n requests; the reply to a
-// request is drawn, so a write follows each.
-func (r *tuiRun) waitRequests(n int) {
-	r.t.Helper()
-	r.waitUntil(fmt.Sprintf("request %d", n), func(string) bool { return len(r.srv.Requests()) >= n })
-}
-
-// quit waits for the UI to be idle, presses Ctrl+C twice as a person
-// leaving would (the footer asks for the second) and returns the exit
-// code.
+// quit waits for the work typed so far to end, then presses Ctrl+C until
+// the UI ends, as a person leaving would, and returns the exit code. One
+// press arms (the footer asks for another), the next leaves; a press that
+// lands while the probe's interaction is still ending stops it instead.
+// Each is pressed at a new frame, since each changes what is drawn.
 func (r *tuiRun) quit() int {
 	r.t.Helper()
-	r.idle()
-	r.keys(keyCtrlC)
-	r.waitText("Press Ctrl+C again to exit")
-	r.keys(keyCtrlC)
-	select {
-	case c := <-r.code:
-		r.code <- c // for the cleanup
-		return c
-	case <-time.After(20 * time.Second):
-		s, _ := r.out.snapshot()
-		r.t.Fatalf("the UI did not quit on Ctrl+C twice; the screen so far:\n%q", tail(s, 3000))
-		return -1
+	r.afterWork()
+	timeout := time.After(30 * time.Second)
+	for {
+		_, changed := r.out.snapshot()
+		_, _ = io.WriteString(r.in, keyCtrlC) // fails once the UI has ended
+		select {
+		case c := <-r.code:
+			r.code <- c // for the cleanup
+			return c
+		case <-changed:
+		case <-timeout:
+			s, _ := r.out.snapshot()
+			r.t.Fatalf("the UI did not quit on Ctrl+C; the screen so far:\n%q", tail(s, 3000))
+			return -1
+		}
 	}
 }
 
