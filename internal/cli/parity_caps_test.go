@@ -93,7 +93,7 @@ func parityCapsSDK(t *testing.T) {
 
 // A background subagent's work is the session's too: its calls count
 // against the cap of the run that launched it.
-func parityCapsNested(t *testing.T) {
+func parityCapsBackground(t *testing.T) {
 	srv := fp.New(t,
 		bgLaunch("list the files, four times"),
 		fp.Turn{fp.When(afterLaunch), fp.Text("It runs; I will wait.")},

@@ -74,18 +74,22 @@ func startTUI(t *testing.T, dir, home string, srv *fp.Server, settings map[strin
 	}
 	inR, inW := io.Pipe()
 	r := &tuiRun{t: t, srv: srv, in: inW, out: newScreen(), code: make(chan int, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		c := Main(context.Background(), args, IO{Stdin: inR, StdinIsTTY: true, StdoutIsTTY: true,
+		c := Main(ctx, args, IO{Stdin: inR, StdinIsTTY: true, StdoutIsTTY: true,
 			Stdout: r.out, Stderr: r.out, Getenv: func(k string) string { return env[k] }, Cwd: dir})
 		inR.Close()
 		r.code <- c
 	}()
+	// A cell that failed half-way leaves the UI running: end it as
+	// SIGINT would, so that no goroutine outlives the test.
 	t.Cleanup(func() {
 		inW.Close()
+		cancel()
 		select {
 		case <-r.code:
 		case <-time.After(20 * time.Second):
-			t.Error("the UI did not end when its input closed")
+			t.Error("the UI did not end when its context did")
 		}
 	})
 	// Bubble Tea sends the size it found at start (none, off a terminal)
@@ -200,28 +204,14 @@ func (r *tuiRun) waitUntil(what string, ok func(drawn string) bool) string {
 // past it.
 func (r *tuiRun) waitText(want string) {
 	r.t.Helper()
-	r.waitAny(want)
-}
-
-// waitAny waits until one of wants is drawn after the mark, moves the mark
-// past the first drawn and returns its index.
-func (r *tuiRun) waitAny(wants ...string) int {
-	r.t.Helper()
-	found := -1
-	r.waitUntil(strings.Join(wants, " or "), func(s string) bool {
-		first := -1
-		for i, w := range wants {
-			if j := strings.Index(s[r.mark:], w); j >= 0 && (first < 0 || j < first) {
-				first, found = j, i
-			}
-		}
-		if first < 0 {
+	r.waitUntil(want, func(s string) bool {
+		i := strings.Index(s[r.mark:], want)
+		if i < 0 {
 			return false
 		}
-		r.mark += first + len(wants[found])
+		r.mark += i + len(want)
 		return true
 	})
-	return found
 }
 
 // quit waits for the work typed so far to end, then presses Ctrl+C until
