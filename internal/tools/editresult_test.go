@@ -1,0 +1,101 @@
+package tools
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// goFile returns a Go file of n numbered statements inside one function
+// that starts on line 3.
+func goFile(n int) string {
+	var b strings.Builder
+	b.WriteString("package p\n\nfunc work() {\n")
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "\tstep(%d)\n", i)
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+func TestEditResultSaysWhereTheChangeNowIs(t *testing.T) {
+	root, ws := ftWorkspace(t)
+	path := filepath.Join(root, "w.go")
+	ftWriteFile(t, path, goFile(30))
+	// step(10) is line 13; it becomes three lines.
+	res := ftExec(t, NewEdit(ws), map[string]any{"file_path": "w.go",
+		"old_string": "\tstep(10)\n", "new_string": "\tstep(10)\n\tstep(10.5)\n\tstep(10.7)\n"})
+	ftWantOK(t, res)
+	for _, want := range []string{
+		"has been updated (1 replacement)",
+		"now lines 13-15",
+		// A numbered snippet around the change, as read_file numbers lines.
+		numberPrefix(10) + "\tstep(7)\n",
+		numberPrefix(14) + "\tstep(10.5)\n",
+		numberPrefix(18) + "\tstep(13)",
+		// The diff names the enclosing function, as git does.
+		"@@ -13,0 +14,2 @@ func work() {\n+\tstep(10.5)\n+\tstep(10.7)",
+	} {
+		if !strings.Contains(res.Output, want) {
+			t.Errorf("output lacks %q:\n%s", want, res.Output)
+		}
+	}
+	if strings.Contains(res.Output, numberPrefix(9)) || strings.Contains(res.Output, numberPrefix(19)) {
+		t.Errorf("snippet is wider than 3 lines around the change:\n%s", res.Output)
+	}
+}
+
+func TestEditDiffIsMinimal(t *testing.T) {
+	root, ws := ftWorkspace(t)
+	path := filepath.Join(root, "w.go")
+	ftWriteFile(t, path, goFile(10))
+	// Lines step(4) and step(6) change, step(5) between them does not.
+	res := ftExec(t, NewEdit(ws), map[string]any{"file_path": "w.go",
+		"old_string": "\tstep(4)\n\tstep(5)\n\tstep(6)\n", "new_string": "\tstep(40)\n\tstep(5)\n\tstep(60)\n"})
+	ftWantOK(t, res)
+	for _, out := range []string{res.Output, res.Display} {
+		if strings.Contains(out, "-\tstep(5)") || strings.Contains(out, "+\tstep(5)") {
+			t.Errorf("unchanged line shown as removed and added:\n%s", out)
+		}
+		if !strings.Contains(out, "func work() {") {
+			t.Errorf("hunk header lacks the enclosing function:\n%s", out)
+		}
+	}
+	if !strings.Contains(res.Output, "now lines 7-9") {
+		t.Errorf("output lacks the new position:\n%s", res.Output)
+	}
+}
+
+func TestEditResultForDeletion(t *testing.T) {
+	root, ws := ftWorkspace(t)
+	path := filepath.Join(root, "w.go")
+	ftWriteFile(t, path, goFile(10))
+	res := ftExec(t, NewEdit(ws), map[string]any{"file_path": "w.go", "old_string": "\tstep(5)\n", "new_string": ""})
+	ftWantOK(t, res)
+	for _, want := range []string{"removed", "line 8", numberPrefix(8) + "\tstep(6)"} {
+		if !strings.Contains(res.Output, want) {
+			t.Errorf("output lacks %q:\n%s", want, res.Output)
+		}
+	}
+}
+
+func TestWriteFileOverwriteSaysWhatChanged(t *testing.T) {
+	root, ws := ftWorkspace(t)
+	path := filepath.Join(root, "w.go")
+	ftWriteFile(t, path, goFile(30))
+	content := strings.Replace(goFile(30), "\tstep(20)\n", "\tstep(20)\n\tcheck()\n", 1)
+	res := ftExec(t, NewWriteFile(ws), map[string]any{"file_path": "w.go", "content": content})
+	ftWantOK(t, res)
+	for _, want := range []string{
+		"Successfully overwrote file",
+		"now line 24",
+		numberPrefix(24) + "\tcheck()\n",
+		numberPrefix(21) + "\tstep(18)\n",
+		"@@ -23,0 +24 @@ func work() {\n+\tcheck()",
+	} {
+		if !strings.Contains(res.Output, want) {
+			t.Errorf("output lacks %q:\n%s", want, res.Output)
+		}
+	}
+}
