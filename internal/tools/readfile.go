@@ -477,11 +477,22 @@ func decodeFileArgs(args json.RawMessage, v any) *Result {
 	return nil
 }
 
-// resolveFilePath confines p to the workspace, naming the parameter in
-// the error.
+// resolveFilePath confines p, a path to write, to the workspace, naming
+// the parameter in the error; a refusal says what to do instead.
 func resolveFilePath(ws *Workspace, param, p string) (string, *Result) {
-	return resolvePath(ws, param, p, ws.Resolve)
+	abs, r := resolvePath(ws, param, p, ws.Resolve)
+	if r != nil && r.ErrorType == "PATH_OUTSIDE_WORKSPACE" {
+		r.Output += outsideWriteAdvice
+	}
+	return abs, r
 }
+
+// outsideWriteAdvice follows the refusal of a write outside the
+// workspace: the same call cannot succeed, so the model should change it
+// or hand the change to the user.
+const outsideWriteAdvice = ". Files outside the workspace cannot be written or edited. Do not retry this path: " +
+	"use a path inside the workspace instead, or, if the file outside it must change, ask the user to change it " +
+	"or to start ply with its directory in the workspace (--include-directories)."
 
 // resolveReadPath is resolveFilePath for a path only read: the read-only
 // roots are accepted too.

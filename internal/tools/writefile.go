@@ -95,7 +95,7 @@ func (t *WriteFile) Execute(ctx context.Context, args json.RawMessage, _ Output)
 func writeErrorResult(what, path string, err error) Result {
 	switch {
 	case errors.Is(err, ErrOutsideWorkspace):
-		return Errorf("PATH_OUTSIDE_WORKSPACE", "%s %s: %v", what, path, err)
+		return Errorf("PATH_OUTSIDE_WORKSPACE", "%s %s: %v%s", what, path, err, outsideWriteAdvice)
 	case errors.Is(err, os.ErrPermission):
 		return Errorf("PERMISSION_DENIED", "%s %s: %v", what, path, err)
 	}
