@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -146,7 +147,11 @@ func (t *Grep) Execute(ctx context.Context, args json.RawMessage, _ Output) (Res
 	}
 	m, err := newGrepMatcher(p.Pattern, p.CaseInsensitive)
 	if err != nil {
-		return Errorf("INVALID_TOOL_PARAMS", "Invalid regular expression pattern %q: %v", p.Pattern, err), nil
+		// grep_search has no fixed-string mode: the escaped pattern is
+		// the way to search for the text as written.
+		return Errorf("INVALID_TOOL_PARAMS", "Invalid regular expression pattern %q: %v. The pattern is an RE2 regular expression; "+
+			"to search for the text literally, escape the special characters with a backslash: pattern %q.",
+			p.Pattern, err, regexp.QuoteMeta(p.Pattern)), nil
 	}
 	var filter *grepFilter
 	if p.Glob != nil && strings.TrimSpace(*p.Glob) != "" {
