@@ -79,7 +79,8 @@ var grepSchema = json.RawMessage(`{
       "description": "Glob pattern to filter files (e.g. \"*.js\", \"*.{ts,tsx}\"). Without a slash it matches file names at any depth; with one, paths relative to the searched directory. A leading \"!\" excludes instead."
     },
     "limit": {
-      "type": "integer",
+      "type": ["integer", "string"],
+      "pattern": "^\\s*[0-9]+\\s*$",
       "minimum": 1,
       "description": "Show at most this many matching lines. Optional: all matches are shown if not specified, up to the output size cap."
     },
@@ -88,17 +89,20 @@ var grepSchema = json.RawMessage(`{
       "description": "Ignore case. Default false: the search is case-sensitive."
     },
     "context": {
-      "type": "integer",
+      "type": ["integer", "string"],
+      "pattern": "^\\s*[0-9]+\\s*$",
       "minimum": 0,
       "description": "Lines to show before and after each match (like grep -C)."
     },
     "before": {
-      "type": "integer",
+      "type": ["integer", "string"],
+      "pattern": "^\\s*[0-9]+\\s*$",
       "minimum": 0,
       "description": "Lines to show before each match (like grep -B); overrides context for that side."
     },
     "after": {
-      "type": "integer",
+      "type": ["integer", "string"],
+      "pattern": "^\\s*[0-9]+\\s*$",
       "minimum": 0,
       "description": "Lines to show after each match (like grep -A); overrides context for that side."
     },

@@ -68,12 +68,14 @@ var readFileSchema = json.RawMessage(`{
       "description": "The absolute path of the file to read. A relative path is resolved against the workspace root."
     },
     "offset": {
-      "type": "integer",
+      "type": ["integer", "string"],
+      "pattern": "^\\s*[0-9]+\\s*$",
       "minimum": 0,
       "description": "The 0-based line number to start reading from. Only needed for files too large to read at once; use it with limit to page through the file."
     },
     "limit": {
-      "type": "integer",
+      "type": ["integer", "string"],
+      "pattern": "^\\s*[0-9]+\\s*$",
       "minimum": 1,
       "description": "The maximum number of lines to read (default 1000). Only needed for large files."
     }
@@ -465,17 +467,7 @@ func (s *lineScanner) totalLines() int {
 
 // decodeFileArgs decodes args into v, returning an error Result when the
 // arguments are not the expected object.
-func decodeFileArgs(args json.RawMessage, v any) *Result {
-	if len(bytes.TrimSpace(args)) == 0 {
-		r := Errorf("INVALID_TOOL_PARAMS", "missing arguments: expected a JSON object")
-		return &r
-	}
-	if err := json.Unmarshal(args, v); err != nil {
-		r := Errorf("INVALID_TOOL_PARAMS", "invalid arguments: %v", err)
-		return &r
-	}
-	return nil
-}
+func decodeFileArgs(args json.RawMessage, v any) *Result { return decodeArgs(args, v) }
 
 // resolveFilePath confines p, a path to write, to the workspace, naming
 // the parameter in the error; a refusal says what to do instead.

@@ -145,7 +145,8 @@ var shellSchema = json.RawMessage(`{
       "description": "Whether to run the command in the background and return at once (for servers, watchers and other processes that do not exit by themselves). Defaults to false."
     },
     "timeout": {
-      "type": "number",
+      "type": ["number", "string"],
+      "pattern": "^\\s*[0-9]+(\\.[0-9]+)?\\s*$",
       "exclusiveMinimum": 0,
       "description": "Timeout in milliseconds for a foreground command (default 120000). Values above 600000 are clamped to 600000. Ignored for background commands."
     }
