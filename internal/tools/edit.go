@@ -298,8 +298,13 @@ func unifiedDiffContext(oldName, newName, oldText, newText string, spans []editS
 		}
 		oldCount := he - hs
 		header := fmt.Sprintf("@@ -%s +%s @@", hunkRange(hs, oldCount), hunkRange(newStart, oldCount-removed+added))
-		if fn := enclosingDecl(ol, nl, hs, first); fn != "" {
-			header += " " + fn
+		if len(out) < maxDiffLines {
+			// Only for the hunks shown: the search looks back through
+			// the file, which a replace_all with many hunks would
+			// repeat for each.
+			if fn := enclosingDecl(ol, nl, hs, first); fn != "" {
+				header += " " + fn
+			}
 		}
 		out = append(out, header)
 		out = append(out, body...)

@@ -28,6 +28,8 @@ const (
 	lcsMaxCells = 1 << 18
 	// declMaxChars caps the declaration quoted in a hunk header.
 	declMaxChars = 80
+	// declMaxScan is how far above a hunk its declaration is looked for.
+	declMaxScan = 5000
 )
 
 // lineRegion is lines [a, b) of the new text (0-based); a == b is the
@@ -264,7 +266,7 @@ func enclosingDecl(ol, nl textLines, hs int, c lineChange) string {
 	if limit < 0 {
 		limit = 1 << 30
 	}
-	for k := min(hs, ol.n()) - 1; k >= 0; k-- {
+	for k := min(hs, ol.n()) - 1; k >= 0 && k >= hs-declMaxScan; k-- {
 		line := strings.TrimRight(ol.line(k), " \t\r\n")
 		w := indentWidth(line)
 		if w < 0 || w >= limit || !looksLikeDecl(line) {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // goFile returns a Go file of n numbered statements inside one function
@@ -97,5 +98,34 @@ func TestWriteFileOverwriteSaysWhatChanged(t *testing.T) {
 		if !strings.Contains(res.Output, want) {
 			t.Errorf("output lacks %q:\n%s", want, res.Output)
 		}
+	}
+}
+
+// TestEditManyHunksStaysQuick: replace_all over every other line of a
+// large file, with no declaration to find, answers quickly.
+func TestEditManyHunksStaysQuick(t *testing.T) {
+	root, ws := ftWorkspace(t)
+	var b strings.Builder
+	for i := range 100_000 {
+		if i%2 == 0 {
+			b.WriteString("x = old\n")
+		} else {
+			fmt.Fprintf(&b, "y = %d\n", i)
+		}
+	}
+	ftWriteFile(t, filepath.Join(root, "big.txt"), b.String())
+	start := time.Now()
+	res := ftExec(t, NewEdit(ws), map[string]any{"file_path": "big.txt", "old_string": "old", "new_string": "new", "replace_all": true})
+	ftWantOK(t, res)
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %v", d)
+	}
+	for _, want := range []string{"50000 replacements", "The changes are now at lines 1, 3, 5", "and 49990 more", "lines not shown", "diff truncated"} {
+		if !strings.Contains(res.Output, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if len(res.Output) > 20000 {
+		t.Errorf("output is %d bytes", len(res.Output))
 	}
 }
