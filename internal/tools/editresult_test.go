@@ -129,3 +129,20 @@ func TestEditManyHunksStaysQuick(t *testing.T) {
 		t.Errorf("output is %d bytes", len(res.Output))
 	}
 }
+
+func TestWriteFileOverwriteNamesEachChangedPlace(t *testing.T) {
+	root, ws := ftWorkspace(t)
+	ftWriteFile(t, filepath.Join(root, "w.go"), goFile(40))
+	content := strings.Replace(goFile(40), "\tstep(5)\n", "\tstep(5)\n\tcheck()\n", 1)
+	content = strings.Replace(content, "\tstep(30)\n", "", 1)
+	res := ftExec(t, NewWriteFile(ws), map[string]any{"file_path": "w.go", "content": content})
+	ftWantOK(t, res)
+	for _, want := range []string{"The changes are now at lines 9 and 34.", numberPrefix(9) + "\tcheck()\n", "...\n", numberPrefix(34) + "\tstep(31)\n"} {
+		if !strings.Contains(res.Output, want) {
+			t.Errorf("output lacks %q:\n%s", want, res.Output)
+		}
+	}
+	if strings.Contains(res.Output, numberPrefix(20)) {
+		t.Errorf("unchanged lines between the changes are shown:\n%s", res.Output)
+	}
+}

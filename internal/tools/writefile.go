@@ -176,7 +176,12 @@ func overwriteReport(msg, before, after, oldName, newName string) string {
 		q++
 	}
 	span := editSpan{start: ol.starts[p], end: ol.starts[ol.n()-q], newStart: nl.starts[p], newEnd: nl.starts[nl.n()-q]}
-	regions := spanRegions(nl, []editSpan{span})
+	// The regions are the lines that differ, not all between the first
+	// and the last: an overwrite may change a few places far apart.
+	var regions []lineRegion
+	for _, c := range spanChanges(ol, nl, []editSpan{span}) {
+		regions = append(regions, lineRegion{a: c.na, b: c.nb})
+	}
 	var sb strings.Builder
 	sb.WriteString(msg)
 	if w := whereNow("The changed text", 1, regions, nl.n()); w != "" {
