@@ -69,3 +69,14 @@ func TestSchemasAcceptNumericStrings(t *testing.T) {
 		}
 	}
 }
+
+// TestShellConcurrencySafeWithQuotedTimeout: a read-only command stays
+// safe to run alongside others when its timeout is quoted.
+func TestShellConcurrencySafeWithQuotedTimeout(t *testing.T) {
+	_, ws := searchTestWorkspace(t, nil)
+	sh := NewShell(ws)
+	t.Cleanup(func() { sh.Close() })
+	if !sh.ConcurrencySafe(json.RawMessage(`{"command": "ls", "timeout": "5000"}`)) {
+		t.Error("ls with a quoted timeout is not concurrency-safe")
+	}
+}

@@ -169,7 +169,7 @@ type shellParams struct {
 // run alongside other tools.
 func (*Shell) ConcurrencySafe(args json.RawMessage) bool {
 	var p shellParams
-	if err := json.Unmarshal(args, &p); err != nil {
+	if decodeArgs(args, &p) != nil {
 		return false
 	}
 	return shell.IsReadOnly(p.Command)
