@@ -61,3 +61,16 @@ func TestShellCaptureCountsErrorsAcrossWrites(t *testing.T) {
 		t.Errorf("want one match counted:\n%s", out)
 	}
 }
+
+// TestShellDescriptionStatesTheOutputCap: the description gives the cap
+// the output is actually cut to, and that the end is the larger part.
+func TestShellDescriptionStatesTheOutputCap(t *testing.T) {
+	sh, _ := shellTestTool(t)
+	if d := sh.Description(); !strings.Contains(d, "at most 16000 characters") || !strings.Contains(d, "a larger part of the end") {
+		t.Errorf("default description: %s", d)
+	}
+	sh.SetOutputLimit(1000)
+	if d := sh.Description(); !strings.Contains(d, "at most 1000 characters") {
+		t.Errorf("description with a 1000-character limit: %s", d)
+	}
+}
