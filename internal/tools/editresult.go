@@ -69,6 +69,9 @@ func whereNow(what string, count int, regions []lineRegion, n int) string {
 	if len(regions) == 0 {
 		return ""
 	}
+	if n == 0 {
+		return "The file is now empty."
+	}
 	if len(regions) == 1 {
 		r := regions[0]
 		switch {

@@ -146,3 +146,13 @@ func TestWriteFileOverwriteNamesEachChangedPlace(t *testing.T) {
 		t.Errorf("unchanged lines between the changes are shown:\n%s", res.Output)
 	}
 }
+
+func TestEditResultWhenTheFileIsEmptied(t *testing.T) {
+	root, ws := ftWorkspace(t)
+	ftWriteFile(t, filepath.Join(root, "w.txt"), "only\n")
+	res := ftExec(t, NewEdit(ws), map[string]any{"file_path": "w.txt", "old_string": "only\n", "new_string": ""})
+	ftWantOK(t, res)
+	if !strings.Contains(res.Output, "The file is now empty.") || !strings.Contains(res.Output, "-only") {
+		t.Errorf("output:\n%s", res.Output)
+	}
+}
