@@ -226,7 +226,7 @@ var (
 	declRE = regexp.MustCompile(`^\s*(?:(?:export|default|pub(?:\([^)]*\))?|public|private|protected|internal|static|abstract|final|override|async|unsafe|extern|inline|virtual|open|suspend)\s+)*` +
 		`(?:func|def|class|function|fn|impl|struct|interface|trait|enum|module|object|record|sub|procedure|namespace|type\s+\w+\s+(?:struct|interface))\b`)
 	cDeclRE   = regexp.MustCompile(`^\s*(?:[\w:<>\[\],*&~]+\s+)+[*&]*[\w:~]+\s*\([^;=]*$`)
-	controlRE = regexp.MustCompile(`^\s*(?:if|else|for|while|switch|return|catch|case|do|throw|new|try|using|await|yield|goto|sizeof)\b`)
+	controlRE = regexp.MustCompile(`^\s*(?:if|else|for|while|switch|return|catch|case|do|throw|new|try|using|await|yield|goto|sizeof|go|defer|delete|print|assert|raise)\b`)
 )
 
 // looksLikeDecl reports whether line looks like the start of a function,

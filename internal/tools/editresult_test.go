@@ -156,3 +156,19 @@ func TestEditResultWhenTheFileIsEmptied(t *testing.T) {
 		t.Errorf("output:\n%s", res.Output)
 	}
 }
+
+func TestLooksLikeDecl(t *testing.T) {
+	for _, l := range []string{"func (t *Edit) Execute(ctx context.Context) (Result, error) {", "    def f(self):", "class A:",
+		"  async function load(url) {", "export default class View extends Base {", "    public void run(int n) {",
+		"static int main(int argc, char **argv)", "pub(crate) fn parse(s: &str) -> Result<T> {", "impl Display for X {", "type Edit struct {"} {
+		if !looksLikeDecl(l) {
+			t.Errorf("%q not taken for a declaration", l)
+		}
+	}
+	for _, l := range []string{"if (x) {", "\treturn foo(a,", "x = foo(", "} else if (y) {", "\tgo func() {", "\tdefer func() {",
+		"for i := range n {", "\tfmt.Println(x)", "while (true) {", ""} {
+		if looksLikeDecl(l) {
+			t.Errorf("%q taken for a declaration", l)
+		}
+	}
+}
