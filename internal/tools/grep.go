@@ -80,7 +80,6 @@ var grepSchema = json.RawMessage(`{
     },
     "limit": {
       "type": ["integer", "string"],
-      "pattern": "^\\s*[0-9]+\\s*$",
       "minimum": 1,
       "description": "Show at most this many matching lines. Optional: all matches are shown if not specified, up to the output size cap."
     },
@@ -90,19 +89,16 @@ var grepSchema = json.RawMessage(`{
     },
     "context": {
       "type": ["integer", "string"],
-      "pattern": "^\\s*[0-9]+\\s*$",
       "minimum": 0,
       "description": "Lines to show before and after each match (like grep -C)."
     },
     "before": {
       "type": ["integer", "string"],
-      "pattern": "^\\s*[0-9]+\\s*$",
       "minimum": 0,
       "description": "Lines to show before each match (like grep -B); overrides context for that side."
     },
     "after": {
       "type": ["integer", "string"],
-      "pattern": "^\\s*[0-9]+\\s*$",
       "minimum": 0,
       "description": "Lines to show after each match (like grep -A); overrides context for that side."
     },

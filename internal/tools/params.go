@@ -3,6 +3,7 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
@@ -13,8 +14,9 @@ import (
 //
 // A number parameter given as a string of digits ("limit": "50"), which
 // models write now and then, is read as the number: refusing it only
-// costs a retry. The schemas allow such strings (see numericString) so
-// that the scheduler's check lets them through.
+// costs a retry. The schemas allow a string beside the number so that
+// the scheduler's check lets such strings through; one that holds no
+// number is refused here, naming the parameter.
 func decodeArgs(args json.RawMessage, v any) *Result {
 	if len(bytes.TrimSpace(args)) == 0 {
 		r := Errorf("INVALID_TOOL_PARAMS", "missing arguments: expected a JSON object")
@@ -24,8 +26,13 @@ func decodeArgs(args json.RawMessage, v any) *Result {
 	if err == nil {
 		return nil
 	}
-	if fixed, ok := unquoteNumbers(args, v); ok && json.Unmarshal(fixed, v) == nil {
+	fixed, ok, bad := unquoteNumbers(args, v)
+	if ok && json.Unmarshal(fixed, v) == nil {
 		return nil
+	}
+	if bad != "" {
+		r := Errorf("INVALID_TOOL_PARAMS", "invalid arguments: %s", bad)
+		return &r
 	}
 	r := Errorf("INVALID_TOOL_PARAMS", "invalid arguments: %v", err)
 	return &r
@@ -33,18 +40,19 @@ func decodeArgs(args json.RawMessage, v any) *Result {
 
 // unquoteNumbers rewrites the string values of args that stand for
 // number fields of v (by their JSON names) and hold a number, as that
-// number. ok is false when nothing was rewritten.
-func unquoteNumbers(args json.RawMessage, v any) (json.RawMessage, bool) {
+// number. ok is false when nothing was rewritten; bad describes a string
+// given for a number field that holds no number.
+func unquoteNumbers(args json.RawMessage, v any) (out json.RawMessage, ok bool, bad string) {
 	t := reflect.TypeOf(v)
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if t == nil || t.Kind() != reflect.Struct {
-		return nil, false
+		return nil, false, ""
 	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(args, &obj) != nil {
-		return nil, false
+		return nil, false, ""
 	}
 	changed := false
 	for i := range t.NumField() {
@@ -77,17 +85,19 @@ func unquoteNumbers(args json.RawMessage, v any) (json.RawMessage, bool) {
 		s = strings.TrimSpace(s)
 		if integer {
 			if _, err := strconv.ParseInt(s, 10, 64); err != nil {
+				bad = fmt.Sprintf("%s must be an integer, got %q", name, s)
 				continue
 			}
 		} else if _, err := strconv.ParseFloat(s, 64); err != nil || !json.Valid([]byte(s)) {
+			bad = fmt.Sprintf("%s must be a number, got %q", name, s)
 			continue
 		}
 		obj[name] = json.RawMessage(s)
 		changed = true
 	}
 	if !changed {
-		return nil, false
+		return nil, false, bad
 	}
 	out, err := json.Marshal(obj)
-	return out, err == nil
+	return out, err == nil && bad == "", bad
 }

@@ -69,13 +69,11 @@ var readFileSchema = json.RawMessage(`{
     },
     "offset": {
       "type": ["integer", "string"],
-      "pattern": "^\\s*[0-9]+\\s*$",
       "minimum": 0,
       "description": "The 0-based line number to start reading from. Only needed for files too large to read at once; use it with limit to page through the file."
     },
     "limit": {
       "type": ["integer", "string"],
-      "pattern": "^\\s*[0-9]+\\s*$",
       "minimum": 1,
       "description": "The maximum number of lines to read (default 1000). Only needed for large files."
     }
