@@ -37,7 +37,7 @@ func (*Edit) Description() string {
 		"match, a match that ignores curly versus straight quotes, dash styles, non-breaking spaces and trailing " +
 		"whitespace is tried. new_string is inserted literally. CRLF line endings and a byte-order mark are preserved. " +
 		"To create a new file, give a file_path that does not exist and an empty old_string. " +
-		"The answer says which lines the new text now occupies, shows them and a few around them numbered as read_file numbers lines, and shows a diff of the change."
+		"The answer shows the changed lines numbered as read_file numbers them, and a diff."
 }
 
 var editSchema = json.RawMessage(`{

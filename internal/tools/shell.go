@@ -20,8 +20,8 @@ import (
 const (
 	shellDefaultTimeout = 120_000 // ms
 	shellMaxTimeout     = 600_000 // ms; larger values are clamped
-	// shellMaxOutput caps the output kept for the model, by default: a
-	// quarter from the start (what ran) and the rest from the end (the
+	// shellMaxOutput caps the output kept for the model, by default: two
+	// fifths from the start (what ran) and the rest from the end (the
 	// error, the summary), which matters most. Every later request carries
 	// it; the whole output is saved with the session (SetOutputDir).
 	shellMaxOutput = 16_000
@@ -117,7 +117,7 @@ func (t *Shell) Description() string {
 
 const shellDescription = `This tool executes a given shell command as ` + "`bash -c <command>`" + `, in its own process group, with standard input closed.
 
-The command runs in the workspace root unless directory is given. Standard output and standard error are combined; the answer holds the command, the output (at most %d characters: the beginning and a larger part of the end are kept, with a note on what was left out between them), the exit code, the signal if it was killed, and any error.
+The command runs in the workspace root unless directory is given. Standard output and standard error are combined; the answer holds the command, the output (at most %d characters: the beginning and, larger, the end are kept), the exit code, the signal if it was killed, and any error.
 
 A non-zero exit code is not a failure of the tool: read it. The command is killed, with every process it started, when it runs longer than timeout (default 120000 ms, at most 600000 ms).
 
@@ -146,7 +146,6 @@ var shellSchema = json.RawMessage(`{
     },
     "timeout": {
       "type": ["number", "string"],
-      "pattern": "^\\s*[0-9]+(\\.[0-9]+)?\\s*$",
       "exclusiveMinimum": 0,
       "description": "Timeout in milliseconds for a foreground command (default 120000). Values above 600000 are clamped to 600000. Ignored for background commands."
     }

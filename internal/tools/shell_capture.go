@@ -38,13 +38,13 @@ type shellCapture struct {
 	err   error // opening or writing the file failed
 }
 
-// shellHeadShare is the part of the cap kept from the start of a stream;
-// the rest keeps its end, where a failing command says what went wrong.
-const shellHeadShare = 4
-
+// newShellCapture keeps two fifths of limit from the start of a stream
+// and three fifths from its end, where a failing command says what went
+// wrong.
 func newShellCapture(limit int) *shellCapture {
 	limit = max(limit, 2) // the ring needs a byte
-	return &shellCapture{headCap: limit / shellHeadShare, ring: make([]byte, limit-limit/shellHeadShare)}
+	head := limit * 2 / 5
+	return &shellCapture{headCap: head, ring: make([]byte, limit-head)}
 }
 
 // shellOutputFile returns an opener of the file that keeps the whole
@@ -237,28 +237,27 @@ func (c *shellCapture) String() string {
 	return sb.String()
 }
 
-// note is the line that stands for what was left out: how much, how many
-// of its lines look like errors, and where to see it.
+// note is the line that stands for what was left out: how much, where to
+// see it, and how many of its lines look like errors.
 func (c *shellCapture) note(chars, lines, errs int) string {
 	what := fmt.Sprintf("%d characters", chars)
+	facts := ""
 	if lines > 0 {
-		what = fmt.Sprintf("%d lines (%d characters) omitted; %d of them match %s (ignoring case)", lines, chars, errs, errWordsShown)
-	} else {
-		what += " omitted"
-	}
-	search := "search it with grep_search"
-	if errs > 0 {
-		search = fmt.Sprintf("search it with grep_search (pattern %q finds those lines)", "(?i)"+errWordsShown)
+		what = fmt.Sprintf("%d lines (%d characters)", lines, chars)
+		facts = fmt.Sprintf(" %d of the %d omitted lines match %s (ignoring case).", errs, lines, errWordsShown)
+		if errs > 0 && c.file != nil && c.err == nil {
+			facts = strings.TrimSuffix(facts, ".") + fmt.Sprintf(": grep_search with pattern %q in the saved file finds them.", "(?i)"+errWordsShown)
+		}
 	}
 	switch {
 	case c.file != nil && c.err == nil && !c.full:
-		return fmt.Sprintf("[... %s. The whole output (%d bytes) is saved in %s : read it in ranges with read_file (offset, limit) or %s. ...]",
-			what, c.saved, filepath.Clean(c.file.Name()), search)
+		return fmt.Sprintf("[... %s omitted. The whole output (%d bytes) is saved in %s : read it in ranges with read_file (offset, limit) or search it with grep_search.%s ...]",
+			what, c.saved, filepath.Clean(c.file.Name()), facts)
 	case c.file != nil && c.err == nil:
-		return fmt.Sprintf("[... %s. The first %d bytes of the output are saved in %s : read them in ranges with read_file (offset, limit) or %s. ...]",
-			what, c.saved, filepath.Clean(c.file.Name()), strings.Replace(search, "search it", "search them", 1))
+		return fmt.Sprintf("[... %s omitted. The first %d bytes of the output are saved in %s : read them in ranges with read_file (offset, limit) or search them with grep_search.%s ...]",
+			what, c.saved, filepath.Clean(c.file.Name()), facts)
 	}
-	return fmt.Sprintf("[... %s. To see them, redirect the output to a file and read it in ranges, or filter it (grep, head, tail). ...]", what)
+	return fmt.Sprintf("[... %s omitted. To see them, redirect the output to a file and read it in ranges, or filter it (grep, head, tail).%s ...]", what, facts)
 }
 
 // errWordsShown names the words errLineCounter looks for, as a regular
