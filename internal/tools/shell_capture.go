@@ -244,7 +244,7 @@ func (c *shellCapture) note(chars, lines, errs int) string {
 	facts := ""
 	if lines > 0 {
 		what = fmt.Sprintf("%d lines (%d characters)", lines, chars)
-		facts = fmt.Sprintf(" %d of the %d omitted lines match %s (ignoring case).", errs, lines, errWordsShown)
+		facts = fmt.Sprintf(" %d of the %d omitted lines %s %s (ignoring case).", errs, lines, pluralOf(errs, "matches", "match"), errWordsShown)
 		if errs > 0 && c.file != nil && c.err == nil {
 			facts = strings.TrimSuffix(facts, ".") + fmt.Sprintf(": grep_search with pattern %q in the saved file finds them.", "(?i)"+errWordsShown)
 		}

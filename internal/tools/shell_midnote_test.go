@@ -57,7 +57,7 @@ func TestShellCaptureCountsErrorsAcrossWrites(t *testing.T) {
 	}
 	c.Write([]byte("end\n"))
 	out := c.String()
-	if !strings.Contains(out, " 1 of the 40 omitted lines match error|fail|panic") {
+	if !strings.Contains(out, " 1 of the 40 omitted lines matches error|fail|panic") {
 		t.Errorf("want one match counted:\n%s", out)
 	}
 }
