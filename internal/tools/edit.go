@@ -37,7 +37,7 @@ func (*Edit) Description() string {
 		"match, a match that ignores curly versus straight quotes, dash styles, non-breaking spaces and trailing " +
 		"whitespace is tried. new_string is inserted literally. CRLF line endings and a byte-order mark are preserved. " +
 		"To create a new file, give a file_path that does not exist and an empty old_string. " +
-		"The answer shows a diff of the change."
+		"The answer shows the changed lines numbered as read_file numbers them, and a diff."
 }
 
 var editSchema = json.RawMessage(`{
@@ -134,13 +134,32 @@ func (t *Edit) Execute(ctx context.Context, args json.RawMessage, _ Output) (Res
 	}
 
 	rel := displayPath(t.ws, path)
-	diff := unifiedDiff("a/"+rel, "b/"+rel,
-		strings.TrimPrefix(content, o.bom), strings.TrimPrefix(o.content, o.bom), o.spans)
+	before, after := strings.TrimPrefix(content, o.bom), strings.TrimPrefix(o.content, o.bom)
+	diff := unifiedDiff("a/"+rel, "b/"+rel, before, after, o.spans)
 	msg := fmt.Sprintf("The file %s has been updated (%d replacement%s).", path, o.count, plural(o.count))
 	if o.tolerant {
 		msg += " old_string did not match exactly; it was matched ignoring quote, dash and space styles and trailing whitespace."
 	}
-	return Result{Output: msg + "\n\n" + diff, Display: diff}, nil
+	return Result{Output: changeReport(msg, "The new text", o.count, after, o.spans, "a/"+rel, "b/"+rel, before), Display: diff}, nil
+}
+
+// changeReport is msg, then where the change now is with the lines around
+// it numbered, then the diff without context lines (the numbered lines
+// show them), so that the model can go on editing without reading the
+// file again.
+func changeReport(msg, what string, count int, after string, spans []editSpan, oldName, newName, before string) string {
+	nl := indexLines(after)
+	regions := spanRegions(nl, spans)
+	var sb strings.Builder
+	sb.WriteString(msg)
+	if w := whereNow(what, count, regions, nl.n()); w != "" {
+		sb.WriteString(" " + w)
+	}
+	if s := snippet(nl, regions); s != "" {
+		sb.WriteString("\n\n" + s)
+	}
+	sb.WriteString("\n\n" + unifiedDiffContext(oldName, newName, before, after, spans, 0))
+	return sb.String()
 }
 
 // create makes a new file holding content, as asked by an empty old_string.
@@ -235,7 +254,73 @@ type lineChange struct{ oa, ob, na, nb int }
 // a unified diff with diffContext lines of context. Knowing the spans
 // avoids a general diff: each span maps to the lines it touched.
 func unifiedDiff(oldName, newName, oldText, newText string, spans []editSpan) string {
+	return unifiedDiffContext(oldName, newName, oldText, newText, spans, diffContext)
+}
+
+// unifiedDiffContext is unifiedDiff with context lines of context. Each
+// hunk header names the function (or class, or other declaration) the
+// hunk is in, as git diff does.
+func unifiedDiffContext(oldName, newName, oldText, newText string, spans []editSpan, context int) string {
 	ol, nl := indexLines(oldText), indexLines(newText)
+	changes := spanChanges(ol, nl, spans)
+
+	var out []string
+	out = append(out, "--- "+oldName, "+++ "+newName)
+	for i := 0; i < len(changes); {
+		// Gather the changes whose context touches into one hunk.
+		j := i + 1
+		for j < len(changes) && changes[j].oa-context <= changes[j-1].ob+context {
+			j++
+		}
+		first, last := changes[i], changes[j-1]
+		hs := max(first.oa-context, 0)
+		he := min(last.ob+context, ol.n())
+		newStart := first.na - (first.oa - hs)
+		var body []string
+		pos := hs
+		added, removed := 0, 0
+		for _, c := range changes[i:j] {
+			for ; pos < c.oa; pos++ {
+				body = append(body, diffLine(' ', ol, pos))
+			}
+			for k := c.oa; k < c.ob; k++ {
+				body = append(body, diffLine('-', ol, k))
+			}
+			for k := c.na; k < c.nb; k++ {
+				body = append(body, diffLine('+', nl, k))
+			}
+			removed += c.ob - c.oa
+			added += c.nb - c.na
+			pos = c.ob
+		}
+		for ; pos < he; pos++ {
+			body = append(body, diffLine(' ', ol, pos))
+		}
+		oldCount := he - hs
+		header := fmt.Sprintf("@@ -%s +%s @@", hunkRange(hs, oldCount), hunkRange(newStart, oldCount-removed+added))
+		if len(out) < maxDiffLines {
+			// Only for the hunks shown: the search looks back through
+			// the file, which a replace_all with many hunks would
+			// repeat for each.
+			if fn := enclosingDecl(ol, nl, hs, first); fn != "" {
+				header += " " + fn
+			}
+		}
+		out = append(out, header)
+		out = append(out, body...)
+		i = j
+	}
+	if len(out) > maxDiffLines {
+		more := len(out) - maxDiffLines
+		out = append(out[:maxDiffLines], fmt.Sprintf("... (diff truncated: %d more lines)", more))
+	}
+	return strings.Join(out, "\n")
+}
+
+// spanChanges maps the spans to the lines they changed, in file order,
+// without the unchanged lines at their edges or within them.
+func spanChanges(ol, nl textLines, spans []editSpan) []lineChange {
+	oldText, newText := ol.s, nl.s
 	var changes []lineChange
 	for _, s := range spans {
 		c := lineChange{oa: ol.containing(s.start), na: nl.containing(s.newStart)}
@@ -275,50 +360,14 @@ func unifiedDiff(oldName, newName, oldText, newText string, spans []editSpan) st
 		}
 		trimmed = append(trimmed, c)
 	}
-	changes = trimmed
-
-	var out []string
-	out = append(out, "--- "+oldName, "+++ "+newName)
-	for i := 0; i < len(changes); {
-		// Gather the changes whose context touches into one hunk.
-		j := i + 1
-		for j < len(changes) && changes[j].oa-diffContext <= changes[j-1].ob+diffContext {
-			j++
-		}
-		first, last := changes[i], changes[j-1]
-		hs := max(first.oa-diffContext, 0)
-		he := min(last.ob+diffContext, ol.n())
-		newStart := first.na - (first.oa - hs)
-		var body []string
-		pos := hs
-		added, removed := 0, 0
-		for _, c := range changes[i:j] {
-			for ; pos < c.oa; pos++ {
-				body = append(body, diffLine(' ', ol, pos))
-			}
-			for k := c.oa; k < c.ob; k++ {
-				body = append(body, diffLine('-', ol, k))
-			}
-			for k := c.na; k < c.nb; k++ {
-				body = append(body, diffLine('+', nl, k))
-			}
-			removed += c.ob - c.oa
-			added += c.nb - c.na
-			pos = c.ob
-		}
-		for ; pos < he; pos++ {
-			body = append(body, diffLine(' ', ol, pos))
-		}
-		oldCount := he - hs
-		out = append(out, fmt.Sprintf("@@ -%s +%s @@", hunkRange(hs, oldCount), hunkRange(newStart, oldCount-removed+added)))
-		out = append(out, body...)
-		i = j
+	// Lines a change leaves as they were, such as an unchanged line
+	// between two changed ones, are shown as context, not as removed and
+	// added again.
+	var out []lineChange
+	for _, c := range trimmed {
+		out = append(out, minimalChanges(ol, nl, c)...)
 	}
-	if len(out) > maxDiffLines {
-		more := len(out) - maxDiffLines
-		out = append(out[:maxDiffLines], fmt.Sprintf("... (diff truncated: %d more lines)", more))
-	}
-	return strings.Join(out, "\n")
+	return out
 }
 
 // hunkRange formats a hunk's line range the way unified diffs do: 1-based,

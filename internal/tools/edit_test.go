@@ -18,7 +18,8 @@ func TestEditTool(t *testing.T) {
 	}{
 		{name: "replace with diff", initial: "one\ntwo\nthree\n",
 			args: map[string]any{"old_string": "two", "new_string": "2"}, want: "one\n2\nthree\n",
-			contains: []string{"has been updated (1 replacement)", "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three"}},
+			contains: []string{"has been updated (1 replacement)", "now line 2", "     1\tone\n     2\t2\n     3\tthree\n",
+				"--- a/f.txt\n+++ b/f.txt\n@@ -2 +2 @@\n-two\n+2"}},
 		{name: "replace all", initial: "a-a-a",
 			args: map[string]any{"old_string": "a", "new_string": "b", "replace_all": true}, want: "b-b-b",
 			contains: []string{"3 replacements"}},
@@ -61,8 +62,10 @@ func TestEditTool(t *testing.T) {
 					t.Errorf("output %q lacks %q", res.Output, s)
 				}
 			}
-			if res.Display == "" || !strings.Contains(res.Output, res.Display) {
-				t.Errorf("Display %q should be the diff shown in the output", res.Display)
+			// The output's diff leaves out the context lines the numbered
+			// lines show; the display's has them.
+			if !strings.HasPrefix(res.Display, "--- ") || !strings.Contains(res.Output, res.Display[:strings.Index(res.Display, "\n@@")]) {
+				t.Errorf("Display %q should be the diff of the change shown in the output", res.Display)
 			}
 			ftWantNoTempFiles(t, root)
 		})

@@ -163,17 +163,7 @@ func (t *Glob) Execute(ctx context.Context, args json.RawMessage, _ Output) (Res
 
 // searchDecodeArgs decodes the arguments of glob and grep_search, turning
 // anything that is not the expected object into an error Result.
-func searchDecodeArgs(args json.RawMessage, v any) *Result {
-	if len(strings.TrimSpace(string(args))) == 0 {
-		r := Errorf("INVALID_TOOL_PARAMS", "missing arguments: expected a JSON object")
-		return &r
-	}
-	if err := json.Unmarshal(args, v); err != nil {
-		r := Errorf("INVALID_TOOL_PARAMS", "invalid arguments: %v", err)
-		return &r
-	}
-	return nil
-}
+func searchDecodeArgs(args json.RawMessage, v any) *Result { return decodeArgs(args, v) }
 
 // searchResolve resolves the optional path parameter of a search tool
 // (default: the workspace root) and checks that it exists, and that it is a

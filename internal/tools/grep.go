@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -78,7 +79,7 @@ var grepSchema = json.RawMessage(`{
       "description": "Glob pattern to filter files (e.g. \"*.js\", \"*.{ts,tsx}\"). Without a slash it matches file names at any depth; with one, paths relative to the searched directory. A leading \"!\" excludes instead."
     },
     "limit": {
-      "type": "integer",
+      "type": ["integer", "string"],
       "minimum": 1,
       "description": "Show at most this many matching lines. Optional: all matches are shown if not specified, up to the output size cap."
     },
@@ -87,17 +88,17 @@ var grepSchema = json.RawMessage(`{
       "description": "Ignore case. Default false: the search is case-sensitive."
     },
     "context": {
-      "type": "integer",
+      "type": ["integer", "string"],
       "minimum": 0,
       "description": "Lines to show before and after each match (like grep -C)."
     },
     "before": {
-      "type": "integer",
+      "type": ["integer", "string"],
       "minimum": 0,
       "description": "Lines to show before each match (like grep -B); overrides context for that side."
     },
     "after": {
-      "type": "integer",
+      "type": ["integer", "string"],
       "minimum": 0,
       "description": "Lines to show after each match (like grep -A); overrides context for that side."
     },
@@ -146,7 +147,11 @@ func (t *Grep) Execute(ctx context.Context, args json.RawMessage, _ Output) (Res
 	}
 	m, err := newGrepMatcher(p.Pattern, p.CaseInsensitive)
 	if err != nil {
-		return Errorf("INVALID_TOOL_PARAMS", "Invalid regular expression pattern %q: %v", p.Pattern, err), nil
+		// grep_search has no fixed-string mode: the escaped pattern is
+		// the way to search for the text as written.
+		return Errorf("INVALID_TOOL_PARAMS", "Invalid regular expression pattern %q: %v. The pattern is an RE2 regular expression; "+
+			"to search for the text literally, escape the special characters with a backslash: pattern %q.",
+			p.Pattern, err, regexp.QuoteMeta(p.Pattern)), nil
 	}
 	var filter *grepFilter
 	if p.Glob != nil && strings.TrimSpace(*p.Glob) != "" {

@@ -68,12 +68,12 @@ var readFileSchema = json.RawMessage(`{
       "description": "The absolute path of the file to read. A relative path is resolved against the workspace root."
     },
     "offset": {
-      "type": "integer",
+      "type": ["integer", "string"],
       "minimum": 0,
       "description": "The 0-based line number to start reading from. Only needed for files too large to read at once; use it with limit to page through the file."
     },
     "limit": {
-      "type": "integer",
+      "type": ["integer", "string"],
       "minimum": 1,
       "description": "The maximum number of lines to read (default 1000). Only needed for large files."
     }
@@ -465,23 +465,24 @@ func (s *lineScanner) totalLines() int {
 
 // decodeFileArgs decodes args into v, returning an error Result when the
 // arguments are not the expected object.
-func decodeFileArgs(args json.RawMessage, v any) *Result {
-	if len(bytes.TrimSpace(args)) == 0 {
-		r := Errorf("INVALID_TOOL_PARAMS", "missing arguments: expected a JSON object")
-		return &r
+func decodeFileArgs(args json.RawMessage, v any) *Result { return decodeArgs(args, v) }
+
+// resolveFilePath confines p, a path to write, to the workspace, naming
+// the parameter in the error; a refusal says what to do instead.
+func resolveFilePath(ws *Workspace, param, p string) (string, *Result) {
+	abs, r := resolvePath(ws, param, p, ws.Resolve)
+	if r != nil && r.ErrorType == "PATH_OUTSIDE_WORKSPACE" {
+		r.Output += outsideWriteAdvice
 	}
-	if err := json.Unmarshal(args, v); err != nil {
-		r := Errorf("INVALID_TOOL_PARAMS", "invalid arguments: %v", err)
-		return &r
-	}
-	return nil
+	return abs, r
 }
 
-// resolveFilePath confines p to the workspace, naming the parameter in
-// the error.
-func resolveFilePath(ws *Workspace, param, p string) (string, *Result) {
-	return resolvePath(ws, param, p, ws.Resolve)
-}
+// outsideWriteAdvice follows the refusal of a write outside the
+// workspace: the same call cannot succeed, so the model should change it
+// or hand the change to the user.
+const outsideWriteAdvice = ". Files outside the workspace cannot be written or edited. Do not retry this path: " +
+	"use a path inside the workspace instead, or, if the file outside it must change, ask the user to change it " +
+	"or to start ply with its directory in the workspace (--include-directories)."
 
 // resolveReadPath is resolveFilePath for a path only read: the read-only
 // roots are accepted too.

@@ -49,7 +49,7 @@ func (t *ReadManyFiles) Description() string {
 	return fmt.Sprintf(`Reads the content of several files at once: files, directories (all files below them) and glob patterns.
 - paths are relative to the workspace root (or absolute inside it), e.g. ["README.md", "internal/config", "src/**/*.ts"].
 - Files excluded by .gitignore are skipped, and so, unless useDefaultExcludes is false, are dependency and build directories (node_modules, vendor, dist, build, target, ...), lock files, minified files and .env files. A file named explicitly is always read.
-- Each file comes after a line "--- <absolute path> ---", in sorted order. Binary files are skipped; PNG, JPEG, GIF and WebP images named explicitly are returned as images.
+- Each file comes after a line "--- <absolute path> ---", in sorted order, its lines numbered as read_file numbers them. Binary files are skipped; PNG, JPEG, GIF and WebP images named explicitly are returned as images.
 - At most %d KiB of text per file and %d KiB in all; longer files are cut (read the rest with read_file), and files past the total are listed as skipped.
 - Use it to read a set of related files, such as a package or all configs; use read_file for one file and grep_search to find where something is.`,
 		t.perFile>>10, t.total>>10)
@@ -241,10 +241,7 @@ func (r *readManyRun) readOne(ctx context.Context, c readManyCand) error {
 	case text == "" && !more:
 		r.body.WriteString("[empty file]\n")
 	default:
-		r.body.WriteString(text)
-		if !strings.HasSuffix(text, "\n") {
-			r.body.WriteByte('\n')
-		}
+		writeNumberedText(&r.body, text)
 	}
 	if more {
 		why := "the per-file limit of " + sizeLimit(r.t.perFile)
@@ -306,6 +303,16 @@ func readTextPrefix(ctx context.Context, br *bufio.Reader, budget int) (text str
 		sb.WriteString(line)
 		sb.WriteByte('\n')
 		lines++
+	}
+}
+
+// writeNumberedText writes text with each line numbered as read_file
+// numbers it, and ends it with a newline.
+func writeNumberedText(sb *strings.Builder, text string) {
+	for i, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		sb.WriteString(numberPrefix(i + 1))
+		sb.WriteString(line)
+		sb.WriteByte('\n')
 	}
 }
 

@@ -61,7 +61,7 @@ func TestReadManyGlobAndDirectory(t *testing.T) {
 	})
 	res := rmExec(t, tool, map[string]any{"paths": []string{"src/**/*.go"}})
 	rmWantFiles(t, root, res, "src/a.go", "src/sub/b.go")
-	if !strings.Contains(res.Output, "--- "+filepath.Join(root, "src/a.go")+" ---\npackage a\n") {
+	if !strings.Contains(res.Output, "--- "+filepath.Join(root, "src/a.go")+" ---\n"+numberPrefix(1)+"package a\n") {
 		t.Errorf("bad layout:\n%s", res.Output)
 	}
 	if !strings.HasPrefix(res.Output, "Read 2 file(s)") || !strings.HasSuffix(res.Output, "--- End of content ---") || res.Display != "Read 2 file(s)" {
@@ -200,7 +200,7 @@ func TestReadManyTotalCap(t *testing.T) {
 	// a and b fit whole (80 bytes); c gets the last 20 bytes: its one
 	// line does not fit, so it is shown cut; d and e are skipped.
 	rmWantFiles(t, root, res, "a.txt", "b.txt", "c.txt")
-	for _, want := range []string{"c.txt ---\n" + strings.Repeat("c", 20) + "\n[truncated at the total limit of 100 bytes: showed the start of line 1", "Skipped (total limit reached): 2",
+	for _, want := range []string{"c.txt ---\n" + numberPrefix(1) + strings.Repeat("c", 20) + "\n[truncated at the total limit of 100 bytes: showed the start of line 1", "Skipped (total limit reached): 2",
 		filepath.Join(root, "d.txt"), filepath.Join(root, "e.txt"), "2 skipped (listed at the end)"} {
 		if !strings.Contains(res.Output, want) {
 			t.Errorf("output lacks %q:\n%s", want, res.Output)

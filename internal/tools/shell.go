@@ -20,9 +20,9 @@ import (
 const (
 	shellDefaultTimeout = 120_000 // ms
 	shellMaxTimeout     = 600_000 // ms; larger values are clamped
-	// shellMaxOutput caps the output kept for the model, by default: the
-	// first and the last half, since the start (what ran) and the end (the
-	// error, the summary) are what matter. Every later request carries
+	// shellMaxOutput caps the output kept for the model, by default: two
+	// fifths from the start (what ran) and the rest from the end (the
+	// error, the summary), which matters most. Every later request carries
 	// it; the whole output is saved with the session (SetOutputDir).
 	shellMaxOutput = 16_000
 	// shellKillGrace is how long a process group gets between SIGTERM and
@@ -101,7 +101,7 @@ func (*Shell) Name() string { return "run_shell_command" }
 func (*Shell) Kind() Kind   { return KindExecute }
 
 func (t *Shell) Description() string {
-	d := shellDescription
+	d := fmt.Sprintf(shellDescription, cmp.Or(t.maxOutput, shellMaxOutput))
 	if t.sandbox != nil {
 		d += "\n\nCommands run in a sandbox: they may read anywhere but write only below " + strings.Join(t.sandbox.WritableDirs, ", ")
 		if !t.sandbox.AllowNetwork {
@@ -117,7 +117,7 @@ func (t *Shell) Description() string {
 
 const shellDescription = `This tool executes a given shell command as ` + "`bash -c <command>`" + `, in its own process group, with standard input closed.
 
-The command runs in the workspace root unless directory is given. Standard output and standard error are combined; the answer holds the command, the output (at most 30000 characters: the beginning and the end are kept), the exit code, the signal if it was killed, and any error.
+The command runs in the workspace root unless directory is given. Standard output and standard error are combined; the answer holds the command, the output (at most %d characters: the beginning and, larger, the end are kept), the exit code, the signal if it was killed, and any error.
 
 A non-zero exit code is not a failure of the tool: read it. The command is killed, with every process it started, when it runs longer than timeout (default 120000 ms, at most 600000 ms).
 
@@ -145,7 +145,7 @@ var shellSchema = json.RawMessage(`{
       "description": "Whether to run the command in the background and return at once (for servers, watchers and other processes that do not exit by themselves). Defaults to false."
     },
     "timeout": {
-      "type": "number",
+      "type": ["number", "string"],
       "exclusiveMinimum": 0,
       "description": "Timeout in milliseconds for a foreground command (default 120000). Values above 600000 are clamped to 600000. Ignored for background commands."
     }
@@ -168,7 +168,7 @@ type shellParams struct {
 // run alongside other tools.
 func (*Shell) ConcurrencySafe(args json.RawMessage) bool {
 	var p shellParams
-	if err := json.Unmarshal(args, &p); err != nil {
+	if decodeArgs(args, &p) != nil {
 		return false
 	}
 	return shell.IsReadOnly(p.Command)

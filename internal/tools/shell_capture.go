@@ -14,8 +14,9 @@ import (
 // command that prints without end must not fill the disk.
 const shellSavedMax = 64 << 20
 
-// shellCapture keeps the first and the last half of a stream within a
-// byte cap, counting the characters and lines dropped in between. It never
+// shellCapture keeps the start and, larger, the end of a stream within a
+// byte cap, counting the characters and lines dropped in between and how
+// many of those lines look like errors. It never
 // holds more than the cap in memory, however much a command prints. With
 // open set, the whole stream (up to shellSavedMax) also goes to a file,
 // opened only when the stream first passes the cap.
@@ -28,6 +29,7 @@ type shellCapture struct {
 	n       int    // bytes held in ring
 	omitted int    // characters (UTF-8 rune starts) dropped
 	lines   int    // newlines dropped
+	errs    errLineCounter
 
 	open  func() (*os.File, error)
 	file  *os.File
@@ -36,9 +38,13 @@ type shellCapture struct {
 	err   error // opening or writing the file failed
 }
 
+// newShellCapture keeps two fifths of limit from the start of a stream
+// and three fifths from its end, where a failing command says what went
+// wrong.
 func newShellCapture(limit int) *shellCapture {
 	limit = max(limit, 2) // the ring needs a byte
-	return &shellCapture{headCap: limit / 2, ring: make([]byte, limit-limit/2)}
+	head := limit * 2 / 5
+	return &shellCapture{headCap: head, ring: make([]byte, limit-head)}
 }
 
 // shellOutputFile returns an opener of the file that keeps the whole
@@ -126,8 +132,19 @@ func (c *shellCapture) close() {
 }
 
 func (c *shellCapture) drop(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	if c.omitted == 0 {
+		// The first bytes dropped continue the head's last line, which
+		// String leaves out too when the head holds a line end.
+		if i := bytes.LastIndexByte(c.head, '\n'); i >= 0 {
+			c.errs.write(c.head[i+1:])
+		}
+	}
 	c.omitted += shellRuneStarts(b)
 	c.lines += bytes.Count(b, []byte{'\n'})
+	c.errs.write(b)
 }
 
 // evict drops the k oldest bytes of the ring.
@@ -181,6 +198,7 @@ func (c *shellCapture) String() string {
 	defer c.mu.Unlock()
 	tail := c.ringBytes()
 	head, omitted, lines := c.head, c.omitted, c.lines
+	errs := c.errs // a copy: String may be called again as more comes
 	var sb strings.Builder
 	if omitted > 0 {
 		if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
@@ -192,6 +210,7 @@ func (c *shellCapture) String() string {
 			omitted++
 		}
 		if i := bytes.IndexByte(tail, '\n'); i >= 0 && i < len(tail)-1 {
+			errs.write(tail[:i+1])
 			// The ring's leading pieces belong to a character already
 			// counted; whole characters after them are counted now.
 			j := 0
@@ -211,26 +230,112 @@ func (c *shellCapture) String() string {
 		if len(head) > 0 && head[len(head)-1] != '\n' {
 			sb.WriteByte('\n')
 		}
-		sb.WriteString(c.note(omitted, lines))
+		sb.WriteString(c.note(omitted, lines, errs.total()))
 		sb.WriteByte('\n')
 	}
 	sb.WriteString(strings.ToValidUTF8(string(tail), "\uFFFD"))
 	return sb.String()
 }
 
-// note is the line that stands for what was left out.
-func (c *shellCapture) note(chars, lines int) string {
+// note is the line that stands for what was left out: how much, where to
+// see it, and how many of its lines look like errors.
+func (c *shellCapture) note(chars, lines, errs int) string {
 	what := fmt.Sprintf("%d characters", chars)
+	facts := ""
 	if lines > 0 {
 		what = fmt.Sprintf("%d lines (%d characters)", lines, chars)
+		facts = fmt.Sprintf(" %d of the %d omitted lines %s %s (ignoring case).", errs, lines, pluralOf(errs, "matches", "match"), errWordsShown)
+		if errs > 0 && c.file != nil && c.err == nil {
+			facts = strings.TrimSuffix(facts, ".") + fmt.Sprintf(": grep_search with pattern %q in the saved file finds them.", "(?i)"+errWordsShown)
+		}
 	}
 	switch {
 	case c.file != nil && c.err == nil && !c.full:
-		return fmt.Sprintf("[... %s omitted. The whole output (%d bytes) is saved in %s : read it in ranges with read_file (offset, limit) or search it with grep_search. ...]",
-			what, c.saved, filepath.Clean(c.file.Name()))
+		return fmt.Sprintf("[... %s omitted. The whole output (%d bytes) is saved in %s : read it in ranges with read_file (offset, limit) or search it with grep_search.%s ...]",
+			what, c.saved, filepath.Clean(c.file.Name()), facts)
 	case c.file != nil && c.err == nil:
-		return fmt.Sprintf("[... %s omitted. The first %d bytes of the output are saved in %s : read them in ranges with read_file (offset, limit) or search them with grep_search. ...]",
-			what, c.saved, filepath.Clean(c.file.Name()))
+		return fmt.Sprintf("[... %s omitted. The first %d bytes of the output are saved in %s : read them in ranges with read_file (offset, limit) or search them with grep_search.%s ...]",
+			what, c.saved, filepath.Clean(c.file.Name()), facts)
 	}
-	return fmt.Sprintf("[... %s omitted. To see them, redirect the output to a file and read it in ranges, or filter it (grep, head, tail). ...]", what)
+	return fmt.Sprintf("[... %s omitted. To see them, redirect the output to a file and read it in ranges, or filter it (grep, head, tail).%s ...]", what, facts)
+}
+
+// errWordsShown names the words errLineCounter looks for, as a regular
+// expression.
+const errWordsShown = "error|fail|panic"
+
+// errLineCounter counts the lines of a stream that hold "error", "fail"
+// or "panic" in any case, fed in pieces of any size; it keeps only the
+// last bytes of the current line, so that a word split between two pieces
+// still counts.
+type errLineCounter struct {
+	done  int     // finished lines that matched
+	hit   bool    // the current line matched
+	carry [4]byte // the current line's last bytes, fewer than a word
+	nc    int
+}
+
+func (e *errLineCounter) write(b []byte) {
+	for len(b) > 0 {
+		seg, rest, nl := bytes.Cut(b, []byte{'\n'})
+		if !e.hit {
+			if e.nc > 0 {
+				var join [8]byte
+				n := copy(join[:], e.carry[:e.nc])
+				n += copy(join[n:], seg[:min(len(seg), 4)])
+				e.hit = hasErrWord(join[:n])
+			}
+			e.hit = e.hit || hasErrWord(seg)
+		}
+		if nl {
+			if e.hit {
+				e.done++
+			}
+			e.hit, e.nc = false, 0
+		} else {
+			// Keep the last 4 bytes of the line so far.
+			all := append(e.carry[:e.nc:e.nc], seg[max(0, len(seg)-4):]...)
+			e.nc = copy(e.carry[:], all[max(0, len(all)-4):])
+		}
+		b = rest
+	}
+}
+
+// total counts the lines that matched, the unfinished one included.
+func (e *errLineCounter) total() int {
+	if e.hit {
+		return e.done + 1
+	}
+	return e.done
+}
+
+// hasErrWord reports whether b holds error, fail or panic in any case.
+func hasErrWord(b []byte) bool {
+	for i := 0; i+4 <= len(b); i++ {
+		switch b[i] | 0x20 {
+		case 'e':
+			if i+5 <= len(b) && foldedIs(b[i:i+5], "error") {
+				return true
+			}
+		case 'f':
+			if foldedIs(b[i:i+4], "fail") {
+				return true
+			}
+		case 'p':
+			if i+5 <= len(b) && foldedIs(b[i:i+5], "panic") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// foldedIs reports whether b is the lower-case ASCII word w in any case.
+func foldedIs(b []byte, w string) bool {
+	for i := range len(w) {
+		if b[i]|0x20 != w[i] {
+			return false
+		}
+	}
+	return true
 }

@@ -23,7 +23,7 @@ func TestShellOutputCutOnLinesAndSaved(t *testing.T) {
 		fmt.Fprintf(&full, "%d\n", i)
 	}
 	all := full.String()
-	m := regexp.MustCompile(`(?s)Output: (.*\n)\[\.\.\. (\d+) lines \((\d+) characters\) omitted\. The whole output \((\d+) bytes\) is saved in (\S+) : read it in ranges with read_file \(offset, limit\) or search it with grep_search\. \.\.\.\]\n(.*)Exit code: 0\n?$`).FindStringSubmatch(res.Output)
+	m := regexp.MustCompile(`(?s)Output: (.*\n)\[\.\.\. (\d+) lines \((\d+) characters\) omitted\. The whole output \((\d+) bytes\) is saved in (\S+) : read it in ranges with read_file \(offset, limit\) or search it with grep_search\. 0 of the \d+ omitted lines match error\|fail\|panic \(ignoring case\)\. \.\.\.\]\n(.*)Exit code: 0\n?$`).FindStringSubmatch(res.Output)
 	if m == nil {
 		t.Fatalf("no line-cut note in:\n%s", regexp.MustCompile(`\[\.\.\..*`).FindString(res.Output))
 	}

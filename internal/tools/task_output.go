@@ -48,7 +48,7 @@ var taskOutputSchema = json.RawMessage(`{
     "task_id": {"type": "string", "description": "The job's ID, from run_shell_command."},
     "block": {"type": "boolean", "description": "Wait until the job ends. Default false."},
     "wait_for_output": {"type": "boolean", "description": "Wait until the job prints or ends. Default false."},
-    "timeout": {"type": "number", "exclusiveMinimum": 0, "description": "Longest wait in ms (default 30000, at most 600000)."}
+    "timeout": {"type": ["number", "string"], "exclusiveMinimum": 0, "description": "Longest wait in ms (default 30000, at most 600000)."}
   },
   "required": ["task_id"],
   "additionalProperties": false

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
+	"unicode/utf8"
 )
 
 // WriteFile is the write_file tool: it creates or replaces a whole file.
@@ -64,6 +66,7 @@ func (t *WriteFile) Execute(ctx context.Context, args json.RawMessage, _ Output)
 	if r != nil {
 		return *r, nil
 	}
+	before, hadText := t.oldText(ctx, path)
 	// Past this point the write is one short step; finishing it beats
 	// leaving the model unsure whether the file changed.
 	existed, err := t.ws.writeText(ctx, path, []byte(*p.Content))
@@ -73,8 +76,12 @@ func (t *WriteFile) Execute(ctx context.Context, args json.RawMessage, _ Output)
 	lines := textLineCount(*p.Content)
 	rel := displayPath(t.ws, path)
 	if existed {
+		msg := fmt.Sprintf("Successfully overwrote file %s (%d lines).", path, lines)
+		if hadText && utf8.ValidString(*p.Content) {
+			msg = overwriteReport(msg, before, *p.Content, "a/"+rel, "b/"+rel)
+		}
 		return Result{
-			Output:  fmt.Sprintf("Successfully overwrote file %s (%d lines).", path, lines),
+			Output:  msg,
 			Display: fmt.Sprintf("Overwrote %s (%d lines)", rel, lines),
 		}, nil
 	}
@@ -88,7 +95,7 @@ func (t *WriteFile) Execute(ctx context.Context, args json.RawMessage, _ Output)
 func writeErrorResult(what, path string, err error) Result {
 	switch {
 	case errors.Is(err, ErrOutsideWorkspace):
-		return Errorf("PATH_OUTSIDE_WORKSPACE", "%s %s: %v", what, path, err)
+		return Errorf("PATH_OUTSIDE_WORKSPACE", "%s %s: %v%s", what, path, err, outsideWriteAdvice)
 	case errors.Is(err, os.ErrPermission):
 		return Errorf("PERMISSION_DENIED", "%s %s: %v", what, path, err)
 	}
@@ -128,4 +135,67 @@ func (t *WriteFile) target(filePath string) (string, *Result) {
 		return fail(Errorf("TARGET_IS_DIRECTORY", "%s is a directory; write_file needs a file path.", path))
 	}
 	return path, nil
+}
+
+// oldText returns the text of the file write_file is about to replace,
+// when it is a text file small enough to compare; ok is false otherwise.
+func (t *WriteFile) oldText(ctx context.Context, path string) (string, bool) {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxEditBytes {
+		return "", false
+	}
+	data, err := t.ws.readText(ctx, path, fi.Size())
+	if err != nil || looksBinary(data[:min(len(data), sniffLen)], len(data) <= sniffLen) {
+		return "", false
+	}
+	return string(data), true
+}
+
+// overwriteMaxDiff is the longest diff an overwrite's answer shows; the
+// model wrote the new content itself, so a diff of a rewritten file tells
+// it little.
+const overwriteMaxDiff = 40
+
+// overwriteReport adds to msg where the lines that differ from the old
+// content now are, with the lines around them numbered, and the diff when
+// it is short.
+func overwriteReport(msg, before, after, oldName, newName string) string {
+	before, after = strings.TrimPrefix(before, utf8BOM), strings.TrimPrefix(after, utf8BOM)
+	if before == after {
+		return msg + " The content is the same as before."
+	}
+	ol, nl := indexLines(before), indexLines(after)
+	// The lines the two versions share at the start and at the end are
+	// unchanged; what lies between is the change.
+	p := 0
+	for p < ol.n() && p < nl.n() && ol.line(p) == nl.line(p) {
+		p++
+	}
+	q := 0
+	for q < ol.n()-p && q < nl.n()-p && ol.line(ol.n()-1-q) == nl.line(nl.n()-1-q) {
+		q++
+	}
+	span := editSpan{start: ol.starts[p], end: ol.starts[ol.n()-q], newStart: nl.starts[p], newEnd: nl.starts[nl.n()-q]}
+	// The regions are the lines that differ, not all between the first
+	// and the last: an overwrite may change a few places far apart.
+	var regions []lineRegion
+	for _, c := range spanChanges(ol, nl, []editSpan{span}) {
+		regions = append(regions, lineRegion{a: c.na, b: c.nb})
+	}
+	var sb strings.Builder
+	sb.WriteString(msg)
+	if w := whereNow("The changed text", 1, regions, nl.n()); w != "" {
+		sb.WriteString(" " + w)
+	}
+	if s := snippet(nl, regions); s != "" {
+		sb.WriteString("\n\n" + s)
+	}
+	diff := unifiedDiffContext(oldName, newName, before, after, []editSpan{span}, 0)
+	if n := strings.Count(diff, "\n") + 1; n <= overwriteMaxDiff {
+		sb.WriteString("\n\n" + diff)
+	} else {
+		removed, added := ol.n()-q-p, nl.n()-q-p
+		fmt.Fprintf(&sb, "\n\n(%d old lines were replaced by %d new ones there; the diff is too long to show.)", removed, added)
+	}
+	return sb.String()
 }
