@@ -8,7 +8,6 @@ package acp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -35,12 +34,12 @@ type Session struct {
 	ID     string
 	Rounds Rounds
 	Tools  ToolRunner
-	// Mode is the approval mode at start; SetMode changes it.
-	Mode    string
-	SetMode func(mode string) error
-	// CurrentMode is the approval mode now (a tool such as
-	// exit_plan_mode may change it); may be nil.
-	CurrentMode func() string
+	// Mode is the approval mode at start.
+	Mode string
+	// Controls is probed for the session's controls (modeSwitcher,
+	// modelSwitcher, effortSetter, as net/http probes a ResponseWriter
+	// for Flusher); what it lacks, the client cannot change.
+	Controls any
 	// Recorder keeps the session's record of each prompt's loop; nil
 	// records nothing. TurnCap is the per-turn tool-call cap the client
 	// is asked to raise when it is reached (nil: the prompt stops with
@@ -56,13 +55,10 @@ type Session struct {
 	Close func()
 
 	// Models are the models the client may pick and Model the one in
-	// use; SetModel switches it (nil: it cannot change). Effort is the
-	// reasoning tier ("" the provider's default); SetEffort changes it.
-	Models    []Model
-	Model     string
-	SetModel  func(id string) error
-	Effort    string
-	SetEffort func(effort string) error
+	// use. Effort is the reasoning tier ("" the provider's default).
+	Models []Model
+	Model  string
+	Effort string
 	// Commands are what the client may run as a prompt "/name args".
 	Commands []Command
 
@@ -71,6 +67,20 @@ type Session struct {
 	// a teammate's message).
 	Inbox *inbox.Inbox
 }
+
+// The session's controls a client reaches (Session.Controls).
+type (
+	modeSwitcher interface {
+		Mode() string
+		SetMode(name string) error
+	}
+	modelSwitcher interface{ SetModel(name string) error }
+	effortSetter  interface{ SetEffort(name string) error }
+)
+
+func (s *Session) modes() modeSwitcher   { m, _ := s.Controls.(modeSwitcher); return m }
+func (s *Session) models() modelSwitcher { m, _ := s.Controls.(modelSwitcher); return m }
+func (s *Session) efforts() effortSetter { e, _ := s.Controls.(effortSetter); return e }
 
 // Model is a model a session may switch to.
 type Model struct {
@@ -365,9 +375,6 @@ func (a *agent) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest)
 	s, err := a.session(p.SessionId)
 	if err != nil {
 		return sdk.SetSessionModeResponse{}, err
-	}
-	if s.core.SetMode == nil {
-		return sdk.SetSessionModeResponse{}, errors.New("this session's mode cannot be changed")
 	}
 	if err := s.setMode(string(p.ModeId)); err != nil {
 		return sdk.SetSessionModeResponse{}, err

@@ -79,7 +79,7 @@ func (s *session) configOptions() []sdk.SessionConfigOption {
 		}
 		out = append(out, selectOption(optModel, "Model", sdk.SessionConfigOptionCategoryModel, model, models))
 	}
-	if s.core.SetEffort != nil {
+	if s.core.efforts() != nil {
 		if effort == "" {
 			effort = effortDefault
 		}
@@ -107,15 +107,14 @@ func invalid(err error) error {
 }
 
 func (s *session) setMode(mode string) error {
-	if s.core.SetMode == nil {
+	m := s.core.modes()
+	if m == nil {
 		return errors.New("this session's mode cannot be changed")
 	}
-	if err := s.core.SetMode(mode); err != nil {
+	if err := m.SetMode(mode); err != nil {
 		return invalid(err)
 	}
-	if s.core.CurrentMode != nil {
-		mode = s.core.CurrentMode() // the canonical name of an alias
-	}
+	mode = m.Mode() // the canonical name of an alias
 	s.mu.Lock()
 	s.mode = mode
 	s.mu.Unlock()
@@ -123,10 +122,11 @@ func (s *session) setMode(mode string) error {
 }
 
 func (s *session) setModel(id string) error {
-	if s.core.SetModel == nil {
+	m := s.core.models()
+	if m == nil {
 		return errors.New("this session's model cannot be changed")
 	}
-	if err := s.core.SetModel(id); err != nil {
+	if err := m.SetModel(id); err != nil {
 		return invalid(err)
 	}
 	s.mu.Lock()
@@ -136,14 +136,15 @@ func (s *session) setModel(id string) error {
 }
 
 func (s *session) setEffort(v string) error {
-	if s.core.SetEffort == nil {
+	set := s.core.efforts()
+	if set == nil {
 		return errors.New("this session's effort cannot be changed")
 	}
 	e := v
 	if e == effortDefault {
 		e = ""
 	}
-	if err := s.core.SetEffort(e); err != nil {
+	if err := set.SetEffort(e); err != nil {
 		return invalid(err)
 	}
 	s.mu.Lock()

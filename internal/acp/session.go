@@ -248,10 +248,11 @@ func rawArgs(args string) any {
 
 // modeChanged tells the client when a tool changed the approval mode.
 func (s *session) modeChanged(ctx context.Context) {
-	if s.core.CurrentMode == nil {
+	m := s.core.modes()
+	if m == nil {
 		return
 	}
-	now := s.core.CurrentMode()
+	now := m.Mode()
 	s.mu.Lock()
 	changed := now != s.mode
 	s.mode = now

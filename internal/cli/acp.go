@@ -14,9 +14,7 @@ import (
 	"github.com/plyhq/ply/internal/exitcode"
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/hooks"
-	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/mcp"
-	"github.com/plyhq/ply/internal/permission"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/session"
 	"github.com/plyhq/ply/internal/tools"
@@ -135,40 +133,19 @@ func acpServe(cfg *config, sio IO, log *slog.Logger, c *core.Session, h acp.Hook
 	log.Info("acp session", "session", c.ID(), "workspace", cfg.workspace, "mode", cfg.mode)
 	models := acpModels(cfg, ch.Config().Model)
 	return &acp.Session{
-		ID:     c.ID(),
-		Rounds: c.Client(),
-		Tools:  c.Runner(sched, false),
-		Mode:   cfg.mode,
-		SetMode: func(m string) error {
-			pm, err := permission.ParseMode(m)
-			if err != nil {
-				return err
-			}
-			return c.Policy().SetMode(pm)
-		},
-		CurrentMode: func() string { return c.Policy().Mode().String() },
-		Recorder:    c.Recorder(),
-		TurnCap:     c.Loops(),
-		Close:       c.Close,
-		History:     c.History(),
-		First:       first,
-		Models:      models,
-		Model:       ch.Config().Model,
-		SetModel: func(m string) error {
-			if err := checkModel(cfg, m); err != nil {
-				return err
-			}
-			ch.SetModel(m)
-			return nil
-		},
-		Effort: string(ch.Config().Effort),
-		SetEffort: func(v string) error {
-			e, err := llm.ParseEffort(v)
-			if err == nil {
-				ch.SetEffort(e)
-			}
-			return err
-		},
+		ID:       c.ID(),
+		Rounds:   c.Client(),
+		Tools:    c.Runner(sched, false),
+		Mode:     cfg.mode,
+		Controls: c,
+		Recorder: c.Recorder(),
+		TurnCap:  c.Loops(),
+		Close:    c.Close,
+		History:  c.History(),
+		First:    first,
+		Models:   models,
+		Model:    ch.Config().Model,
+		Effort:   c.Effort(),
 		Commands: acpCommands(c),
 		// The session's background work (acp/inbox.go).
 		Inbox: c.Inbox(),

@@ -22,17 +22,15 @@ func acpModels(cfg *config, current string) []acp.Model {
 // that act on the conversation. (The terminal UI's others show its own
 // state, or are the client's job: sessions, the model, the mode.)
 func acpCommands(c *core.Session) []acp.Command {
-	ch := c.Chat()
 	return []acp.Command{{
 		Name:        "compress",
 		Description: "Summarise the older conversation now, to free context",
 		Run: func(ctx context.Context, _ string) (string, error) {
-			ev, ok := ch.Compress(ctx)
+			before, after, ok := c.Compress(ctx, "")
 			if !ok {
 				return "Nothing to compress: the conversation is already short.", nil
 			}
-			c.Transcript().AppendCompaction(ch.History())
-			return fmt.Sprintf("Compressed the conversation: about %d tokens before, %d after.", ev.TokensBefore, ev.TokensAfter), nil
+			return fmt.Sprintf("Compressed the conversation: about %d tokens before, %d after.", before, after), nil
 		},
 	}, acpLoop(c)}
 }

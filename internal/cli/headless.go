@@ -10,7 +10,6 @@ import (
 	"github.com/plyhq/ply/internal/core"
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/hooks"
-	"github.com/plyhq/ply/internal/permission"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/sdk"
 	"github.com/plyhq/ply/internal/tools"
@@ -59,21 +58,7 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 func sdkControls(ctx context.Context, cfg *config, c *core.Session, sio IO, log *slog.Logger) sdk.Controls {
 	ch := c.Chat()
 	return sdk.Controls{
-		SetPermissionMode: func(m string) error {
-			pm, err := permission.ParseMode(m)
-			if err != nil {
-				return err
-			}
-			return c.Policy().SetMode(pm)
-		},
-		SetModel: func(m string) error {
-			if err := checkModel(cfg, m); err != nil {
-				return err
-			}
-			ch.SetModel(m)
-			return nil
-		},
-		SetEffort: ch.SetEffort,
+		Session: c,
 		ContextUsage: func() sdk.ContextUsage {
 			e := ch.Estimate()
 			return sdk.ContextUsage{Model: ch.Config().Model, ContextWindow: ch.Config().ContextWindow,

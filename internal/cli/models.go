@@ -2,10 +2,7 @@ package cli
 
 import (
 	"cmp"
-	"errors"
-	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/plyhq/ply/internal/sdk"
 	"github.com/plyhq/ply/internal/settings"
@@ -42,25 +39,22 @@ func sameEndpoint(cfg *config, mp settings.ModelProvider) bool {
 		(mp.APIKeyEnv == "" || mp.APIKeyEnv == cfg.keyEnv)
 }
 
-// checkModel refuses id when it is empty or only another configured
-// provider's model; any other name goes to the session's provider, as
-// the terminal UI's /model does.
-func checkModel(cfg *config, id string) error {
-	if strings.TrimSpace(id) == "" {
-		return errors.New("empty model name")
-	}
-	other := ""
+// otherModels are the models the settings give only to providers the
+// session's provider is not (core.Config.OtherModels), each with one of
+// those providers' names.
+func otherModels(cfg *config) map[string]string {
+	served, other := map[string]bool{}, map[string]string{}
 	for name, mp := range cfg.settings.ModelProviders {
-		if mp.Model != id {
-			continue
+		switch {
+		case mp.Model == "":
+		case sameEndpoint(cfg, mp):
+			served[mp.Model] = true
+		case other[mp.Model] == "" || name < other[mp.Model]:
+			other[mp.Model] = name
 		}
-		if sameEndpoint(cfg, mp) {
-			return nil
-		}
-		other = name
 	}
-	if other != "" {
-		return fmt.Errorf("model %q is provider %q's, not this session's provider's: start ply with --provider %s to use it", id, other, other)
+	for m := range served {
+		delete(other, m)
 	}
-	return nil
+	return other
 }

@@ -13,20 +13,12 @@ import (
 	"github.com/plyhq/ply/internal/tui"
 )
 
-// addHookControls gives the interactive UI what the hooks need of it:
-// "/compress focus text" passes the text to the PreCompact hooks and the
-// summary, and the Notification hooks hear ("idle_prompt") when the UI
-// has waited for the user's input after the agent finished, as Claude
-// Code does. Without Notification hooks nothing is timed.
+// addHookControls gives the interactive UI what the hooks need of it: the
+// Notification hooks hear ("idle_prompt") when the UI has waited for the
+// user's input after the agent finished, as Claude Code does. Without
+// Notification hooks nothing is timed. ("/compress focus text" passes the
+// text to the PreCompact hooks through the session's Compress.)
 func addHookControls(t *tui.Config, c *core.Session) {
-	ch := c.Chat()
-	t.Extra.CompressWith = func(ctx context.Context, instructions string) (int, int, bool) {
-		ev, ok := ch.CompressWith(ctx, instructions)
-		if ok {
-			c.Transcript().AppendCompaction(ch.History())
-		}
-		return ev.TokensBefore, ev.TokensAfter, ok
-	}
 	if !c.Hooks().Has(hooks.Notification) {
 		return
 	}

@@ -32,6 +32,10 @@ type Config struct {
 	ContextWindow   int
 	MaxOutputTokens int
 	Effort          llm.Effort
+	// OtherModels are the models the settings' modelProviders give only
+	// to providers other than the session's, each with its provider's
+	// name: SetModel refuses them (this session cannot reach them).
+	OtherModels map[string]string
 
 	// Mode is the approval mode the session starts in.
 	Mode string

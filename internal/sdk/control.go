@@ -15,10 +15,11 @@ import (
 // Controls are what the SDK may change or ask about during a session;
 // a nil field answers its request with an error.
 type Controls struct {
-	SetPermissionMode func(mode string) error
-	SetModel          func(model string) error
-	// SetEffort sets the reasoning tier of later requests.
-	SetEffort func(e llm.Effort)
+	// Session is probed for the controls every entry layer shares (the
+	// approval mode, the model, the effort: modeSwitcher, modelSwitcher,
+	// effortSetter), as net/http probes a ResponseWriter for Flusher; a
+	// control it lacks answers its request with an error.
+	Session any
 	// ContextUsage estimates the tokens the next request would carry.
 	ContextUsage func() ContextUsage
 	// Models lists the models of the configured providers.
@@ -38,6 +39,17 @@ type Controls struct {
 	RewindFiles     func(ctx context.Context, uuid string, dryRun bool) (changed []string, err error)
 	AddMCPServers   func(raw map[string]json.RawMessage, embedded []string, send MCPSender) ([]headless.MCPServer, []string, error)
 }
+
+// The session's controls the SDK's requests reach.
+type (
+	modeSwitcher  interface{ SetMode(name string) error }
+	modelSwitcher interface{ SetModel(name string) error }
+	effortSetter  interface{ SetEffort(name string) error }
+)
+
+func (ctl Controls) modes() modeSwitcher   { m, _ := ctl.Session.(modeSwitcher); return m }
+func (ctl Controls) models() modelSwitcher { m, _ := ctl.Session.(modelSwitcher); return m }
+func (ctl Controls) efforts() effortSetter { e, _ := ctl.Session.(effortSetter); return e }
 
 // ContextUsage is the estimated size of the next request, by part.
 type ContextUsage struct {
@@ -167,18 +179,20 @@ func (s *Session) answer(req controlRequest, ctl Controls) (map[string]any, erro
 		}
 		return map[string]any{"subtype": "interrupt"}, nil
 	case "set_permission_mode":
-		if ctl.SetPermissionMode == nil {
+		m := ctl.modes()
+		if m == nil {
 			return nil, fmt.Errorf("changing the permission mode is not supported")
 		}
-		if err := ctl.SetPermissionMode(req.Mode); err != nil {
+		if err := m.SetMode(req.Mode); err != nil {
 			return nil, err
 		}
 		return map[string]any{"subtype": "set_permission_mode", "mode": req.Mode}, nil
 	case "set_model":
-		if ctl.SetModel == nil {
+		m := ctl.models()
+		if m == nil {
 			return nil, fmt.Errorf("changing the model is not supported")
 		}
-		if err := ctl.SetModel(req.Model); err != nil {
+		if err := m.SetModel(req.Model); err != nil {
 			return nil, err
 		}
 		return map[string]any{"subtype": "set_model", "model": req.Model}, nil
@@ -227,8 +241,8 @@ func (s *Session) answer(req controlRequest, ctl Controls) (map[string]any, erro
 func capabilities(ctl Controls) map[string]any {
 	return map[string]any{
 		"can_handle_can_use_tool": true, "can_handle_hook_callback": false,
-		"can_set_permission_mode": ctl.SetPermissionMode != nil, "can_set_model": ctl.SetModel != nil,
-		"can_set_effort": ctl.SetEffort != nil, "can_get_context_usage": ctl.ContextUsage != nil,
+		"can_set_permission_mode": ctl.modes() != nil, "can_set_model": ctl.models() != nil,
+		"can_set_effort": ctl.efforts() != nil, "can_get_context_usage": ctl.ContextUsage != nil,
 		"can_get_available_models": ctl.Models != nil, "can_get_usage_info": true,
 		"can_handle_mcp_message": false,
 	}
@@ -241,10 +255,13 @@ func (s *Session) setEffort(effort string, ctl Controls) (map[string]any, error)
 	if err != nil || e == "" {
 		return nil, fmt.Errorf("unknown effort %q: use low, medium, high, xhigh or max", effort)
 	}
-	if ctl.SetEffort == nil {
+	set := ctl.efforts()
+	if set == nil {
 		return nil, fmt.Errorf("changing the effort is not supported in this session")
 	}
-	ctl.SetEffort(e)
+	if err := set.SetEffort(string(e)); err != nil {
+		return nil, err
+	}
 	return map[string]any{"subtype": "set_effort", "effort": string(e), "applied": true, "override": nil}, nil
 }
 

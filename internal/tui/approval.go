@@ -162,7 +162,7 @@ func (m *model) planKey(key string) tea.Cmd {
 
 // setModeIfAble switches the approval mode where the session lets the UI.
 func (m *model) setModeIfAble(name string) tea.Cmd {
-	if m.cfg.SetMode == nil {
+	if m.modes() == nil {
 		return nil
 	}
 	return m.setMode(name)

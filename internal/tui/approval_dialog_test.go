@@ -197,8 +197,7 @@ func TestPlanDialog(t *testing.T) {
 		t.Run(tc.keys, func(t *testing.T) {
 			h, reply := openDialog(t, "exit_plan_mode", map[string]string{"plan": plan}, nil)
 			mode := "plan"
-			h.m.cfg.Mode = func() string { return mode }
-			h.m.cfg.SetMode = func(m string) error { mode = m; return nil }
+			h.m.cfg.Session = &session{mode: func() string { return mode }, setMode: func(m string) error { mode = m; return nil }}
 			_, v, _ := strings.Cut(h.view(), "╭") // the dialog, not the card above it
 			for _, w := range []string{"Plan: approve it to leave plan mode?", "1. Add a flag to cmd/ply.", "• keep the old behaviour",
 				"a approve, auto-accept edits", "y approve, ask before each edit", "n no, keep planning"} {

@@ -40,10 +40,11 @@ func (m *model) pickModel(arg string) tea.Cmd {
 		}
 		return m.commit(m.st.err.Render(msg) + "\n" + m.st.dim.Render("  /model --force "+name+" sends it to the provider as it is"))
 	}
-	if m.cfg.SetModel == nil {
+	ms := m.models()
+	if ms == nil {
 		return m.unavailable("/model")
 	}
-	if err := m.cfg.SetModel(name); err != nil {
+	if err := ms.SetModel(name); err != nil {
 		return m.commit(m.st.err.Render("✗ " + err.Error()))
 	}
 	m.cfg.Model = name

@@ -8,7 +8,7 @@ import (
 func TestModelCommand(t *testing.T) {
 	h := newHarness(t, nil, nil)
 	var set []string
-	h.m.cfg.SetModel = func(name string) error { set = append(set, name); return nil }
+	h.m.cfg.Session = &session{setModel: func(name string) error { set = append(set, name); return nil }}
 	h.m.cfg.Extra.Models = func() []string { return []string{"test-model", "gpt-4.1-mini", "claude-sonnet-4-5"} }
 	run := func(s string) {
 		h.typeText(s)

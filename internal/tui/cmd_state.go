@@ -51,9 +51,6 @@ type Extra struct {
 	// idle_prompt).
 	OnIdle    func(ctx context.Context)
 	IdleDelay time.Duration
-	// CompressWith is Compress with the user's instructions for the
-	// summary ("/compress focus text"); without it the text is ignored.
-	CompressWith func(ctx context.Context, instructions string) (before, after int, ok bool)
 	// UseCustom is told which custom command's prompt is sent next, just
 	// before it is: its allowed-tools and model hold for that prompt.
 	UseCustom func(c customcmd.Command)

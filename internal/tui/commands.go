@@ -126,19 +126,17 @@ func (m *model) clearCommand(string) tea.Cmd {
 }
 
 func (m *model) compressCommand(arg string) tea.Cmd {
-	if m.cfg.Compress == nil {
+	c := m.compressor()
+	if c == nil {
 		return m.unavailable("/compress")
 	}
 	m.compacting = true
-	compress := m.cfg.Compress
-	if cw := m.cfg.Extra.CompressWith; cw != nil && strings.TrimSpace(arg) != "" {
-		compress = func(ctx context.Context) (int, int, bool) { return cw(ctx, arg) }
-	}
+	focus := strings.TrimSpace(arg)
 	ctx, cancel := context.WithCancel(m.base)
 	m.stopCompress = cancel
 	return tea.Batch(m.commit(m.st.dim.Render("compressing the conversation… (esc to stop)")), m.tick(), func() tea.Msg {
 		defer cancel()
-		b, a, ok := compress(ctx)
+		b, a, ok := c.Compress(ctx, focus)
 		return compressedMsg{before: b, after: a, ok: ok, cancelled: ctx.Err() != nil}
 	})
 }
@@ -147,7 +145,11 @@ func (m *model) modelCommand(arg string) tea.Cmd { return m.pickModel(arg) } // 
 
 func (m *model) approvalCommand(arg string) tea.Cmd {
 	if arg == "" {
-		return m.commit(fmt.Sprintf("approval mode: %s (modes: %s)", m.mode(), strings.Join(m.cfg.Modes, ", ")))
+		var modes []string
+		if ms := m.modes(); ms != nil {
+			modes = ms.Modes()
+		}
+		return m.commit(fmt.Sprintf("approval mode: %s (modes: %s)", m.mode(), strings.Join(modes, ", ")))
 	}
 	return m.setMode(arg)
 }
@@ -222,25 +224,21 @@ func (m *model) compressed(c compressedMsg) tea.Cmd {
 
 // mode is the approval mode now: a tool (exit_plan_mode) may change it.
 func (m *model) mode() string {
-	if m.cfg.Mode != nil {
-		return m.cfg.Mode()
+	if ms := m.modes(); ms != nil {
+		return ms.Mode()
 	}
 	return m.cfg.PermissionMode
 }
 
 func (m *model) setMode(name string) tea.Cmd {
-	if m.cfg.SetMode == nil {
+	ms := m.modes()
+	if ms == nil {
 		return m.unavailable("/approval-mode")
 	}
-	if err := m.cfg.SetMode(name); err != nil {
+	if err := ms.SetMode(name); err != nil {
 		return m.commit(m.st.err.Render("✗ " + err.Error()))
 	}
-	if m.cfg.Mode == nil {
-		// No one else reports the mode: what was set is it.
-		m.cfg.PermissionMode = name
-	} else {
-		m.cfg.PermissionMode = m.mode()
-	}
+	m.cfg.PermissionMode = ms.Mode()
 	return nil
 }
 
@@ -248,13 +246,15 @@ func (m *model) setMode(name string) tea.Cmd {
 // approving everything takes a flag, a setting or /approval-mode, not a
 // key pressed once too often. From yolo it goes on to the next safe mode.
 func (m *model) cycleMode() tea.Cmd {
-	if len(m.cfg.Modes) == 0 || m.cfg.SetMode == nil {
+	ms := m.modes()
+	if ms == nil || len(ms.Modes()) == 0 {
 		return nil
 	}
-	i := slices.Index(m.cfg.Modes, m.mode())
-	for range m.cfg.Modes {
-		i = (i + 1) % len(m.cfg.Modes)
-		if next := m.cfg.Modes[i]; next != "yolo" {
+	modes := ms.Modes()
+	i := slices.Index(modes, m.mode())
+	for range modes {
+		i = (i + 1) % len(modes)
+		if next := modes[i]; next != "yolo" {
 			return m.setMode(next)
 		}
 	}

@@ -11,15 +11,11 @@ import (
 // "/compress focus text" hands the text to the compression.
 func TestCompressWithInstructions(t *testing.T) {
 	h := newHarness(t, nil, nil)
-	h.m.cfg.Compress = func(context.Context) (int, int, bool) {
-		t.Error("plain Compress called for /compress with instructions")
-		return 0, 0, false
-	}
 	got := make(chan string, 1)
-	h.m.cfg.Extra.CompressWith = func(_ context.Context, instructions string) (int, int, bool) {
-		got <- instructions
+	h.m.cfg.Session = &session{compress: func(_ context.Context, focus string) (int, int, bool) {
+		got <- focus
 		return 10, 5, true
-	}
+	}}
 	h.typeText("/compress keep the parser details")
 	_, cmd := h.m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
 	runCmds(cmd, h.msgs)

@@ -32,11 +32,11 @@ func runCmds(cmd tea.Cmd, out chan<- tea.Msg) {
 func TestCompressStops(t *testing.T) {
 	h := newHarness(t, nil, nil)
 	started := make(chan struct{})
-	h.m.cfg.Compress = func(ctx context.Context) (int, int, bool) {
+	h.m.cfg.Session = &session{compress: func(ctx context.Context, _ string) (int, int, bool) {
 		close(started)
 		<-ctx.Done()
 		return 0, 0, false
-	}
+	}}
 	h.typeText("/compress")
 	_, cmd := h.m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
 	msgs := make(chan tea.Msg, 16)

@@ -241,15 +241,13 @@ func TestShiftTabCyclesModes(t *testing.T) {
 	t.Run("through Mode and SetMode", func(t *testing.T) {
 		h := newHarness(t, nil, nil)
 		cur, set := "default", []string{}
-		h.m.cfg.Modes = modes
-		h.m.cfg.Mode = func() string { return cur }
-		h.m.cfg.SetMode = func(n string) error {
+		h.m.cfg.Session = &session{modes: modes, mode: func() string { return cur }, setMode: func(n string) error {
 			if n == "yolo" {
 				return errors.New("yolo is refused here")
 			}
 			set, cur = append(set, n), n
 			return nil
-		}
+		}}
 		for _, want := range []string{"auto_edit", "plan"} {
 			h.press(tea.KeyTab, tea.ModShift)
 			if cur != want || !strings.Contains(h.view(), "test-model · "+want+" mode") {
@@ -268,14 +266,11 @@ func TestShiftTabCyclesModes(t *testing.T) {
 			t.Fatalf("mode %q after %v:\n%s", cur, set, h.view())
 		}
 	})
-	t.Run("without Mode", func(t *testing.T) {
+	t.Run("without a session's modes", func(t *testing.T) {
 		h := newHarness(t, nil, nil)
-		h.m.cfg.Modes = modes
-		h.m.cfg.SetMode = func(string) error { return nil }
 		h.press(tea.KeyTab, tea.ModShift)
-		h.press(tea.KeyTab, tea.ModShift)
-		if v := h.view(); !strings.Contains(v, "plan mode") {
-			t.Fatalf("Shift+Tab twice from default did not reach plan:\n%s", v)
+		if v := h.view(); !strings.Contains(v, "default mode") {
+			t.Fatalf("Shift+Tab changed the mode of a session that has no modes:\n%s", v)
 		}
 	})
 }

@@ -397,3 +397,53 @@ func TestToolErrorEndsInteraction(t *testing.T) {
 		t.Fatalf("busy=%v\n%s", h.m.busy, h.printed())
 	}
 }
+
+// session is a Session whose controls are what the test sets: mode, when
+// unset, is the mode last set ("default" at first); an unset setter or
+// compress does nothing.
+type session struct {
+	mode     func() string
+	setMode  func(string) error
+	modes    []string
+	setModel func(string) error
+	compress func(ctx context.Context, focus string) (int, int, bool)
+	last     string
+}
+
+func (s *session) ID() string { return "test-session" }
+
+func (s *session) Mode() string {
+	if s.mode != nil {
+		return s.mode()
+	}
+	if s.last == "" {
+		return "default"
+	}
+	return s.last
+}
+
+func (s *session) SetMode(name string) error {
+	if s.setMode != nil {
+		if err := s.setMode(name); err != nil {
+			return err
+		}
+	}
+	s.last = name
+	return nil
+}
+
+func (s *session) Modes() []string { return s.modes }
+
+func (s *session) SetModel(name string) error {
+	if s.setModel == nil {
+		return nil
+	}
+	return s.setModel(name)
+}
+
+func (s *session) Compress(ctx context.Context, focus string) (int, int, bool) {
+	if s.compress == nil {
+		return 0, 0, false
+	}
+	return s.compress(ctx, focus)
+}

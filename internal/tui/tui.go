@@ -74,20 +74,13 @@ type Config struct {
 	// of @path references are appended).
 	Expand func(prompt string) string
 
-	// Compress summarises the older history now (/compress). It may take
-	// a model round-trip; the UI calls it off its own goroutine.
-	Compress func(ctx context.Context) (before, after int, ok bool)
+	// Session is the session the UI drives, probed for its controls
+	// (session.go): the approval mode, the model, /compress (which may
+	// take a model round-trip; the UI calls it off its own goroutine).
+	Session Session
 	// ContextUsed estimates the tokens of the history and the model's
 	// window, for the footer's percentage.
 	ContextUsed func() (used, window int)
-	// SetModel switches the model for later requests (/model name).
-	SetModel func(name string) error
-	// Mode returns the current approval mode (a tool may change it);
-	// SetMode changes it (/approval-mode, Shift+Tab). Modes lists the
-	// modes in the order Shift+Tab cycles them.
-	Mode    func() string
-	SetMode func(name string) error
-	Modes   []string
 	// AlwaysScope, when set, says what answering "allow always" to a call
 	// would allow, for the dialog to show; ok false means nothing can be
 	// remembered for that call, and the option is not offered. Unset, the
