@@ -13,25 +13,32 @@ import (
 
 // snapshotFigure measures process start → first request byte in dir, a
 // git repository, where ply gathers the repository snapshot (git status,
-// git log, the top level) beside its start-up. The prompt must say
-// either what git reported or that it was skipped.
+// git log, the top level) beside its start-up: in a trusted folder, and
+// in one that is not, where git runs under the read-only kernel profile.
+// The prompt must say either what git reported or that it was skipped.
 func (b *bench) snapshotFigure(group, dir string) error {
-	// Trusted: git runs for the snapshot only in a trusted folder.
-	rs, err := b.repeat(plyRun{bin: b.bin, dir: dir, args: []string{"--trust-workspace", "-y", "-p", "say hello"},
-		rounds: []round{{text: "Hello."}},
-		check: func(_ string, reqs []fp.Request) error {
-			sys := reqs[0].Messages[0].Text()
-			if !strings.Contains(sys, "# Repository at session start") || !strings.Contains(sys, "git status") {
-				return fmt.Errorf("the system prompt has no repository snapshot with git's part")
-			}
-			return nil
-		}}, b.n)
-	if err != nil {
-		return fmt.Errorf("%s: %w", group, err)
+	for _, c := range []struct {
+		args []string
+		name string
+	}{
+		{[]string{"--trust-workspace", "-y", "-p", "say hello"}, "process start → first request byte, with the repository snapshot"},
+		{[]string{"-y", "-p", "say hello"}, "the same in a folder not trusted (git confined)"},
+	} {
+		rs, err := b.repeat(plyRun{bin: b.bin, dir: dir, args: c.args,
+			rounds: []round{{text: "Hello."}},
+			check: func(_ string, reqs []fp.Request) error {
+				sys := reqs[0].Messages[0].Text()
+				if !strings.Contains(sys, "# Repository at session start") || !strings.Contains(sys, "git status") {
+					return fmt.Errorf("the system prompt has no repository snapshot with git's part")
+				}
+				return nil
+			}}, b.n)
+		if err != nil {
+			return fmt.Errorf("%s: %w", group, err)
+		}
+		b.t.add(&row{group: group, name: c.name, unit: unitDuration, target: float64(20 * time.Millisecond),
+			values: pick(rs, func(r runResult) float64 { return float64(r.startup) })})
 	}
-	b.t.add(&row{group: group, name: "process start → first request byte, with the repository snapshot", unit: unitDuration,
-		target: float64(20 * time.Millisecond),
-		values: pick(rs, func(r runResult) float64 { return float64(r.startup) })})
 	return nil
 }
 
