@@ -57,7 +57,6 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	tcfg.Inbox = c.Inbox()
 	addLoop(&tcfg, c)
 	addTUIControls(&tcfg, cfg, c, log)
-	addRewind(&tcfg, c, log)
 	addAlwaysScope(&tcfg, cfg, c)
 	tcfg.Tasks = c.Tasks().Tasks // background tasks: /tasks
 	addSkills(&tcfg, c)

@@ -56,7 +56,7 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.unqueue()
 		case m.cmds.stopShell != nil:
 			m.cmds.stopShell() // a !cmd (cmd_shell.go)
-		case m.input.Value() == "" && m.approval == nil && m.cfg.Rewind != nil:
+		case m.input.Value() == "" && m.approval == nil && m.rewinder() != nil:
 			// Esc twice on an empty input opens /rewind.
 			m.hint = ""
 			if escArmed {

@@ -3,30 +3,34 @@ package tui
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/rewind"
 )
 
-// RewindPoint is one prompt /rewind offers to go back to.
-type RewindPoint struct {
-	N       int // 1 is the session's first prompt
-	Time    time.Time
-	Prompt  string
-	Changed int // files changed since; -1 when unknown
+// RewindPoint is one prompt /rewind offers to go back to; RewindResult
+// is what a rewind did (its Prompt goes back in the input box).
+type (
+	RewindPoint  = rewind.Point
+	RewindResult = rewind.Result
+)
+
+// Rewinder puts the session back to before one of its prompts (/rewind,
+// Esc twice): Rewinds lists the prompts, oldest first; Rewind puts the
+// files (code) and/or the conversation back to before prompt n, or undoes
+// the last rewind (n = 0); CanUndoRewind says whether there is one.
+type Rewinder interface {
+	Rewinds() ([]RewindPoint, error)
+	Rewind(n int, code, conversation bool) (RewindResult, error)
+	CanUndoRewind() bool
 }
 
-// RewindResult is what a rewind did, for the screen.
-type RewindResult struct {
-	// History is the conversation from now on, when it was rewound.
-	History []llm.Message
-	// Prompt is the rewound prompt's text, put back in the input box.
-	Prompt string
-	// Note says what was restored and what could not be.
-	Note string
+func (m *model) rewinder() Rewinder {
+	r, _ := m.cfg.Session.(Rewinder)
+	return r
 }
 
 // rewindOptions are the choices once a prompt is picked, in order.
@@ -50,14 +54,15 @@ type rewindPicker struct {
 }
 
 func (m *model) openRewind() tea.Cmd {
-	if m.cfg.Rewinds == nil || m.cfg.Rewind == nil {
+	rw := m.rewinder()
+	if rw == nil {
 		return m.unavailable("/rewind")
 	}
-	list, err := m.cfg.Rewinds()
+	list, err := rw.Rewinds()
 	if err != nil {
 		return m.commit(m.st.err.Render("✗ listing the prompts: " + err.Error()))
 	}
-	rp := &rewindPicker{undo: m.cfg.CanUndoRewind != nil && m.cfg.CanUndoRewind()}
+	rp := &rewindPicker{undo: rw.CanUndoRewind()}
 	for i := len(list) - 1; i >= 0; i-- {
 		rp.points = append(rp.points, list[i])
 	}
@@ -117,7 +122,11 @@ func (m *model) rewind(n int, code, conv bool) tea.Cmd {
 	if m.busy || m.compacting {
 		return m.notIdle("/rewind")
 	}
-	res, err := m.cfg.Rewind(n, code, conv)
+	rw := m.rewinder()
+	if rw == nil {
+		return m.unavailable("/rewind")
+	}
+	res, err := rw.Rewind(n, code, conv)
 	if err != nil {
 		return m.commit(m.st.err.Render("✗ rewind: " + err.Error()))
 	}

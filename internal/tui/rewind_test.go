@@ -30,20 +30,22 @@ func TestRewindPicker(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			h := newHarness(t, nil, nil)
 			var got *call
-			h.m.cfg.Rewinds = func() ([]RewindPoint, error) {
-				// Oldest first, as the session lists them; the picker
-				// shows them newest first.
-				return []RewindPoint{{N: 1, Prompt: "first prompt", Changed: 3}, {N: 2, Prompt: "second prompt", Changed: 0}}, nil
-			}
-			h.m.cfg.CanUndoRewind = func() bool { return true }
-			h.m.cfg.Rewind = func(n int, code, conv bool) (RewindResult, error) {
-				got = &call{n, code, conv}
-				r := RewindResult{Note: "restored 3 files"}
-				if conv && n > 0 {
-					r.Prompt = map[int]string{1: "first prompt", 2: "second prompt"}[n]
-					r.History = []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{{Text: "earlier question"}}}}
-				}
-				return r, nil
+			h.m.cfg.Session = &rewindSession{
+				rewinds: func() ([]RewindPoint, error) {
+					// Oldest first, as the session lists them; the picker
+					// shows them newest first.
+					return []RewindPoint{{N: 1, Prompt: "first prompt", Changed: 3}, {N: 2, Prompt: "second prompt", Changed: 0}}, nil
+				},
+				canUndo: true,
+				rewind: func(n int, code, conv bool) (RewindResult, error) {
+					got = &call{n, code, conv}
+					r := RewindResult{Note: "restored 3 files"}
+					if conv && n > 0 {
+						r.Prompt = map[int]string{1: "first prompt", 2: "second prompt"}[n]
+						r.History = []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{{Text: "earlier question"}}}}
+					}
+					return r, nil
+				},
 			}
 			h.typeText("/rewind")
 			h.press(tea.KeyEnter, 0)
@@ -73,8 +75,10 @@ func TestRewindPicker(t *testing.T) {
 
 func TestEscTwiceOnEmptyInputOpensRewind(t *testing.T) {
 	h := newHarness(t, nil, nil)
-	h.m.cfg.Rewinds = func() ([]RewindPoint, error) { return []RewindPoint{{N: 1, Prompt: "only prompt"}}, nil }
-	h.m.cfg.Rewind = func(int, bool, bool) (RewindResult, error) { return RewindResult{}, nil }
+	h.m.cfg.Session = &rewindSession{
+		rewinds: func() ([]RewindPoint, error) { return []RewindPoint{{N: 1, Prompt: "only prompt"}}, nil },
+		rewind:  func(int, bool, bool) (RewindResult, error) { return RewindResult{}, nil },
+	}
 	h.press(tea.KeyEscape, 0)
 	if h.m.picker != nil {
 		t.Fatal("one Esc opened the picker")
@@ -90,4 +94,18 @@ func TestEscTwiceOnEmptyInputOpensRewind(t *testing.T) {
 	if h.m.picker != nil {
 		t.Fatal("Esc Esc with text in the input opened the picker")
 	}
+}
+
+// rewindSession is a session that rewinds as the test says.
+type rewindSession struct {
+	session
+	rewinds func() ([]RewindPoint, error)
+	rewind  func(n int, code, conv bool) (RewindResult, error)
+	canUndo bool
+}
+
+func (s *rewindSession) Rewinds() ([]RewindPoint, error) { return s.rewinds() }
+func (s *rewindSession) CanUndoRewind() bool             { return s.canUndo }
+func (s *rewindSession) Rewind(n int, code, conv bool) (RewindResult, error) {
+	return s.rewind(n, code, conv)
 }

@@ -95,13 +95,6 @@ type Config struct {
 	// Resume switches to one, returning its history (/resume).
 	Sessions func() ([]SessionInfo, error)
 	Resume   func(id string) ([]llm.Message, error)
-	// Rewinds lists this session's prompts, oldest first; Rewind puts
-	// the files (code) and/or the conversation back to before prompt n,
-	// or undoes the last rewind (n = 0); CanUndoRewind says whether there
-	// is one to undo (/rewind, rewind.go).
-	Rewinds       func() ([]RewindPoint, error)
-	Rewind        func(n int, code, conversation bool) (RewindResult, error)
-	CanUndoRewind func() bool
 	// Tools lists the tools the model is offered (/tools).
 	Tools func() []ToolInfo
 	// Memory lists the instruction files loaded into the system prompt

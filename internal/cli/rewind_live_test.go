@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,10 +8,9 @@ import (
 
 	fp "github.com/plyhq/ply/internal/fakeprovider"
 	"github.com/plyhq/ply/internal/session"
-	"github.com/plyhq/ply/internal/tui"
 )
 
-// The TUI's /rewind goes through addRewind: the files come back, the
+// The TUI's /rewind goes through the session's Rewind: the files come back, the
 // chat's history is the one before the prompt, the prompt's text is
 // handed back for the input box, and the rewind can be undone.
 func TestRewindFromTheUI(t *testing.T) {
@@ -37,8 +34,7 @@ func TestRewindFromTheUI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tc tui.Config
-	addRewind(&tc, c, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	tc := c // the session's rewind, as the UI's /rewind calls it
 
 	points, err := tc.Rewinds()
 	if err != nil || len(points) != 2 || points[1].Prompt != "write second" || points[1].Changed != 2 {

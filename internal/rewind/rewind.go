@@ -1,0 +1,231 @@
+// Package rewind puts a session back to before one of its prompts — the
+// workspace's files from the prompt's checkpoint, the conversation from
+// the transcript, or both — records the rewind in the transcript, and
+// undoes the last one. `ply rewind` and a running session's /rewind both
+// use it; it does not parse arguments, find sessions or open them.
+package rewind
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/plyhq/ply/internal/checkpoint"
+	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/session"
+)
+
+// InputError is a request that cannot be met as asked: a prompt the
+// session does not have, files with no checkpoint to restore them from,
+// no rewind to undo.
+type InputError string
+
+func (e InputError) Error() string { return string(e) }
+
+// Rewinder rewinds one session. Log is the session's prompts as its
+// transcript holds them, W the transcript's writer (the caller holds its
+// lock), Store its checkpoints (nil when checkpointing is off); what it
+// did, and what it could not, goes to Out.
+type Rewinder struct {
+	Store *checkpoint.Store
+	W     *session.Writer
+	Log   *session.PromptLog
+	Out   io.Writer
+}
+
+// List prints one line per prompt: number, time, first line, and how many
+// files changed since its checkpoint.
+func (r *Rewinder) List(ctx context.Context) error {
+	if len(r.Log.Prompts) == 0 {
+		fmt.Fprintln(r.Out, "This session has no prompts to rewind to.")
+		return nil
+	}
+	changes := r.ChangedSince(ctx)
+	for i, p := range r.Log.Prompts {
+		changed := "no checkpoint"
+		switch n := changes[i]; {
+		case n >= 0:
+			changed = plural(n, "file") + " changed since"
+		case p.Checkpoint != "" && n == -2:
+			changed = "checkpoint pruned"
+		}
+		first, _, _ := strings.Cut(p.Text, "\n")
+		fmt.Fprintf(r.Out, "%3d  %s  %-50s  %s\n", p.N, p.Time.Local().Format("2006-01-02 15:04"), clipLine(first, 50), changed)
+	}
+	if r.Log.Last != nil {
+		fmt.Fprintln(r.Out, "The last rewind can be undone: ply rewind --undo")
+	}
+	return nil
+}
+
+// ChangedSince returns, prompt by prompt, how many files changed since
+// its checkpoint: -1 when it has none, -2 when it is gone.
+func (r *Rewinder) ChangedSince(ctx context.Context) []int {
+	out := make([]int, len(r.Log.Prompts))
+	var cur *checkpoint.Manifest
+	if r.Store != nil {
+		cur = r.current(ctx)
+	}
+	for i, p := range r.Log.Prompts {
+		out[i] = -1
+		if p.Checkpoint == "" || cur == nil {
+			continue
+		}
+		m, err := r.Store.Load(p.Checkpoint)
+		if err != nil {
+			out[i] = -2
+			continue
+		}
+		out[i] = len(checkpoint.Diff(m, cur))
+	}
+	return out
+}
+
+// current records the workspace as it is now, with the roots of the
+// newest checkpoint of the session; nil when there is none.
+func (r *Rewinder) current(ctx context.Context) *checkpoint.Manifest {
+	for i := len(r.Log.Prompts) - 1; i >= 0; i-- {
+		m, err := r.Store.Load(r.Log.Prompts[i].Checkpoint)
+		if err != nil {
+			continue
+		}
+		res, err := r.Store.Checkpoint(ctx, m.Roots)
+		if err != nil {
+			return nil
+		}
+		cur, err := r.Store.Load(res.ID)
+		if err != nil {
+			return nil
+		}
+		return cur
+	}
+	return nil
+}
+
+// Rewind puts the files (code) and/or the conversation back to before
+// prompt n, and records it.
+func (r *Rewinder) Rewind(ctx context.Context, n int, code, conversation bool) error {
+	if n > len(r.Log.Prompts) {
+		return InputError(fmt.Sprintf("no prompt %d: this session has %s (ply rewind --list)", n, plural(len(r.Log.Prompts), "prompt")))
+	}
+	p := r.Log.Prompts[n-1]
+	rec := session.Rewind{Prompt: n, Code: code, Conversation: conversation}
+	if code {
+		if r.Store == nil {
+			return InputError("checkpointing is off (checkpointing.enabled): only the conversation can be rewound")
+		}
+		if p.Checkpoint == "" {
+			return InputError(fmt.Sprintf("prompt %d has no checkpoint (checkpointing was off): use --conversation", n))
+		}
+		res, err := r.restore(ctx, p.Checkpoint)
+		if err != nil {
+			return err
+		}
+		rec.Checkpoint = res.Undo
+		fmt.Fprintf(r.Out, "Restored the files to before prompt %d: %d written, %d deleted.\n", n, len(res.Written), len(res.Deleted))
+	}
+	if conversation {
+		rec.History = p.History
+		fmt.Fprintf(r.Out, "The conversation goes on from before prompt %d (ply --continue). The prompt was:\n%s\n", n, p.Text)
+	}
+	r.W.AppendRewind(rec)
+	return r.W.Sync()
+}
+
+// Undo undoes the last rewind, and records it.
+func (r *Rewinder) Undo(ctx context.Context) error {
+	last := r.Log.Last
+	if last == nil {
+		return InputError("no rewind to undo in this session")
+	}
+	rec := session.Rewind{Undo: true, Code: last.Code, Conversation: last.Conversation}
+	if last.Code && r.Store == nil {
+		return InputError("checkpointing is off (checkpointing.enabled): the files cannot be put back")
+	}
+	if last.Code {
+		res, err := r.restore(ctx, last.Checkpoint)
+		if err != nil {
+			return err
+		}
+		rec.Checkpoint = res.Undo
+		fmt.Fprintf(r.Out, "Put the files back as they were before the rewind: %d written, %d deleted.\n", len(res.Written), len(res.Deleted))
+	}
+	if last.Conversation {
+		rec.History = last.History
+		fmt.Fprintln(r.Out, "The conversation is back as it was before the rewind.")
+	}
+	r.W.AppendRewind(rec)
+	return r.W.Sync()
+}
+
+// restore restores checkpoint id and says what it could not do.
+func (r *Rewinder) restore(ctx context.Context, id string) (checkpoint.RestoreResult, error) {
+	if t, ok := r.Store.Pending(); ok {
+		fmt.Fprintf(r.Out, "Completing an interrupted rewind (to checkpoint %s) first.\n", t)
+	}
+	res, err := r.Store.Restore(ctx, id)
+	if errors.Is(err, checkpoint.ErrNotFound) {
+		return res, fmt.Errorf("the checkpoint is gone (pruned after checkpointing.retentionDays?): %w", err)
+	}
+	if err != nil {
+		return res, err
+	}
+	for _, p := range res.NotRestored {
+		fmt.Fprintf(r.Out, "Not restored (over the checkpoint size cap, its content was not saved): %s\n", p)
+	}
+	for _, p := range res.LeftInPlace {
+		fmt.Fprintf(r.Out, "Left in place (over the size cap, so deleting or replacing it could not be undone): %s\n", p)
+	}
+	for _, p := range res.KeptIgnored {
+		fmt.Fprintf(r.Out, "Left in place (ignored when the checkpoint was made, so never recorded): %s\n", p)
+	}
+	return res, nil
+}
+
+// clipLine cuts s to n runes, marking a cut.
+func clipLine(s string, n int) string {
+	r := []rune(strings.TrimSpace(s))
+	if len(r) <= n {
+		return string(r)
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// plural is "1 noun" or "n nouns".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// Point is a prompt a session can be rewound to.
+type Point struct {
+	N       int // 1 is the session's first prompt
+	Time    time.Time
+	Prompt  string
+	Changed int // files changed since; -1 when unknown
+}
+
+// Result is what a rewind of a running session did.
+type Result struct {
+	// History is the conversation from now on, when it was rewound.
+	History []llm.Message
+	// Prompt is the rewound prompt's text, to give back to the user.
+	Prompt string
+	// Note says what was restored and what could not be.
+	Note string
+}
+
+// Points lists the session's prompts, oldest first.
+func (r *Rewinder) Points(ctx context.Context) []Point {
+	changes := r.ChangedSince(ctx)
+	out := make([]Point, len(r.Log.Prompts))
+	for i, p := range r.Log.Prompts {
+		out[i] = Point{N: p.N, Time: p.Time, Prompt: p.Text, Changed: max(changes[i], -1)}
+	}
+	return out
+}
