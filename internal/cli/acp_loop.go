@@ -2,9 +2,7 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/plyhq/ply/internal/acp"
 	"github.com/plyhq/ply/internal/core"
@@ -27,28 +25,22 @@ func acpLoop(c *core.Session) acp.Command {
 
 // loopCommand runs /loop's arguments against the session's schedules.
 func loopCommand(s *schedule.Schedules, args string) (string, error) {
-	first, rest, _ := strings.Cut(strings.TrimSpace(args), " ")
-	rest = strings.TrimSpace(rest)
+	cmd, err := schedule.ParseLoop(args)
 	switch {
-	case first == "":
-		return schedule.ListText(s.List()), nil
-	case first == "stop":
-		if rest == "" || !s.Delete(rest) {
-			return "", fmt.Errorf("no schedule %q (/loop lists them)", rest)
-		}
-		return "stopped " + rest, nil
-	}
-	every, err := schedule.ParseInterval(first)
-	if err != nil {
+	case err != nil:
 		return "", err
+	case cmd.Stop != "":
+		if !s.Delete(cmd.Stop) {
+			return "", fmt.Errorf("no schedule %q (/loop lists them)", cmd.Stop)
+		}
+		return "stopped " + cmd.Stop, nil
+	case cmd.Every == 0:
+		return schedule.ListText(s.List()), nil
 	}
-	if rest == "" {
-		return "", errors.New("usage: /loop INTERVAL PROMPT")
-	}
-	j, err := s.Every(every, rest, schedule.KindLoop)
+	j, err := s.Every(cmd.Every, cmd.Prompt, schedule.KindLoop)
 	if err != nil {
 		return "", fmt.Errorf("starting the schedule: %w", err)
 	}
 	return fmt.Sprintf("%s: every %s, until /loop stop %s or the session ends. "+
-		"A firing while no prompt runs waits for your next prompt.", j.ID, every, j.ID), nil
+		"A firing while no prompt runs waits for your next prompt.", j.ID, cmd.Every, j.ID), nil
 }

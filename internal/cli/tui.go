@@ -55,7 +55,6 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	tcfg.TurnCap = c.Loops()
 	// Background work: notifications, teammates' messages (background.go).
 	tcfg.Inbox = c.Inbox()
-	addLoop(&tcfg, c)
 	addTUIControls(&tcfg, cfg, c, log)
 	addAlwaysScope(&tcfg, cfg, c)
 	tcfg.Tasks = c.Tasks().Tasks // background tasks: /tasks

@@ -5,21 +5,8 @@ import (
 	"time"
 
 	"github.com/plyhq/ply/internal/core"
-	"github.com/plyhq/ply/internal/schedule"
 	"github.com/plyhq/ply/internal/tui"
 )
-
-// addLoop gives the UI's /loop the session's schedules.
-func addLoop(t *tui.Config, c *core.Session) {
-	t.Loop = func(every time.Duration, prompt string) (string, error) {
-		j, err := c.Schedules().Every(every, prompt, schedule.KindLoop)
-		return j.ID, err
-	}
-	t.LoopList = func() string { return schedule.ListText(c.Schedules().List()) }
-	t.LoopStop = c.Schedules().Delete
-	t.PendingSchedules = c.PendingSchedules
-	t.RestoreSchedules = c.RestoreSchedules
-}
 
 // addSkills gives the interactive UI /skills and /name.
 func addSkills(t *tui.Config, c *core.Session) {

@@ -38,12 +38,7 @@ func loopHarness(t *testing.T, slow time.Duration) (*harness, *schedule.Schedule
 	in := inbox.New()
 	s := schedule.New(in)
 	h.m.cfg.Inbox = in
-	h.m.cfg.Loop = func(d time.Duration, p string) (string, error) {
-		j, err := s.Every(d, p, schedule.KindLoop)
-		return j.ID, err
-	}
-	h.m.cfg.LoopList = func() string { return schedule.ListText(s.List()) }
-	h.m.cfg.LoopStop = s.Delete
+	h.m.cfg.Session = &scheduled{s: s}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -118,3 +113,11 @@ func TestLoopSkipsWhileTheFiringRuns(t *testing.T) {
 		t.Errorf("the second firing does not say firings were skipped:\n%s", h.printed())
 	}
 }
+
+// scheduled is a session with schedules.
+type scheduled struct {
+	session
+	s *schedule.Schedules
+}
+
+func (s *scheduled) Schedules() *schedule.Schedules { return s.s }

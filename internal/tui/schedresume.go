@@ -4,18 +4,19 @@ import tea "charm.land/bubbletea/v2"
 
 // askSchedules asks, when the session just opened or resumed had
 // schedules that were neither restored nor dropped, whether to restore
-// them (Config.PendingSchedules, RestoreSchedules); y restores, n drops,
+// them (ScheduleRestorer); y restores, n drops,
 // Esc leaves the question for the next resume.
 func (m *model) askSchedules() {
-	if m.cfg.PendingSchedules == nil || m.cfg.RestoreSchedules == nil {
+	r, ok := m.cfg.Session.(ScheduleRestorer)
+	if !ok {
 		return
 	}
-	pending := m.cfg.PendingSchedules()
+	pending := r.PendingSchedules()
 	if pending == "" {
 		return
 	}
 	answer := func(yes bool) tea.Cmd {
-		return m.commit(m.st.dim.Render(sanitizeLines(m.cfg.RestoreSchedules(yes))))
+		return m.commit(m.st.dim.Render(sanitizeLines(r.RestoreSchedules(yes))))
 	}
 	m.picker = &picker{confirm: &confirmBox{
 		title:    "This session had schedules; restore them (new firing times from now)?",

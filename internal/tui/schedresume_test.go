@@ -13,17 +13,26 @@ func scheduleAsk(t *testing.T) (*harness, *[]bool) {
 	h := newHarness(t, nil, nil)
 	var answers []bool
 	pending := "every 5m0s: check the deploy"
-	h.m.cfg.PendingSchedules = func() string { return pending }
-	h.m.cfg.RestoreSchedules = func(yes bool) string {
+	h.m.cfg.Session = &restorer{pending: func() string { return pending }, restore: func(yes bool) string {
 		answers = append(answers, yes)
 		pending = ""
 		if yes {
 			return "restored loop-3"
 		}
 		return "dropped"
-	}
+	}}
 	return h, &answers
 }
+
+// restorer is a session opened with schedules to restore.
+type restorer struct {
+	session
+	pending func() string
+	restore func(yes bool) string
+}
+
+func (r *restorer) PendingSchedules() string         { return r.pending() }
+func (r *restorer) RestoreSchedules(yes bool) string { return r.restore(yes) }
 
 func TestResumeAsksToRestoreSchedulesYes(t *testing.T) {
 	h, answers := scheduleAsk(t)

@@ -115,18 +115,6 @@ type Config struct {
 	// the UI is idle, but a teammate's message that arrives while tools
 	// run joins their results.
 	Inbox *inbox.Inbox
-	// Loop starts a schedule sending prompt every interval (/loop,
-	// cmd_loop.go); LoopList describes the schedules, LoopStop deletes
-	// one. Unset, /loop says schedules are unavailable.
-	Loop     func(every time.Duration, prompt string) (id string, err error)
-	LoopList func() string
-	LoopStop func(id string) bool
-	// schedresume: PendingSchedules describes, one a line, the schedules
-	// a session just opened or resumed had that were neither restored nor
-	// dropped ("" when none); the UI asks once, and RestoreSchedules(yes)
-	// re-creates or drops them and says what it did (schedresume.go).
-	PendingSchedules func() string
-	RestoreSchedules func(yes bool) string
 
 	// MCP server prompts as slash commands (cmd_mcp.go).
 	// MCPPrompts lists them (/mcp); GetMCPPrompt renders the prompt of
