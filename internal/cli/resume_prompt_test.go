@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	fp "github.com/plyhq/ply/internal/fakeprovider"
+)
+
+// gitRepoWithCommit makes a repository holding main.go in one commit.
+func gitRepoWithCommit(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git program")
+	}
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "main.go"), "package main\n", 0o644)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "main.go"}, {"-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "first commit"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return dir
+}
+
+// skipIfSnapshotLate skips when git did not answer within the start-up
+// budget: the snapshot then says so instead of the repository's state.
+func skipIfSnapshotLate(t *testing.T, system string) {
+	t.Helper()
+	if strings.Contains(system, "within the start-up time budget") {
+		t.Skip("git did not answer within the start-up budget on this machine")
+	}
+}
+
+// lastUser is the text of the last user message of a request.
+func lastUser(t *testing.T, msgs []fp.Message) string {
+	t.Helper()
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == "user" {
+			return msgs[i].Text()
+		}
+	}
+	t.Fatal("the request has no user message")
+	return ""
+}
+
+// A resumed session sends the system prompt of its first run byte for
+// byte, so that the provider's prompt cache still holds; what changed in
+// the repository meanwhile is told in a note with the new prompt.
+func TestResumeKeepsTheSystemPrompt(t *testing.T) {
+	t.Run("a changed file is told in a note", func(t *testing.T) {
+		dir, home := gitRepoWithCommit(t), t.TempDir()
+		srv := fp.New(t, fp.Turn{fp.Text("first answer")}, fp.Turn{fp.Text("second answer")})
+		if r := runPlyHome(t, dir, home, srv, "--trust-workspace", "-p", "first question"); r.code != 0 {
+			t.Fatalf("first run: exit %d %s", r.code, r.stderr)
+		}
+		first := srv.Requests()[0].Messages[0]
+		skipIfSnapshotLate(t, first.Text())
+		if !strings.Contains(first.Text(), "git status: clean") {
+			t.Fatalf("the first prompt does not show a clean repository:\n%s", first.Text())
+		}
+		writeFile(t, filepath.Join(dir, "main.go"), "package main // changed\n", 0o644)
+		if r := runPlyHome(t, dir, home, srv, "--trust-workspace", "-c", "-p", "second question"); r.code != 0 || r.stdout != "second answer\n" {
+			t.Fatalf("resumed run: exit %d stdout %q stderr %s", r.code, r.stdout, r.stderr)
+		}
+		msgs := srv.Requests()[1].Messages
+		if msgs[0].Role != "system" || !bytes.Equal(msgs[0].Content, first.Content) {
+			t.Fatalf("the resumed run's system prompt differs from the first run's:\nfirst:\n%s\nresumed:\n%s", first.Text(), msgs[0].Text())
+		}
+		user := lastUser(t, msgs)
+		if !strings.HasPrefix(user, "second question") {
+			t.Fatalf("the resumed run's message does not start with its prompt: %q", user)
+		}
+		if !strings.Contains(user, "<system-reminder>") || !strings.Contains(user, " M main.go") {
+			t.Fatalf("the resumed run's message does not tell of the changed file: %q", user)
+		}
+	})
+	t.Run("nothing changed, no note", func(t *testing.T) {
+		dir, home := gitRepoWithCommit(t), t.TempDir()
+		srv := fp.New(t, fp.Turn{fp.Text("first answer")}, fp.Turn{fp.Text("second answer")})
+		if r := runPlyHome(t, dir, home, srv, "--trust-workspace", "-p", "first question"); r.code != 0 {
+			t.Fatalf("first run: exit %d %s", r.code, r.stderr)
+		}
+		first := srv.Requests()[0].Messages[0]
+		skipIfSnapshotLate(t, first.Text())
+		if r := runPlyHome(t, dir, home, srv, "--trust-workspace", "-c", "-p", "second question"); r.code != 0 {
+			t.Fatalf("resumed run: exit %d %s", r.code, r.stderr)
+		}
+		msgs := srv.Requests()[1].Messages
+		if !bytes.Equal(msgs[0].Content, first.Content) {
+			t.Fatalf("the resumed run's system prompt differs from the first run's:\nfirst:\n%s\nresumed:\n%s", first.Text(), msgs[0].Text())
+		}
+		if user := lastUser(t, msgs); user != "second question" {
+			t.Fatalf("the resumed run's message carries more than its prompt: %q", user)
+		}
+	})
+}
