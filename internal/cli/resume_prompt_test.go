@@ -81,6 +81,66 @@ func TestResumeKeepsTheSystemPrompt(t *testing.T) {
 		if !strings.Contains(user, "<system-reminder>") || !strings.Contains(user, " M main.go") {
 			t.Fatalf("the resumed run's message does not tell of the changed file: %q", user)
 		}
+		// The model was told: resuming again with nothing new tells
+		// nothing, and the prompt is still the first one.
+		srv.Append(fp.Turn{fp.Text("third answer")})
+		if r := runPlyHome(t, dir, home, srv, "--trust-workspace", "-c", "-p", "third question"); r.code != 0 {
+			t.Fatalf("second resumed run: exit %d %s", r.code, r.stderr)
+		}
+		msgs = srv.Requests()[2].Messages
+		if !bytes.Equal(msgs[0].Content, first.Content) {
+			t.Fatalf("the second resumed run's system prompt differs from the first run's:\n%s", msgs[0].Text())
+		}
+		if user := lastUser(t, msgs); user != "third question" {
+			t.Fatalf("the second resumed run repeats the note: %q", user)
+		}
+	})
+	t.Run("a transcript without the facts builds the prompt anew", func(t *testing.T) {
+		dir, home := gitRepoWithCommit(t), t.TempDir()
+		srv := fp.New(t, fp.Turn{fp.Text("first answer")}, fp.Turn{fp.Text("second answer")}, fp.Turn{fp.Text("third answer")})
+		if r := runPlyHome(t, dir, home, srv, "--trust-workspace", "-p", "first question"); r.code != 0 {
+			t.Fatalf("first run: exit %d %s", r.code, r.stderr)
+		}
+		skipIfSnapshotLate(t, srv.Requests()[0].Messages[0].Text())
+		// As an older ply wrote it: no prompt record.
+		files, _ := filepath.Glob(filepath.Join(home, "projects", "*", "*.jsonl"))
+		if len(files) != 1 {
+			t.Fatalf("transcripts %v", files)
+		}
+		b, err := os.ReadFile(files[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kept []string
+		for _, l := range strings.SplitAfter(string(b), "\n") {
+			if !strings.HasPrefix(l, `{"type":"prompt"`) {
+				kept = append(kept, l)
+			}
+		}
+		if len(kept) == len(strings.SplitAfter(string(b), "\n")) {
+			t.Fatalf("the transcript records no prompt facts:\n%s", b)
+		}
+		writeFile(t, files[0], strings.Join(kept, ""), 0o600)
+		writeFile(t, filepath.Join(dir, "main.go"), "package main // changed\n", 0o644)
+		if r := runPlyHome(t, dir, home, srv, "--trust-workspace", "-c", "-p", "second question"); r.code != 0 {
+			t.Fatalf("resumed run: exit %d %s", r.code, r.stderr)
+		}
+		msgs := srv.Requests()[1].Messages
+		second := msgs[0]
+		skipIfSnapshotLate(t, second.Text())
+		if !strings.Contains(second.Text(), " M main.go") {
+			t.Fatalf("the prompt rebuilt on resuming lacks the change:\n%s", second.Text())
+		}
+		if user := lastUser(t, msgs); user != "second question" {
+			t.Fatalf("a note with a prompt that shows the change: %q", user)
+		}
+		// From then on the session keeps that prompt.
+		if r := runPlyHome(t, dir, home, srv, "--trust-workspace", "-c", "-p", "third question"); r.code != 0 {
+			t.Fatalf("second resumed run: exit %d %s", r.code, r.stderr)
+		}
+		if third := srv.Requests()[2].Messages[0]; !bytes.Equal(third.Content, second.Content) {
+			t.Fatalf("the second resumed run's system prompt differs:\n%s", third.Text())
+		}
 	})
 	t.Run("nothing changed, no note", func(t *testing.T) {
 		dir, home := gitRepoWithCommit(t), t.TempDir()
