@@ -2,13 +2,20 @@ package cli
 
 import (
 	"bytes"
+	"context"
+	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/plyhq/ply/internal/client"
+	"github.com/plyhq/ply/internal/core"
 	fp "github.com/plyhq/ply/internal/fakeprovider"
+	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/turn"
 )
 
 // gitRepoWithCommit makes a repository holding main.go in one commit.
@@ -161,4 +168,62 @@ func TestResumeKeepsTheSystemPrompt(t *testing.T) {
 			t.Fatalf("the resumed run's message carries more than its prompt: %q", user)
 		}
 	})
+}
+
+// /resume in the interactive UI switches to the saved session's system
+// prompt too, and tells what changed since in a note.
+func TestUIResumeShowsTheSessionsPrompt(t *testing.T) {
+	dir, home := gitRepoWithCommit(t), t.TempDir()
+	srv := fp.New(t, fp.Turn{fp.Text("first answer")}, fp.Turn{fp.Text("second answer")})
+	env := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_MODEL": "m", "OPENAI_BASE_URL": srv.URL, "PLY_HOME": home}
+	send := func(c *core.Session, prompt string) {
+		t.Helper()
+		for ev := range c.Client().SendMessageStream(context.Background(), []llm.Part{{Text: prompt}}, client.UserQuery) {
+			if e, ok := ev.(turn.Error); ok {
+				t.Fatalf("sending %q: %v", prompt, e.Err)
+			}
+		}
+	}
+	first := uiCore(t, dir, env)
+	send(first, "first question")
+	id := first.ID()
+	first.Close()
+	system := srv.Requests()[0].Messages[0]
+	skipIfSnapshotLate(t, system.Text())
+
+	writeFile(t, filepath.Join(dir, "main.go"), "package main // changed\n", 0o644)
+	second := uiCore(t, dir, env)
+	defer second.Close()
+	if _, err := second.Switch(id); err != nil {
+		t.Fatal(err)
+	}
+	send(second, "second question")
+	msgs := srv.Requests()[1].Messages
+	if !bytes.Equal(msgs[0].Content, system.Content) {
+		t.Fatalf("after /resume the system prompt differs from the session's:\nfirst:\n%s\nnow:\n%s", system.Text(), msgs[0].Text())
+	}
+	if user := lastUser(t, msgs); !strings.Contains(user, "<system-reminder>") || !strings.Contains(user, " M main.go") {
+		t.Fatalf("the message after /resume does not tell of the changed file: %q", user)
+	}
+}
+
+// uiCore builds the session core as the interactive UI's would be, in a
+// trusted dir; the caller closes it.
+func uiCore(t *testing.T, dir string, env map[string]string) *core.Session {
+	t.Helper()
+	sio := IO{Stdin: strings.NewReader(""), StdinIsTTY: true, StdoutIsTTY: true, Stdout: io.Discard, Stderr: io.Discard,
+		Getenv: func(k string) string { return env[k] }, Cwd: dir}
+	opts, err := Parse([]string{"--trust-workspace"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := resolve(opts, sio)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _, err := core.New(context.Background(), cfg.coreConfig(sio), io.Discard, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -385,10 +385,11 @@ func (c *Session) newClient(cfg *Config, log *slog.Logger, modes *modeSync, sysE
 	c.cp = newCheckpointer(cfg, ws, sess, reg, log)
 	c.closers = append(c.closers, c.cp.close) // checkpoints: the change tracker's watches
 	modes.chat, modes.env = ch, sysEnv
-	if note, facts := sess.note, sess.noteFacts; note != "" {
+	c.modes = modes
+	if note, facts, w := sess.note, sess.noteFacts, sess.w; note != "" {
 		// What changed in the repository since the snapshot the
 		// resumed session's prompt shows goes with its first message.
-		modes.queue(note, func() { sess.w.AppendPromptFacts(facts) })
+		modes.queue(note, func() { w.AppendPromptFacts(facts) })
 	}
 	policy.Watch(modes)
 	c.client = client.New(ch, client.Options{

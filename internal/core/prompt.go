@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/plyhq/ply/internal/session"
 	"github.com/plyhq/ply/internal/sysprompt"
 )
 
@@ -80,5 +81,36 @@ func keepPromptFacts(sess *opened, env *sysprompt.Env, log *slog.Logger) {
 	}
 	if note := told.Repo.Changes(now.Repo); note != "" {
 		sess.note, sess.noteFacts = note, &now
+	}
+}
+
+// switchPrompt gives the chat the system prompt of the session /resume
+// switched to, tr: built from the facts it recorded, with a note of what
+// changed since queued for the next message; notes queued for the session
+// left are dropped. A transcript without facts records those of a
+// snapshot taken now.
+func (c *Session) switchPrompt(tr *session.Transcript) {
+	m := c.modes
+	if m == nil {
+		return
+	}
+	env := m.env
+	env.Now = time.Now()
+	env.Repo = startSnapshot(context.Background(), c.ws.Root(), c.cfg.Trusted, c.cfg.ChildEnv)()
+	env.Mode = c.policy.Mode().String()
+	env.Tools = c.reg.OfferedNames()
+	sess := c.sess
+	sess.facts, sess.told, sess.note, sess.noteFacts = tr.PromptFacts, tr.LastFacts, "", nil
+	keepPromptFacts(sess, &env, c.log)
+	m.mu.Lock()
+	m.env = env
+	m.queued, m.sent = nil, nil
+	m.mu.Unlock()
+	m.chat.SetSystem(sysprompt.Build(env))
+	if c.client != nil {
+		c.client.SetDateShown(env.Now)
+	}
+	if note, facts, w := sess.note, sess.noteFacts, sess.w; note != "" {
+		m.queue(note, func() { w.AppendPromptFacts(facts) })
 	}
 }
