@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/core"
@@ -226,4 +229,47 @@ func uiCore(t *testing.T, dir string, env map[string]string) *core.Session {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// An ACP client's session/resume gets the session's system prompt too.
+func TestACPResumeKeepsTheSystemPrompt(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.txt"), "a\n", 0o644)
+	home := filepath.Join(t.TempDir(), "home")
+	srv := fp.New(t, fp.Turn{fp.Text("First answer.")}, fp.Turn{fp.Text("Second answer.")})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	first := startACP(t, srv, home)
+	ns := first.newSession(t, ctx, dir)
+	if _, err := first.conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("first question")}}); err != nil {
+		t.Fatal(err)
+	}
+	first.in.Close()
+	select {
+	case <-first.code:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the first process did not exit")
+	}
+	first.code <- 0 // for its cleanup
+
+	writeFile(t, filepath.Join(dir, "b.txt"), "b\n", 0o644)
+	second := startACP(t, srv, home)
+	if _, err := second.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := second.conn.ResumeSession(ctx, sdk.ResumeSessionRequest{SessionId: ns.SessionId, Cwd: dir}); err != nil {
+		t.Fatalf("session/resume: %v", err)
+	}
+	if _, err := second.conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("second question")}}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	was, now := reqs[0].Messages[0], reqs[1].Messages[0]
+	if !bytes.Equal(was.Content, now.Content) {
+		t.Fatalf("the resumed session's system prompt differs:\nfirst:\n%s\nresumed:\n%s", was.Text(), now.Text())
+	}
+	if user := lastUser(t, reqs[1].Messages); !strings.Contains(user, "<system-reminder>") || !strings.Contains(user, "Top level now: a.txt b.txt") {
+		t.Fatalf("the resumed session's message does not tell of the new file: %q", user)
+	}
 }
