@@ -7,8 +7,8 @@ import (
 )
 
 // Changes is the note that tells the model how the repository differs
-// now from r, the snapshot its system prompt shows: for a resumed
-// session, whose prompt keeps the snapshot of its first run so that it
+// now from r, the snapshot it was last shown: for a resumed session,
+// whose system prompt keeps the snapshot of its first run so that it
 // stays the same, byte for byte. It is "" when nothing differs. Only what
 // now was able to read is compared: a git that did not answer this time
 // says nothing about status and commits.
@@ -41,7 +41,7 @@ func (r *Repo) Changes(now *Repo) string {
 	if b.Len() == 0 {
 		return ""
 	}
-	return "<system-reminder>The repository changed since the snapshot in the system prompt was taken (this session was resumed):\n" +
+	return "<system-reminder>This session was resumed; the repository differs from the state you were last shown:\n" +
 		b.String() + "</system-reminder>"
 }
 
