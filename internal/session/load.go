@@ -284,6 +284,9 @@ func (t *Transcript) apply(rec *record, line int) {
 	case typeRewind:
 		if rec.History != nil {
 			t.History = *rec.History // the conversation was rewound
+			// The notes told since may be gone with it: what the
+			// model surely saw is its system prompt.
+			t.LastFacts = t.PromptFacts
 		}
 	case typeCompaction:
 		if rec.History == nil {
