@@ -164,6 +164,14 @@ func New(c Sender, opts Options) *Client {
 	return &Client{chat: c, opts: opts, dateShown: opts.DateShown}
 }
 
+// SetDateShown says the model was shown the date t: a session resumed
+// in the same process (/resume) shows its own system prompt's date.
+func (c *Client) SetDateShown(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.dateShown = t
+}
+
 // SendMessageStream runs one round (and its continuations) and yields
 // every event. The round's calls are left for the entry layer to run.
 func (c *Client) SendMessageStream(ctx context.Context, parts []llm.Part, typ SendType) iter.Seq[turn.Event] {

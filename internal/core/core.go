@@ -40,6 +40,9 @@ type Session struct {
 	chat   *chat.Chat
 	hooks  *hooks.Runner
 	client *client.Client
+	// modes keeps the system prompt in step with the approval mode, and
+	// holds the notes for the next message.
+	modes *modeSync
 	// startSource is how the session began, for the SessionStart hook
 	// before its first prompt; "" once it ran. startContext is what it
 	// answered, until a prompt carries it.

@@ -300,16 +300,19 @@ func (c *Session) keepArtifacts(shell *tools.Shell) error {
 
 // systemEnv gathers what the system prompt says: the workspace, the
 // offered tools, the instruction files, the mode and the repository
-// snapshot, which it waits for.
+// snapshot, which it waits for. A resumed session shows the date and the
+// snapshot its transcript recorded (keepPromptFacts).
 func (c *Session) systemEnv(cfg *Config, appendPrompt string, repo func() *sysprompt.Repo, notices io.Writer) sysprompt.Env {
 	instructions := sysprompt.LoadInstructions(cfg.Home, cfg.Workspace, notices)
 	started := time.Now()
-	return sysprompt.Env{
+	env := sysprompt.Env{
 		Workspace: c.ws.Root(), Tools: c.reg.OfferedNames(), Now: started,
 		Override: cfg.SystemPrompt, Append: strings.TrimSpace(appendPrompt),
 		Instructions: instructions, Mode: cfg.Mode, Interactive: cfg.Interactive || cfg.StreamInput,
 		Sandbox: sandboxSummary(cfg.Sandbox), Repo: repo(),
 	}
+	keepPromptFacts(c.sess, &env, c.log)
+	return env
 }
 
 // retryPolicy is the chat's retry policy; PLY_RETRY_DELAY_SCALE, for
@@ -382,6 +385,12 @@ func (c *Session) newClient(cfg *Config, log *slog.Logger, modes *modeSync, sysE
 	c.cp = newCheckpointer(cfg, ws, sess, reg, log)
 	c.closers = append(c.closers, c.cp.close) // checkpoints: the change tracker's watches
 	modes.chat, modes.env = ch, sysEnv
+	c.modes = modes
+	if note, facts, w := sess.note, sess.noteFacts, sess.w; note != "" {
+		// What changed in the repository since the snapshot the
+		// resumed session's prompt shows goes with its first message.
+		modes.queue(note, func() { w.AppendPromptFacts(facts) })
+	}
 	policy.Watch(modes)
 	c.client = client.New(ch, client.Options{
 		Reminders:   modes,

@@ -30,6 +30,21 @@ type modeSync struct {
 
 	mu    sync.Mutex
 	notes []string
+	// queued are other notes for the next message, and sent what runs
+	// when they go.
+	queued []string
+	sent   []func()
+}
+
+// queue adds note to those the next message carries; sent runs when
+// it is taken.
+func (m *modeSync) queue(note string, sent func()) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.queued = append(m.queued, note)
+	if sent != nil {
+		m.sent = append(m.sent, sent)
+	}
 }
 
 // ModeChanged implements permission.ModeWatcher.
@@ -52,12 +67,16 @@ func (m *modeSync) ModeChanged(_, to permission.Mode) {
 }
 
 // TakeReminders implements client.Reminders: the note of the last change
-// of mode, once.
+// of mode and the queued notes, once.
 func (m *modeSync) TakeReminders() []string {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := m.notes
-	m.notes = nil
+	out := append(m.queued, m.notes...)
+	sent := m.sent
+	m.notes, m.queued, m.sent = nil, nil, nil
+	m.mu.Unlock()
+	for _, f := range sent {
+		f()
+	}
 	return out
 }
 

@@ -38,6 +38,14 @@ type opened struct {
 	schedules []session.Schedule
 	schedN    int
 	schedRes  *schedResume
+	// facts are the recorded facts of the session's system prompt and
+	// told those the model was told last (prompt.go); nil when the
+	// transcript has none. note, when not "", tells the model what
+	// changed since, with its first message; noteFacts are recorded
+	// when it goes.
+	facts, told json.RawMessage
+	note        string
+	noteFacts   *promptFacts
 	// created: this run created the session (neither resumed nor
 	// forked); if it never gets a prompt it is not kept (closeSession).
 	created bool
@@ -98,7 +106,7 @@ func openSession(cfg *Config, root string, log *slog.Logger, stderr io.Writer) (
 	if rep.Changed() {
 		log.Warn("repaired the loaded history", "report", rep.String())
 	}
-	op := &opened{id: tr.Meta.ID, w: w, history: h, todos: tr.Todos}
+	op := &opened{id: tr.Meta.ID, w: w, history: h, todos: tr.Todos, facts: tr.PromptFacts, told: tr.LastFacts}
 	lost := lostWork(tr, w)
 	op.tasks = len(tr.Background)
 	op.schedules, op.schedN = tr.Schedules, tr.ScheduleCount

@@ -44,6 +44,7 @@ func switchSession(cfg *Config, c *Session, root, id string, log *slog.Logger) (
 	c.chat.SetHistory(h)
 	c.chat.OnAppend(w.Append)
 	c.sess.w, c.sess.id, c.sess.history, c.sess.created = w, tr.Meta.ID, h, false
+	c.switchPrompt(tr)
 	if err := closeSession(cfg, root, old, created, log); err != nil {
 		log.Error("saving the session left by /resume", "err", err)
 	}

@@ -44,6 +44,13 @@ type Transcript struct {
 	// (schedule.go).
 	Schedules     []Schedule
 	ScheduleCount int
+	// PromptFacts holds the facts of the session's system prompt, the
+	// first prompt record, and LastFacts those of the last one (what
+	// the model was told last); both nil in a transcript without any,
+	// such as one an older ply wrote. They are kept across compactions
+	// (prompt.go).
+	PromptFacts json.RawMessage
+	LastFacts   json.RawMessage
 	// Compactions is how many compaction lines were replayed.
 	Compactions int
 
@@ -113,6 +120,9 @@ type record struct {
 	Cron       string `json:"cron"`
 	Text       string `json:"text"`
 	Recurring  bool   `json:"recurring"`
+
+	// prompt (prompt.go)
+	Facts json.RawMessage `json:"facts"`
 
 	// checkpoint, rewind (rewind.go)
 	Checkpoint   string `json:"checkpoint"`
@@ -274,6 +284,9 @@ func (t *Transcript) apply(rec *record, line int) {
 	case typeRewind:
 		if rec.History != nil {
 			t.History = *rec.History // the conversation was rewound
+			// The notes told since may be gone with it: what the
+			// model surely saw is its system prompt.
+			t.LastFacts = t.PromptFacts
 		}
 	case typeCompaction:
 		if rec.History == nil {
@@ -292,6 +305,8 @@ func (t *Transcript) apply(rec *record, line int) {
 			return
 		}
 		t.Todos = rec.Todos
+	case typePrompt:
+		t.applyPrompt(rec, line)
 	case typeCancelled:
 		t.Cancels = append(t.Cancels, Cancel{Time: rec.Time, Reason: rec.Reason, Seq: t.lastSeq})
 	case typeSession:

@@ -22,7 +22,7 @@ func TestGoldenPrompts(t *testing.T) {
 		Status:  []string{" M main.go", "?? notes.txt"},
 		Commits: []string{"abc1234 add the parser", "def5678 first commit"},
 		Listing: []string{"README.md", "go.mod", "internal/", "main.go"},
-		git:     true,
+		Git:     true,
 	}
 	tools := []string{"read_file", "edit", "write_file", "run_shell_command", "grep_search"}
 	base := Env{Workspace: "/home/u/project", Tools: tools, Now: now, Repo: repo}

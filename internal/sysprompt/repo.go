@@ -31,18 +31,24 @@ const (
 // Repo is what the model is told about the repository at session start:
 // enough to tell the user's uncommitted work from its own and to skip a
 // first round of git log and list_directory.
+//
+// A session records its snapshot (as JSON) in its transcript, so that a
+// resumed session is shown the same one.
 type Repo struct {
+	// Branch is the branch checked out, read from .git/HEAD; "" outside
+	// a repository.
+	Branch string `json:"branch,omitempty"`
 	// Status holds `git status --short` lines; StatusMore counts the
 	// ones left out.
-	Status     []string
-	StatusMore int
-	Commits    []string // `git log --oneline`, newest first
-	Listing    []string // the top level, directories with a slash
-	ListMore   int
+	Status     []string `json:"status,omitempty"`
+	StatusMore int      `json:"status_more,omitempty"`
+	Commits    []string `json:"commits,omitempty"` // `git log --oneline`, newest first
+	Listing    []string `json:"listing,omitempty"` // the top level, directories with a slash
+	ListMore   int      `json:"list_more,omitempty"`
 	// Notes say what could not be gathered and why.
-	Notes []string
-	// git is true when git answered.
-	git bool
+	Notes []string `json:"notes,omitempty"`
+	// Git is true when git answered.
+	Git bool `json:"git,omitempty"`
 }
 
 // Snapshot gathers the repository's state under dir: the top-level
@@ -58,7 +64,7 @@ type Repo struct {
 // gets env, or with nil ply's environment less the variables envpolicy
 // withholds.
 func Snapshot(ctx context.Context, dir string, trusted bool, env []string) *Repo {
-	r := &Repo{}
+	r := &Repo{Branch: gitBranch(dir)}
 	var wg sync.WaitGroup
 	var status, log []byte
 	var statusErr, logErr error
@@ -93,7 +99,7 @@ func Snapshot(ctx context.Context, dir string, trusted bool, env []string) *Repo
 	case statusErr != nil:
 		r.Notes = append(r.Notes, "git status was not read: git failed ("+firstLine(statusErr)+")")
 	default:
-		r.git = true
+		r.Git = true
 		lines := nonEmptyLines(status)
 		if len(lines) > repoMaxStatus {
 			r.StatusMore = len(lines) - repoMaxStatus
@@ -235,7 +241,7 @@ func listing(dir string) ([]string, int) {
 func (r *Repo) render() string {
 	var b strings.Builder
 	b.WriteString("\n# Repository at session start\n")
-	if r.git {
+	if r.Git {
 		if len(r.Status) == 0 {
 			b.WriteString("- git status: clean\n")
 		} else {

@@ -36,7 +36,8 @@ type Env struct {
 	Interactive bool
 	// Sandbox describes the confinement of shell commands ("" for none).
 	Sandbox string
-	// Repo is the repository snapshot taken at start, nil for none.
+	// Repo is the repository snapshot taken at start, nil for none; the
+	// branch named is its branch, or without it the one checked out now.
 	Repo *Repo
 	// Subagent selects the base prompt of a subagent, which works alone
 	// on one task with the tools it was given.
@@ -86,7 +87,14 @@ func Build(env Env) string {
 		now = time.Now()
 	}
 	b.WriteString("- Today's date: " + now.Format("Monday, 2 January 2006") + "\n")
-	if br := gitBranch(env.Workspace); br != "" {
+	br := ""
+	if env.Repo != nil {
+		// The snapshot's, which a resumed session shows unchanged.
+		br = env.Repo.Branch
+	} else {
+		br = gitBranch(env.Workspace)
+	}
+	if br != "" {
 		b.WriteString("- Git repository, on branch: " + br + "\n")
 	}
 	if len(env.Tools) > 0 {
