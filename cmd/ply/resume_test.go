@@ -84,8 +84,10 @@ func TestKillDuringToolThenContinue(t *testing.T) {
 	if len(answers) != 1 || !strings.Contains(strings.ToLower(answers[0].Text()), "interrupted") {
 		t.Fatalf("the dangling call should have exactly one synthetic error response, got %+v", answers)
 	}
-	if user != "go on" {
-		t.Fatalf("last user text %q, want the new prompt", user)
+	// The new prompt, then the note of what changed in the workspace
+	// since the session was last shown it (the tool's "started" file).
+	if prompt, note, _ := strings.Cut(user, "\n"); prompt != "go on" || !strings.Contains(note, "<system-reminder>") || !strings.Contains(note, "started") {
+		t.Fatalf("last user text %q, want the new prompt and a note naming the change", user)
 	}
 	if err := srv.CheckPairing(); err != nil {
 		t.Fatal(err)
