@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"slices"
+	"testing"
+
+	fp "github.com/plyhq/ply/internal/fakeprovider"
+)
+
+// firstTools returns the names of the tools declared in the first
+// request srv received.
+func firstTools(t *testing.T, srv *fp.Server) []string {
+	t.Helper()
+	reqs := srv.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("no request was sent")
+	}
+	var names []string
+	list, _ := reqs[0].Body["tools"].([]any)
+	for _, x := range list {
+		d, _ := x.(map[string]any)
+		if f, ok := d["function"].(map[string]any); ok {
+			d = f
+		}
+		name, _ := d["name"].(string)
+		names = append(names, name)
+	}
+	return names
+}
+
+// checkTools fails unless every name of want is declared in got and
+// none of omit is.
+func checkTools(t *testing.T, got, want, omit []string) {
+	t.Helper()
+	for _, n := range want {
+		if !slices.Contains(got, n) {
+			t.Errorf("%s is not offered; the tools: %v", n, got)
+		}
+	}
+	for _, n := range omit {
+		if slices.Contains(got, n) {
+			t.Errorf("%s is offered though no call of it could run; the tools: %v", n, got)
+		}
+	}
+}
+
+// A run with no one to approve (ply -p) keeps its approval mode: the
+// tools that mode would always refuse are not declared, nor task_output
+// when no background command could start.
+func TestLeanToolsUnattended(t *testing.T) {
+	always := []string{"list_directory", "read_file", "grep_search", "glob", "read_many_files", "run_shell_command", "todo_write", "agent", "task_stop", "send_message"}
+	for _, tc := range []struct {
+		name       string
+		args       []string
+		want, omit []string
+	}{
+		{"default", []string{"-p", "hi"}, nil,
+			[]string{"edit", "write_file", "save_memory", "web_fetch", "task_output"}},
+		{"plan", []string{"--approval-mode", "plan", "-p", "hi"}, []string{"exit_plan_mode"},
+			[]string{"edit", "write_file", "save_memory", "web_fetch", "task_output"}},
+		{"auto-edit", []string{"--approval-mode", "auto-edit", "-p", "hi"}, []string{"edit", "write_file"},
+			[]string{"save_memory", "web_fetch", "task_output"}},
+		{"yolo", []string{"-y", "-p", "hi"}, []string{"edit", "write_file", "save_memory", "web_fetch", "task_output"}, nil},
+		// Allow rules let calls run that the mode would ask for.
+		{"default with allow rules", []string{"--allowed-tools", "write_file,WebFetch(domain:go.dev),Bash(make:*)", "-p", "hi"},
+			[]string{"write_file", "web_fetch", "task_output"}, []string{"edit", "save_memory"}},
+		// An allow rule for exit_plan_mode can end plan mode: every tool
+		// may then come into use.
+		{"plan that can end", []string{"--approval-mode", "plan", "--allowed-tools", "exit_plan_mode", "-p", "hi"},
+			[]string{"edit", "write_file", "save_memory", "web_fetch", "task_output"}, nil},
+		// Without the shell and the agent tool nothing runs in the
+		// background.
+		{"nothing in the background", []string{"-y", "--exclude-tools", "run_shell_command,agent", "-p", "hi"},
+			[]string{"edit"}, []string{"task_output", "task_stop", "send_message", "run_shell_command", "agent"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := fp.New(t, fp.Turn{fp.Text("ok")})
+			r := runPly(t, t.TempDir(), srv, "", tc.args...)
+			if r.code != 0 {
+				t.Fatalf("exit %d\n%s", r.code, r.stderr)
+			}
+			want := append(slices.Clone(tc.want), always...)
+			if tc.name == "nothing in the background" {
+				want = tc.want
+			}
+			checkTools(t, firstTools(t, srv), want, tc.omit)
+		})
+	}
+}
+
+// A PreToolUse hook may allow what the mode would ask for: with one, the
+// tools stay.
+func TestLeanToolsKeptWithPreToolUseHook(t *testing.T) {
+	home := t.TempDir()
+	writeSettings(t, home, `{"hooks": {"PreToolUse": [{"matcher": "edit", "hooks": [{"type": "command", "command": "true"}]}]}}`)
+	srv := fp.New(t, fp.Turn{fp.Text("ok")})
+	r := runPlyHome(t, t.TempDir(), home, srv, "-p", "hi")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	checkTools(t, firstTools(t, srv), []string{"edit", "write_file", "save_memory", "web_fetch", "task_output"}, nil)
+}
+
+// Over the SDK's stream the user answers and may change the mode: every
+// tool stays.
+func TestLeanToolsKeptWhenSomeoneAnswers(t *testing.T) {
+	srv := fp.New(t, fp.Turn{fp.Text("ok")})
+	p, code := startSDK(t, t.TempDir(), srv, "--approval-mode", "plan")
+	p.send(userMsg("hi"))
+	p.next("result", nil)
+	p.in.Close()
+	<-code
+	checkTools(t, firstTools(t, srv), []string{"edit", "write_file", "save_memory", "web_fetch", "task_output", "exit_plan_mode"}, nil)
+}
