@@ -199,7 +199,8 @@ func (c *Session) offerStructuredOutput(cfg *Config) string {
 
 // newPolicy sets c.policy from the approval mode and the rules of the
 // settings files and flags, loads the skills it allows, and removes from
-// c.reg every tool it does not offer. It returns the mode watcher that
+// c.reg every tool it does not offer or that could not run in this run
+// (withheld). It returns the mode watcher that
 // offers exit_plan_mode in plan mode; newClient gives it the chat and the
 // system prompt.
 func (c *Session) newPolicy(cfg *Config, notices io.Writer) (*modeSync, error) {
@@ -241,6 +242,9 @@ func (c *Session) newPolicy(cfg *Config, notices io.Writer) (*modeSync, error) {
 		if !policy.Offered(n) {
 			reg.Remove(n)
 		}
+	}
+	for _, n := range withheld(cfg, policy, reg, c.bgEntry) {
+		reg.Remove(n)
 	}
 	return &modeSync{reg: reg, exit: exitPlan, offerExit: offerExit}, nil
 }

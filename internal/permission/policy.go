@@ -304,3 +304,10 @@ func (p *Policy) allowRules() []sourced {
 // errNoProfileProbe is why a policy that was not told whether the kernel
 // has a read-only profile assumes it has none.
 var errNoProfileProbe = errors.New("ply was not told that the kernel has one")
+
+// MayAllow reports whether an allow rule (of the settings, the flags, the
+// session or a grant) applies to the tool named name, so that some call
+// of it the approval mode would ask for may run unasked.
+func (p *Policy) MayAllow(name string) bool {
+	return slices.ContainsFunc(p.allowRules(), func(s sourced) bool { return s.rule.appliesTo(name) })
+}

@@ -1,0 +1,83 @@
+package core
+
+import (
+	"github.com/plyhq/ply/internal/agent"
+	"github.com/plyhq/ply/internal/hooks"
+	"github.com/plyhq/ply/internal/permission"
+	"github.com/plyhq/ply/internal/tools"
+)
+
+// Every request declares the offered tools; a declaration of a tool no
+// call of which could run costs bytes on each of them and invites calls
+// that are only refused. withheld names the tools of reg that cannot run
+// in this run:
+//
+//   - task_output without the shell, or when no background command could
+//     be allowed; task_stop when, besides, no subagent or schedule could
+//     run in the background;
+//   - in a run no one answers (ply -p without the SDK's stream) and no
+//     PreToolUse hook could allow a call, the tools the fixed approval
+//     mode always refuses or asks for (asking is refusing there), unless
+//     an allow rule applies to them.
+//
+// The approval mode of such a run does not change: only an approved
+// exit_plan_mode could, and that asks too unless a rule allows it, in
+// which case every tool stays. Attended runs (the UI, ACP, the SDK) keep
+// every tool, as the user may answer or change the mode at any time.
+func withheld(cfg *Config, policy *permission.Policy, reg *tools.Registry, bgEntry bool) []string {
+	_, hasShell := reg.Lookup(permission.ToolShell)
+	_, hasAgent := reg.Lookup(agent.Name)
+	mode := policy.Mode()
+	fixed := !cfg.Interactive && !cfg.StreamInput && cfg.Settings.Hooks[hooks.PreToolUse] == nil &&
+		(mode != permission.ModePlan || !policy.MayAllow(permission.ToolExitPlanMode))
+
+	var out []string
+	// A background command is never read-only (the policy's
+	// readOnlyShell): outside yolo it asks, and plan mode refuses it.
+	background := hasShell
+	if hasShell && fixed {
+		switch mode {
+		case permission.ModeYOLO:
+		case permission.ModePlan:
+			background = false
+		default:
+			background = policy.MayAllow(permission.ToolShell)
+		}
+	}
+	if !background {
+		out = append(out, tools.TaskOutputName)
+		if !(hasAgent && bgEntry) && !cfg.Interactive {
+			// Schedules are offered in the interactive UI only.
+			out = append(out, tools.TaskStopName)
+		}
+	}
+	if !fixed || mode == permission.ModeYOLO {
+		return out
+	}
+	for _, n := range reg.Names() {
+		t, _ := reg.Lookup(n)
+		if refused(mode, t.Kind(), n) && (mode == permission.ModePlan && !t.Kind().ReadOnly() || !policy.MayAllow(n)) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// refused reports whether mode, with no rule deciding, refuses or asks
+// before every call of the tool named name of kind k (permission.Policy's
+// decide and modeDefault). The shell, which runs commands that only read,
+// the agent tool, whose subagents' calls are checked one by one, and
+// exit_plan_mode are never refused outright.
+func refused(mode permission.Mode, k tools.Kind, name string) bool {
+	switch {
+	case name == permission.ToolShell || name == permission.ToolExitPlanMode || k == tools.KindAgent:
+		return false
+	case k == tools.KindFetch || name == permission.ToolWebFetch:
+		return true // fetches ask in every mode but yolo
+	case k.ReadOnly():
+		return false
+	case mode == permission.ModeAutoEdit && k == tools.KindEdit:
+		return false // edits inside the workspace run unasked
+	}
+	return true
+}
