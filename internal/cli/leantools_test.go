@@ -2,6 +2,7 @@ package cli
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	fp "github.com/plyhq/ply/internal/fakeprovider"
@@ -111,4 +112,22 @@ func TestLeanToolsKeptWhenSomeoneAnswers(t *testing.T) {
 	p.in.Close()
 	<-code
 	checkTools(t, firstTools(t, srv), []string{"edit", "write_file", "save_memory", "web_fetch", "task_output", "exit_plan_mode"}, nil)
+}
+
+// A model that calls a tool it was not offered hears why it cannot run.
+func TestLeanToolsCallOfWithheldToolSaysWhy(t *testing.T) {
+	srv := fp.New(t,
+		fp.Turn{fp.ToolCall("e1", "edit", `{"file_path":"a.txt","old_string":"a","new_string":"b"}`)},
+		fp.Turn{fp.Text("done")},
+	)
+	r := runPly(t, t.TempDir(), srv, "", "-o", "stream-json", "-p", "edit")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if got := toolResults(srv)["e1"]; !strings.Contains(got, "approval mode default asks") {
+		t.Errorf("the model was told %q", got)
+	}
+	if !strings.Contains(r.stdout, `"permission_denials":[{"tool_name":"edit"`) {
+		t.Errorf("no permission denial in the result:\n%s", r.stdout)
+	}
 }

@@ -243,7 +243,8 @@ func (c *Session) newPolicy(cfg *Config, notices io.Writer) (*modeSync, error) {
 			reg.Remove(n)
 		}
 	}
-	for _, n := range withheld(cfg, policy, reg, c.bgEntry) {
+	for n, why := range withheld(cfg, policy, reg, c.bgEntry) {
+		policy.Withhold(n, why)
 		reg.Remove(n)
 	}
 	return &modeSync{reg: reg, exit: exitPlan, offerExit: offerExit}, nil

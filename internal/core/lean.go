@@ -1,6 +1,8 @@
 package core
 
 import (
+	"fmt"
+
 	"github.com/plyhq/ply/internal/agent"
 	"github.com/plyhq/ply/internal/hooks"
 	"github.com/plyhq/ply/internal/permission"
@@ -9,8 +11,9 @@ import (
 
 // Every request declares the offered tools; a declaration of a tool no
 // call of which could run costs bytes on each of them and invites calls
-// that are only refused. withheld names the tools of reg that cannot run
-// in this run:
+// that are only refused. withheld returns the tools of reg that cannot
+// run in this run, each with why, for the model should it call one
+// anyway:
 //
 //   - task_output without the shell, or when no background command could
 //     be allowed; task_stop when, besides, no subagent or schedule could
@@ -24,14 +27,14 @@ import (
 // exit_plan_mode could, and that asks too unless a rule allows it, in
 // which case every tool stays. Attended runs (the UI, ACP, the SDK) keep
 // every tool, as the user may answer or change the mode at any time.
-func withheld(cfg *Config, policy *permission.Policy, reg *tools.Registry, bgEntry bool) []string {
+func withheld(cfg *Config, policy *permission.Policy, reg *tools.Registry, bgEntry bool) map[string]string {
 	_, hasShell := reg.Lookup(permission.ToolShell)
 	_, hasAgent := reg.Lookup(agent.Name)
 	mode := policy.Mode()
 	fixed := !cfg.Interactive && !cfg.StreamInput && cfg.Settings.Hooks[hooks.PreToolUse] == nil &&
 		(mode != permission.ModePlan || !policy.MayAllow(permission.ToolExitPlanMode))
 
-	var out []string
+	out := map[string]string{}
 	// A background command is never read-only (the policy's
 	// readOnlyShell): outside yolo it asks, and plan mode refuses it.
 	background := hasShell
@@ -45,10 +48,11 @@ func withheld(cfg *Config, policy *permission.Policy, reg *tools.Registry, bgEnt
 		}
 	}
 	if !background {
-		out = append(out, tools.TaskOutputName)
+		const why = "%s is not offered in this run: no command can run in the background"
+		out[tools.TaskOutputName] = fmt.Sprintf(why, tools.TaskOutputName)
 		if !(hasAgent && bgEntry) && !cfg.Interactive {
 			// Schedules are offered in the interactive UI only.
-			out = append(out, tools.TaskStopName)
+			out[tools.TaskStopName] = fmt.Sprintf(why+", no subagent and no schedule", tools.TaskStopName)
 		}
 	}
 	if !fixed || mode == permission.ModeYOLO {
@@ -56,8 +60,12 @@ func withheld(cfg *Config, policy *permission.Policy, reg *tools.Registry, bgEnt
 	}
 	for _, n := range reg.Names() {
 		t, _ := reg.Lookup(n)
-		if refused(mode, t.Kind(), n) && (mode == permission.ModePlan && !t.Kind().ReadOnly() || !policy.MayAllow(n)) {
-			out = append(out, n)
+		switch {
+		case !refused(mode, t.Kind(), n):
+		case mode == permission.ModePlan && !t.Kind().ReadOnly():
+			out[n] = fmt.Sprintf("%s is not offered in this run: approval mode plan refuses it, and no one can approve leaving plan mode in a run without a user", n)
+		case !policy.MayAllow(n):
+			out[n] = fmt.Sprintf("%s is not offered in this run: approval mode %s asks before it runs, no one can answer in a run without a user, and no allow rule applies to it", n, mode)
 		}
 	}
 	return out
