@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/plyhq/ply/internal/core"
 	fp "github.com/plyhq/ply/internal/fakeprovider"
 )
 
@@ -129,5 +131,52 @@ func TestLeanToolsCallOfWithheldToolSaysWhy(t *testing.T) {
 	}
 	if !strings.Contains(r.stdout, `"permission_denials":[{"tool_name":"edit"`) {
 		t.Errorf("no permission denial in the result:\n%s", r.stdout)
+	}
+}
+
+// Without the kernel's read-only profile every command asks, commands
+// that only read too: a run no one answers then has no use for the shell.
+// Yolo, --allow-unsandboxed or an allow rule for commands keep it.
+func TestLeanToolsShellWithoutReadOnlyProfile(t *testing.T) {
+	saved := core.ReadOnlyAvailable
+	t.Cleanup(func() { core.ReadOnlyAvailable = saved })
+	core.ReadOnlyAvailable = func() error { return errors.New("the kernel was built without Landlock: function not implemented") }
+	for _, tc := range []struct {
+		args []string
+		keep bool
+	}{
+		{[]string{"-p", "hi"}, false},
+		{[]string{"--approval-mode", "plan", "-p", "hi"}, false},
+		{[]string{"--allow-unsandboxed", "-p", "hi"}, true},
+		{[]string{"-y", "-p", "hi"}, true},
+		{[]string{"--allowed-tools", "Bash(make:*)", "-p", "hi"}, true},
+	} {
+		srv := fp.New(t, fp.Turn{fp.Text("ok")})
+		if r := runPly(t, t.TempDir(), srv, "", tc.args...); r.code != 0 {
+			t.Fatalf("%q: exit %d\n%s", tc.args, r.code, r.stderr)
+		}
+		if got := slices.Contains(firstTools(t, srv), "run_shell_command"); got != tc.keep {
+			t.Errorf("%q: run_shell_command offered: %v, want %v", tc.args, got, tc.keep)
+		}
+	}
+}
+
+// With --sandbox on a kernel that cannot sandbox, the shell refuses every
+// command for the whole session: it is not offered, and a call of it is
+// told why.
+func TestLeanToolsShellThatRefusesEverything(t *testing.T) {
+	saved := core.SandboxAvailable
+	t.Cleanup(func() { core.SandboxAvailable = saved })
+	core.SandboxAvailable = func() (int, error) { return 0, errors.New("function not implemented") }
+	srv := fp.New(t,
+		fp.Turn{fp.ToolCall("c1", "run_shell_command", `{"command":"true"}`)},
+		fp.Turn{fp.Text("done")},
+	)
+	if r := runPly(t, t.TempDir(), srv, "", "--sandbox", "-y", "-p", "go"); r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	checkTools(t, firstTools(t, srv), []string{"read_file", "edit", "agent", "task_stop"}, []string{"run_shell_command", "task_output"})
+	if a := toolAnswer(t, srv, "c1"); !strings.Contains(a, "--allow-unsandboxed") {
+		t.Errorf("the call was answered %q", a)
 	}
 }
