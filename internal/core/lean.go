@@ -15,6 +15,9 @@ import (
 // run in this run, each with why, for the model should it call one
 // anyway:
 //
+//   - the shell when it refuses every command (--sandbox without the
+//     kernel's support), or when, in a run no one answers, every command
+//     asks (no read-only profile);
 //   - task_output without the shell, or when no background command could
 //     be allowed; task_stop when, besides, no subagent or schedule could
 //     run in the background;
@@ -28,13 +31,24 @@ import (
 // which case every tool stays. Attended runs (the UI, ACP, the SDK) keep
 // every tool, as the user may answer or change the mode at any time.
 func withheld(cfg *Config, policy *permission.Policy, reg *tools.Registry, bgEntry bool) map[string]string {
-	_, hasShell := reg.Lookup(permission.ToolShell)
+	shell, hasShell := reg.Lookup(permission.ToolShell)
 	_, hasAgent := reg.Lookup(agent.Name)
 	mode := policy.Mode()
 	fixed := !cfg.Interactive && !cfg.StreamInput && cfg.Settings.Hooks[hooks.PreToolUse] == nil &&
 		(mode != permission.ModePlan || !policy.MayAllow(permission.ToolExitPlanMode))
 
 	out := map[string]string{}
+	// The shell refuses every command when --sandbox cannot be had; and
+	// where the kernel cannot confine commands that only read, those ask
+	// too, so in a fixed mode but yolo every command asks.
+	if r, ok := shell.(interface{ Refusal() string }); ok && r.Refusal() != "" {
+		out[permission.ToolShell] = permission.ToolShell + " is not offered in this run: " + r.Refusal()
+		hasShell = false
+	} else if err := policy.ReadsAsk(); hasShell && fixed && mode != permission.ModeYOLO && err != nil && !policy.MayAllow(permission.ToolShell) {
+		out[permission.ToolShell] = fmt.Sprintf("%s is not offered in this run: every command asks, as the kernel has no read-only profile to confine those that only read (%v), and no one can answer in a run without a user. "+
+			"To run commands that only read unasked and unconfined, the user can start ply with --allow-unsandboxed or set \"allowUnsandboxed\": true in their own settings", permission.ToolShell, err)
+		hasShell = false
+	}
 	// A background command is never read-only (the policy's
 	// readOnlyShell): outside yolo it asks, and plan mode refuses it.
 	background := hasShell

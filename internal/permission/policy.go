@@ -330,3 +330,8 @@ func (p *Policy) Withhold(name, why string) {
 	}
 	p.withheld[name] = why
 }
+
+// ReadsAsk returns why a shell command judged to only read still asks
+// (the kernel cannot confine it, and the user did not accept running it
+// unconfined); nil when such commands run unasked.
+func (p *Policy) ReadsAsk() error { return p.noProfile }
