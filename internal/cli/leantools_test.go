@@ -104,16 +104,33 @@ func TestLeanToolsKeptWithPreToolUseHook(t *testing.T) {
 	checkTools(t, firstTools(t, srv), []string{"edit", "write_file", "save_memory", "web_fetch", "task_output"}, nil)
 }
 
-// Over the SDK's stream the user answers and may change the mode: every
-// tool stays.
-func TestLeanToolsKeptWhenSomeoneAnswers(t *testing.T) {
-	srv := fp.New(t, fp.Turn{fp.Text("ok")})
+// Over the SDK's stream the user answers and may change the mode: a
+// session that starts in plan mode leaves out only what plan mode refuses
+// (and task_output: no background command can have started), and adds it
+// at the end of the list when the mode changes, the other tools keeping
+// their order.
+func TestLeanToolsPlanModeAddsToolsWhenLeft(t *testing.T) {
+	srv := fp.New(t, fp.Turn{fp.Text("one")}, fp.Turn{fp.Text("two")})
 	p, code := startSDK(t, t.TempDir(), srv, "--approval-mode", "plan")
-	p.send(userMsg("hi"))
+	p.send(userMsg("first"))
 	p.next("result", nil)
-	p.in.Close()
-	<-code
-	checkTools(t, firstTools(t, srv), []string{"edit", "write_file", "save_memory", "web_fetch", "task_output", "exit_plan_mode"}, nil)
+	p.control("m1", map[string]any{"subtype": "set_permission_mode", "mode": "default"})
+	p.send(userMsg("second"))
+	p.next("result", nil)
+	p.exitOf(code)
+
+	later := []string{"edit", "write_file", "save_memory", "task_output"}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	first, second := toolNames(reqs[0]), toolNames(reqs[1])
+	checkTools(t, first, []string{"web_fetch", "run_shell_command", "agent", "task_stop", "exit_plan_mode"}, later)
+	checkTools(t, second, later, []string{"exit_plan_mode"})
+	kept := slices.DeleteFunc(slices.Clone(first), func(n string) bool { return n == "exit_plan_mode" })
+	if len(second) < len(kept) || !slices.Equal(second[:len(kept)], kept) {
+		t.Errorf("the tools of plan mode are not first, in their order: %v, then %v", first, second)
+	}
 }
 
 // A model that calls a tool it was not offered hears why it cannot run.
