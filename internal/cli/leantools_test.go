@@ -67,10 +67,6 @@ func TestLeanToolsUnattended(t *testing.T) {
 		// Allow rules let calls run that the mode would ask for.
 		{"default with allow rules", []string{"--allowed-tools", "write_file,WebFetch(domain:go.dev),Bash(make:*)", "-p", "hi"},
 			[]string{"write_file", "web_fetch", "task_output"}, []string{"edit", "save_memory"}},
-		// An allow rule for exit_plan_mode can end plan mode: every tool
-		// may then come into use.
-		{"plan that can end", []string{"--approval-mode", "plan", "--allowed-tools", "exit_plan_mode", "-p", "hi"},
-			[]string{"edit", "write_file", "save_memory", "web_fetch", "task_output"}, nil},
 		// Without the shell and the agent tool nothing runs in the
 		// background.
 		{"nothing in the background", []string{"-y", "--exclude-tools", "run_shell_command,agent", "-p", "hi"},
@@ -195,5 +191,29 @@ func TestLeanToolsShellThatRefusesEverything(t *testing.T) {
 	checkTools(t, firstTools(t, srv), []string{"read_file", "edit", "agent", "task_stop"}, []string{"run_shell_command", "task_output"})
 	if a := toolAnswer(t, srv, "c1"); !strings.Contains(a, "--allow-unsandboxed") {
 		t.Errorf("the call was answered %q", a)
+	}
+}
+
+// An allow rule for exit_plan_mode lets a run no one answers leave plan
+// mode: what plan mode refuses is added when it does, at the end.
+func TestLeanToolsPlanThatCanEnd(t *testing.T) {
+	srv := fp.New(t,
+		fp.Turn{fp.ToolCall("x1", "exit_plan_mode", `{"plan":"change a.txt"}`)},
+		fp.Turn{fp.Text("done")},
+	)
+	r := runPly(t, t.TempDir(), srv, "", "--approval-mode", "plan", "--allowed-tools", "exit_plan_mode", "-p", "plan it")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	later := []string{"edit", "write_file", "save_memory", "task_output"}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	checkTools(t, toolNames(reqs[0]), []string{"web_fetch", "exit_plan_mode"}, later)
+	second := toolNames(reqs[1])
+	checkTools(t, second, later, []string{"exit_plan_mode"})
+	if !slices.Equal(second[len(second)-len(later):], later) {
+		t.Errorf("the tools plan mode refused are not added at the end: %v", second)
 	}
 }

@@ -247,7 +247,12 @@ func (c *Session) newPolicy(cfg *Config, notices io.Writer) (*modeSync, error) {
 		policy.Withhold(n, why)
 		reg.Remove(n)
 	}
-	return &modeSync{reg: reg, exit: exitPlan, offerExit: offerExit}, nil
+	later := untilPlanEnds(policy, reg)
+	for _, t := range later {
+		policy.Withhold(t.Name(), t.Name()+" is not offered in plan mode, which refuses it; it is offered again once the plan is approved or the mode changes")
+		reg.Remove(t.Name())
+	}
+	return &modeSync{reg: reg, exit: exitPlan, offerExit: offerExit, policy: policy, later: later}, nil
 }
 
 // openSession sets c.sess to the new or resumed session, starts its

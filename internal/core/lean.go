@@ -103,3 +103,29 @@ func refused(mode permission.Mode, k tools.Kind, name string) bool {
 	}
 	return true
 }
+
+// untilPlanEnds returns the tools of reg that plan mode refuses but that
+// may run once the mode changes, for a session that starts in plan mode
+// and may leave it: those withheld (whose call plan mode would refuse
+// anyway), then task_output, as no command can run in the background in
+// plan mode. They are added at the end of the list when plan mode ends
+// (modeSync). The shell, the agent tool and exit_plan_mode are not among
+// them.
+func untilPlanEnds(policy *permission.Policy, reg *tools.Registry) []tools.Tool {
+	if policy.Mode() != permission.ModePlan {
+		return nil
+	}
+	var out []tools.Tool
+	for _, n := range reg.Names() {
+		t, _ := reg.Lookup(n)
+		if !t.Kind().ReadOnly() && refused(permission.ModePlan, t.Kind(), n) {
+			out = append(out, t)
+		}
+	}
+	if _, ok := reg.Lookup(permission.ToolShell); ok {
+		if t, ok := reg.Lookup(tools.TaskOutputName); ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}

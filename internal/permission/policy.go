@@ -331,6 +331,13 @@ func (p *Policy) Withhold(name, why string) {
 	p.withheld[name] = why
 }
 
+// Unwithhold enables again the tool named name that Withhold disabled.
+func (p *Policy) Unwithhold(name string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.withheld, name)
+}
+
 // ReadsAsk returns why a shell command judged to only read still asks
 // (the kernel cannot confine it, and the user did not accept running it
 // unconfined); nil when such commands run unasked.
