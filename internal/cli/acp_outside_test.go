@@ -67,13 +67,15 @@ func TestACPOutsideWriteFailsBeforeAsking(t *testing.T) {
 
 // Headless, where no one can approve, the model hears why an outside write
 // cannot run, not that it lacked approval: an approval would not help.
+// (In default mode such a run does not offer write_file at all; auto-edit
+// does.)
 func TestHeadlessOutsideWriteSaysWhy(t *testing.T) {
 	outside := t.TempDir()
 	srv := fp.New(t,
 		fp.Turn{fp.ToolCall("w", "write_file", mustJSON(map[string]any{"file_path": filepath.Join(outside, "new.txt"), "content": "x"}))},
 		fp.Turn{fp.Text("Done.")},
 	)
-	if r := runPly(t, t.TempDir(), srv, "", "-p", "write outside"); r.code != 0 {
+	if r := runPly(t, t.TempDir(), srv, "", "--approval-mode", "auto-edit", "-p", "write outside"); r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	if out := toolOutputs(srv)["w"]; !strings.Contains(out, "outside the workspace") || strings.Contains(out, "approval") {

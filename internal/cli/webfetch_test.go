@@ -117,7 +117,8 @@ func TestWebFetchAllowPrivateFromProjectIsIgnored(t *testing.T) {
 
 // In the default mode a headless run, which has nobody to ask, does not
 // fetch: the page server sees no request, and the model is told why,
-// with the whole URL.
+// with the whole URL. (Without an allow rule for some fetches such a run
+// does not offer web_fetch at all.)
 func TestWebFetchIsNotAutoApprovedInDefaultMode(t *testing.T) {
 	var hits atomic.Int32
 	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -133,7 +134,7 @@ func TestWebFetchIsNotAutoApprovedInDefaultMode(t *testing.T) {
 			fp.Turn{fp.ToolCall("w1", "web_fetch", mustJSON(map[string]string{"url": u, "prompt": "p"}))},
 			fp.Turn{fp.Text("done")},
 		)
-		r := runPlyHome(t, dir, home, srv, "--approval-mode", mode, "-o", "stream-json", "-p", "fetch")
+		r := runPlyHome(t, dir, home, srv, "--approval-mode", mode, "--allowed-tools", "WebFetch(domain:example.com)", "-o", "stream-json", "-p", "fetch")
 		if r.code != 0 {
 			t.Fatalf("%s: exit %d stderr:\n%s", mode, r.code, r.stderr)
 		}

@@ -199,7 +199,8 @@ func (c *Session) offerStructuredOutput(cfg *Config) string {
 
 // newPolicy sets c.policy from the approval mode and the rules of the
 // settings files and flags, loads the skills it allows, and removes from
-// c.reg every tool it does not offer. It returns the mode watcher that
+// c.reg every tool it does not offer or that could not run in this run
+// (withheld). It returns the mode watcher that
 // offers exit_plan_mode in plan mode; newClient gives it the chat and the
 // system prompt.
 func (c *Session) newPolicy(cfg *Config, notices io.Writer) (*modeSync, error) {
@@ -242,7 +243,16 @@ func (c *Session) newPolicy(cfg *Config, notices io.Writer) (*modeSync, error) {
 			reg.Remove(n)
 		}
 	}
-	return &modeSync{reg: reg, exit: exitPlan, offerExit: offerExit}, nil
+	for n, why := range withheld(cfg, policy, reg, c.bgEntry) {
+		policy.Withhold(n, why)
+		reg.Remove(n)
+	}
+	later := untilPlanEnds(policy, reg)
+	for _, t := range later {
+		policy.Withhold(t.Name(), t.Name()+" is not offered in plan mode, which refuses it; it is offered again once the plan is approved or the mode changes")
+		reg.Remove(t.Name())
+	}
+	return &modeSync{reg: reg, exit: exitPlan, offerExit: offerExit, policy: policy, later: later}, nil
 }
 
 // openSession sets c.sess to the new or resumed session, starts its

@@ -18,7 +18,9 @@ import (
 // this is the one place that reacts to it.
 //
 // exit_plan_mode is added at the end of the tool list and removed from
-// wherever it is, so the other tools keep their order. A provider's
+// wherever it is, and the tools a session that starts in plan mode leaves
+// out are added at the end when it first ends, so the other tools keep
+// their order. A provider's
 // prompt cache does not survive the change anyway: the system prompt
 // changes with the mode, and it precedes the history in every request.
 type modeSync struct {
@@ -27,6 +29,11 @@ type modeSync struct {
 	exit      tools.Tool // exit_plan_mode
 	offerExit bool       // no rule or flag keeps exit_plan_mode from the model
 	env       sysprompt.Env
+	// later are the tools a session that started in plan mode left out
+	// (untilPlanEnds): added at the end of the list, and enabled in
+	// policy, when plan mode first ends.
+	later  []tools.Tool
+	policy *permission.Policy
 
 	mu    sync.Mutex
 	notes []string
@@ -57,6 +64,13 @@ func (m *modeSync) ModeChanged(_, to permission.Mode) {
 		m.reg.Register(m.exit)
 	case to != permission.ModePlan && has:
 		m.reg.Remove(tools.ExitPlanModeName)
+	}
+	if to != permission.ModePlan {
+		for _, t := range m.later {
+			m.policy.Unwithhold(t.Name())
+			m.reg.Register(t)
+		}
+		m.later = nil
 	}
 	env := m.env
 	env.Mode = to.String()

@@ -98,6 +98,7 @@ type Policy struct {
 	session  []sourced
 	granted  []sourced // Grant's rules, by source (grant.go)
 	watchers []ModeWatcher
+	withheld map[string]string // Withhold's tools, with why
 }
 
 // A ModeWatcher learns of every change of the approval mode, whoever made
@@ -235,8 +236,15 @@ func (p *Policy) SetMode(m Mode) error {
 }
 
 // Enabled implements scheduler.Policy: false for a tool excluded by
-// --exclude-tools or a bare deny rule, or left out of --core-tools.
+// --exclude-tools or a bare deny rule, left out of --core-tools, or
+// withheld.
 func (p *Policy) Enabled(name string) (bool, string) {
+	p.mu.RLock()
+	why, ok := p.withheld[name]
+	p.mu.RUnlock()
+	if ok {
+		return false, why
+	}
 	for _, h := range p.hidden {
 		if h.rule.appliesTo(name) {
 			if h.source == SourceExcludeTools {
@@ -304,3 +312,33 @@ func (p *Policy) allowRules() []sourced {
 // errNoProfileProbe is why a policy that was not told whether the kernel
 // has a read-only profile assumes it has none.
 var errNoProfileProbe = errors.New("ply was not told that the kernel has one")
+
+// MayAllow reports whether an allow rule (of the settings, the flags, the
+// session or a grant) applies to the tool named name, so that some call
+// of it the approval mode would ask for may run unasked.
+func (p *Policy) MayAllow(name string) bool {
+	return slices.ContainsFunc(p.allowRules(), func(s sourced) bool { return s.rule.appliesTo(name) })
+}
+
+// Withhold disables the tool named name for the rest of the session, as
+// one that could not run anyway: a call of it is refused with why.
+func (p *Policy) Withhold(name, why string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.withheld == nil {
+		p.withheld = map[string]string{}
+	}
+	p.withheld[name] = why
+}
+
+// Unwithhold enables again the tool named name that Withhold disabled.
+func (p *Policy) Unwithhold(name string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.withheld, name)
+}
+
+// ReadsAsk returns why a shell command judged to only read still asks
+// (the kernel cannot confine it, and the user did not accept running it
+// unconfined); nil when such commands run unasked.
+func (p *Policy) ReadsAsk() error { return p.noProfile }

@@ -86,6 +86,10 @@ func (t *Shell) SetSandbox(p *sandbox.Policy) { t.sandbox = p }
 // lets them run again. Call it before the first Execute.
 func (t *Shell) SetRefusal(reason string) { t.refusal = reason }
 
+// Refusal returns why the shell refuses every command ("" when it runs
+// them).
+func (t *Shell) Refusal() string { return t.refusal }
+
 // NewShell returns the run_shell_command tool over ws.
 func NewShell(ws *Workspace) *Shell {
 	sh := "/bin/sh"

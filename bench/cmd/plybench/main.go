@@ -190,6 +190,21 @@ func (b *bench) processScenarios() error {
 		values: pick(ones, func(r runResult) float64 { return float64(r.wall) })})
 	b.t.add(&row{group: "one-round answer", name: "peak RSS", unit: unitBytes,
 		values: pick(ones, func(r runResult) float64 { return r.maxRSS })})
+	// The first request's body: the system prompt and the tool
+	// declarations, sent again with every request. Without -y a run no
+	// one answers leaves out the tools its approval mode would refuse.
+	b.t.add(&row{group: "one-round answer", name: "first request body, -y (bytes)", unit: unitCount,
+		values: pick(ones, func(r runResult) float64 { return r.firstBody })})
+	for _, mode := range []string{"default", "plan"} {
+		p := one
+		p.args = []string{"--approval-mode", mode, "-p", "say hello"}
+		rs, err := b.repeat(p, 1)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("one-round answer, %s mode: %w", mode, err))
+		}
+		b.t.add(&row{group: "one-round answer", name: "first request body, " + mode + " mode (bytes)", unit: unitCount,
+			values: pick(rs, func(r runResult) float64 { return r.firstBody })})
+	}
 
 	if _, err := exec.LookPath("git"); err != nil {
 		b.t.notef("git is not installed: the repository snapshot's start-up cost is not measured.")

@@ -115,6 +115,7 @@ type runResult struct {
 	startup   time.Duration   // process start to the first byte of the first request
 	server    []time.Duration // per request: first byte to response sent
 	maxRSS    float64         // bytes
+	firstBody float64         // bytes of the first request's body
 	exchanges int
 	stderr    string
 }
@@ -198,6 +199,7 @@ func (p plyRun) run(ctx context.Context) (runResult, error) {
 			return res, fmt.Errorf("%d requests (%d timed), want %d", len(reqs), len(exs), len(p.rounds))
 		}
 		res.exchanges = len(exs)
+		res.firstBody = float64(len(reqs[0].Raw))
 		res.startup = exs[0].firstByte.Sub(start)
 		for _, e := range exs {
 			res.server = append(res.server, e.done.Sub(e.firstByte))
