@@ -125,7 +125,7 @@ The command runs in the workspace root unless directory is given. Standard outpu
 
 A non-zero exit code is not a failure of the tool: read it. The command is killed, with every process it started, when it runs longer than timeout (default 120000 ms, at most 600000 ms).
 
-Use is_background: true for long-running processes that do not finish on their own (development servers, watchers, daemons such as "npm run dev" or "python -m http.server"); the call returns at once with a job ID: read its output with ` + TaskOutputName + `, stop it with ` + TaskStopName + `. Use the foreground (the default) for commands that finish (builds, tests, git, installs).
+Use is_background: true for long-running processes that do not finish on their own (development servers, watchers, daemons such as "npm run dev" or "python -m http.server"); the call returns at once with a job ID: read its output with ` + TaskOutputName + ` (when it is among your tools: a run where no command can go to the background leaves it out), stop it with ` + TaskStopName + `. Use the foreground (the default) for commands that finish (builds, tests, git, installs).
 
 Prefer the dedicated tools for reading (read_file), searching file contents (grep_search), finding files (glob) and editing files over cat, grep, find and sed.`
 
