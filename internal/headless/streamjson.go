@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/loop"
 )
 
 // The stream-json message shapes, as Qwen Code and Claude Code's headless
@@ -153,19 +154,8 @@ const (
 
 func newUUID() string { return uuid.NewString() }
 
-// ToolInput returns the call's arguments as a JSON value: the raw text
-// when it is valid JSON, else the text as a JSON string, so a malformed
-// call still prints as valid JSON.
-func ToolInput(args string) json.RawMessage {
-	if args == "" {
-		return json.RawMessage(`{}`)
-	}
-	if json.Valid([]byte(args)) {
-		return json.RawMessage(args)
-	}
-	b, _ := json.Marshal(args)
-	return b
-}
+// ToolInput returns the call's arguments as a JSON value (loop.RawArgs).
+func ToolInput(args string) json.RawMessage { return loop.RawArgs(args) }
 
 // CompactBoundary says that the chat summarised the history before a
 // request: from here on the model sees the summary instead of what came

@@ -310,15 +310,16 @@ func (l *run) structured(outs []Outcome) (json.RawMessage, bool) {
 	}
 	for _, o := range outs {
 		if o.Response.Name == l.cfg.StructuredOutput && !o.Response.IsError {
-			return rawArgs(o.Args), true
+			return RawArgs(o.Args), true
 		}
 	}
 	return nil, false
 }
 
-// rawArgs is a call's arguments as JSON; arguments that do not parse are
-// kept as a JSON string.
-func rawArgs(args string) json.RawMessage {
+// RawArgs is a call's arguments as a JSON value: the text when it is
+// valid JSON ({} when empty), else the text as a JSON string, so that a
+// malformed call still prints as valid JSON.
+func RawArgs(args string) json.RawMessage {
 	if args == "" {
 		return json.RawMessage(`{}`)
 	}
