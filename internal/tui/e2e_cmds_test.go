@@ -78,7 +78,9 @@ func TestTmuxCustomCommandBangExport(t *testing.T) {
 	x.submit("!echo fresh-line > notes.txt")
 	x.waitFor("(no output)")
 	x.submit("/diff")
-	s = x.waitFor("changed in this session")
+	// A long diff reaches the screen in pieces: wait for its last file's.
+	x.waitFor("changed in this session")
+	s = x.waitFor("+fresh-line")
 	for _, want := range []string{"+ notes.txt", "+fresh-line", "+ chat.md"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("/diff lacks %q:\n%s", want, s)
