@@ -186,7 +186,9 @@ func (g *gitRun) output(ctx context.Context, dir string, env []string, args ...s
 	if g.policy == nil {
 		return cmd.Output()
 	}
-	cmd.Env = append(cmd.Env, "TMPDIR="+g.tmp)
+	// status and log run at once with the same environment: each adds
+	// to a copy, never to the backing array they share.
+	cmd.Env = append(slices.Clip(cmd.Env), "TMPDIR="+g.tmp)
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	if err := sandbox.Start(cmd, *g.policy); err != nil {
