@@ -12,8 +12,8 @@ import (
 )
 
 // In a folder the user has not trusted, the first request still shows the
-// repository's state — the user's uncommitted work and the recent commits
-// — read by git under the read-only profile.
+// repository's state — the user's uncommitted work — read by git under
+// the read-only profile.
 func TestSnapshotInAnUntrustedFolder(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git program")
@@ -45,9 +45,11 @@ func TestSnapshotInAnUntrustedFolder(t *testing.T) {
 		// first request; a loaded machine can pass that bound.
 		t.Skip("git did not answer within the start-up budget on this machine; TestSnapshotUntrusted checks the confined git without it")
 	}
-	for _, want := range []string{" M main.go", "first commit"} {
-		if !strings.Contains(system, want) {
-			t.Errorf("the system prompt lacks %q:\n%s", want, system)
-		}
+	// The user's uncommitted work. (The recent commits come from a git
+	// log that runs beside status within the same budget, and are left
+	// out without a word when it does not answer in time, as on a loaded
+	// machine: TestSnapshotUntrusted checks them without the budget.)
+	if !strings.Contains(system, " M main.go") {
+		t.Errorf("the system prompt lacks the uncommitted change:\n%s", system)
 	}
 }
