@@ -131,7 +131,7 @@ func acpServe(cfg *config, sio IO, log *slog.Logger, c *core.Session, h acp.Hook
 	ch := c.Chat()
 	first, _ := c.First()
 	log.Info("acp session", "session", c.ID(), "workspace", cfg.workspace, "mode", cfg.mode)
-	models := acpModels(cfg, ch.Config().Model)
+	models := acpModels(c)
 	return &acp.Session{
 		ID:       c.ID(),
 		Rounds:   c.Client(),

@@ -8,11 +8,10 @@ import (
 	"github.com/plyhq/ply/internal/core"
 )
 
-// acpModels is what an ACP client may pick as the model
-// (availableModels).
-func acpModels(cfg *config, current string) []acp.Model {
+// acpModels is what an ACP client may pick as the model.
+func acpModels(c *core.Session) []acp.Model {
 	var out []acp.Model
-	for _, m := range availableModels(cfg, current) {
+	for _, m := range c.Models() {
 		out = append(out, acp.Model{ID: m.ID, Name: m.Label, Description: m.Provider})
 	}
 	return out

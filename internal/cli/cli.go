@@ -373,7 +373,7 @@ func (c *config) coreConfig(sio IO) core.Config {
 		Workspace: c.workspace, IncludeDirs: o.IncludeDirs, Home: c.home, Version: Version,
 		NewProvider: func() chat.Provider { return wire.newProvider(base, key, model, headers, net) },
 		Model:       c.model, ProviderName: firstNonEmpty(o.Provider, c.settings.Provider),
-		ContextWindow: c.contextWindow, MaxOutputTokens: c.maxOutput, Effort: c.effort, OtherModels: otherModels(c),
+		ContextWindow: c.contextWindow, MaxOutputTokens: c.maxOutput, Effort: c.effort, OtherModels: otherModels(c), Models: servedModels(c),
 		Mode: c.mode, Settings: c.settings, SettingsFiles: c.settingsFiles, User: c.user,
 		Trusted: c.trust.trusted, ChildEnv: c.childEnv, MCP: c.mcp,
 		SystemPrompt: o.SystemPrompt, AppendSystemPrompt: o.AppendSystemPrompt,

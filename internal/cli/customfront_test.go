@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 	"github.com/plyhq/ply/internal/customcmd"
 	fp "github.com/plyhq/ply/internal/fakeprovider"
 	"github.com/plyhq/ply/internal/scheduler"
-	"github.com/plyhq/ply/internal/tui"
 )
 
 // A custom command's allowed-tools and model hold while its prompt runs,
@@ -21,10 +19,7 @@ func TestCustomCommandFrontMatter(t *testing.T) {
 	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
 	srv := fp.New(t)
 	env := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_MODEL": "big", "OPENAI_BASE_URL": srv.URL, "PLY_HOME": home}
-	c, _ := testCore(t, dir, env, "-p", "x")
-	var tcfg tui.Config
-	var warns bytes.Buffer
-	addCustomFront(&tcfg, c, &warns)
+	c, warns := testCore(t, dir, env, "-p", "x")
 
 	tool, ok := c.Registry().Lookup("run_shell_command")
 	if !ok {
@@ -39,7 +34,7 @@ func TestCustomCommandFrontMatter(t *testing.T) {
 	if v := verdict(); v == scheduler.VerdictAllow {
 		t.Fatal("git add allowed before any command ran")
 	}
-	tcfg.Extra.UseCustom(customcmd.Command{Name: "commit", AllowedTools: []string{"Bash(git add:*)"}, Model: "small"})
+	c.UseCustom(customcmd.Command{Name: "commit", AllowedTools: []string{"Bash(git add:*)"}, Model: "small"})
 	c.OnUserQuery(context.Background(), nil) // the command's prompt is sent
 	if v, m := verdict(), c.Chat().Config().Model; v != scheduler.VerdictAllow || m != "small" {
 		t.Errorf("while /commit runs: verdict %v, model %s", v, m)
@@ -48,7 +43,7 @@ func TestCustomCommandFrontMatter(t *testing.T) {
 	if v, m := verdict(), c.Chat().Config().Model; v == scheduler.VerdictAllow || m != "big" {
 		t.Errorf("after /commit: verdict %v, model %s", v, m)
 	}
-	tcfg.Extra.UseCustom(customcmd.Command{Name: "odd", AllowedTools: []string{"Bash(("}})
+	c.UseCustom(customcmd.Command{Name: "odd", AllowedTools: []string{"Bash(("}})
 	c.OnUserQuery(context.Background(), nil)
 	if !strings.Contains(warns.String(), "/odd") {
 		t.Errorf("bad rule not reported: %q", warns.String())

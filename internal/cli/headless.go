@@ -56,15 +56,8 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 
 // sdkControls are the SDK's control requests on the session c.
 func sdkControls(ctx context.Context, cfg *config, c *core.Session, sio IO, log *slog.Logger) sdk.Controls {
-	ch := c.Chat()
 	return sdk.Controls{
-		Session: c,
-		ContextUsage: func() sdk.ContextUsage {
-			e := ch.Estimate()
-			return sdk.ContextUsage{Model: ch.Config().Model, ContextWindow: ch.Config().ContextWindow,
-				System: e.System, Tools: e.Tools, History: e.History, LastPromptTokens: e.LastPrompt}
-		},
-		Models:          func() []sdk.Model { return availableModels(cfg, ch.Config().Model) },
+		Session:         c,
 		MarkUserMessage: c.MarkUserMessage,
 		RewindFiles:     c.RewindFiles(),
 		AddAgents:       func(list []sdk.Agent) ([]string, error) { return c.AddAgents(sdkAgents(list)) },

@@ -4,28 +4,28 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/plyhq/ply/internal/sdk"
+	"github.com/plyhq/ply/internal/info"
 	"github.com/plyhq/ply/internal/settings"
 )
 
-// availableModels lists the model in use and those of the providers the
-// settings define ("modelProviders") that the session's provider serves,
-// for the SDK's get_available_models and ACP's models. UNFINISHED:
-// switching to another provider's model (its wire format, endpoint and
-// key) within a session is not done, so those models are not listed.
-func availableModels(cfg *config, current string) []sdk.Model {
-	out := []sdk.Model{{ID: current, Label: current, ContextWindow: cfg.contextWindow, Current: true}}
+// servedModels are the models of the providers the settings define
+// ("modelProviders") that the session's provider serves, by the
+// providers' names (core.Config.Models). UNFINISHED: switching to another
+// provider's model (its wire format, endpoint and key) within a session
+// is not done, so those models are not listed.
+func servedModels(cfg *config) []info.Model {
 	names := make([]string, 0, len(cfg.settings.ModelProviders))
 	for n := range cfg.settings.ModelProviders {
 		names = append(names, n)
 	}
 	slices.Sort(names)
+	var out []info.Model
 	for _, n := range names {
 		mp := cfg.settings.ModelProviders[n]
-		if mp.Model == "" || mp.Model == current || !sameEndpoint(cfg, mp) {
+		if mp.Model == "" || !sameEndpoint(cfg, mp) {
 			continue
 		}
-		out = append(out, sdk.Model{ID: mp.Model, Label: n + ": " + mp.Model, Provider: n, ContextWindow: mp.ContextWindow})
+		out = append(out, info.Model{ID: mp.Model, Label: n + ": " + mp.Model, Provider: n, ContextWindow: mp.ContextWindow})
 	}
 	return out
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/plyhq/ply/internal/core"
+	"github.com/plyhq/ply/internal/customcmd"
 	"github.com/plyhq/ply/internal/exitcode"
 	"github.com/plyhq/ply/internal/settings"
 	"github.com/plyhq/ply/internal/skills"
@@ -85,8 +86,8 @@ func ignoredConfig(workspace string) string {
 		parts = append(parts, plural(n, "agent")+" in .ply/agents")
 	}
 	parts = append(parts, ignoredSkills(workspace)...)
-	if n := countCustomCommands(workspace); n > 0 { // tui_cmds.go
-		parts = append(parts, plural(n, "command")+" in .ply/commands")
+	if cmds, _ := customcmd.Load(customcmd.Dir{Path: filepath.Join(workspace, ".ply", "commands")}); len(cmds) > 0 {
+		parts = append(parts, plural(len(cmds), "command")+" in .ply/commands")
 	}
 	return strings.Join(parts, " and ")
 }

@@ -4,14 +4,12 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"sync"
 
 	"github.com/plyhq/ply/internal/core"
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/hooks"
-	"github.com/plyhq/ply/internal/permission"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/tui"
 )
@@ -28,7 +26,6 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 		return fail(sio, code, err.Error())
 	}
 	defer c.Close()
-	ch := c.Chat()
 	first, firstType := c.First()
 	tcfg := tui.Config{
 		Model: cfg.model, PermissionMode: cfg.mode, Version: Version,
@@ -37,32 +34,28 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 		Root:    c.Workspace().Root(),
 		History: c.History(),
 		First:   first, FirstType: firstType,
-		Clear: func() {
-			ch.SetHistory(nil)
-			// On resume the transcript then starts from the empty history too.
-			c.Transcript().AppendCompaction(nil)
-		},
+		// The session is probed for what the commands reach: its
+		// controls, rules, sessions, tools, skills, MCP prompts, …
+		Session:  c,
 		Recorder: c.Recorder(),
-		Expand:   c.ExpandAtPaths,
-		In:       sio.Stdin, Out: sio.Stdout, Stderr: sio.Stderr,
+		// Reaching the per-turn cap asks the user whether to go on.
+		TurnCap: c.Loops(),
+		// Background work: notifications, teammates' messages.
+		Inbox: c.Inbox(),
+		Extra: tui.Extra{Theme: cfg.settings.UI.Theme},
+		In:    sio.Stdin, Out: sio.Stdout, Stderr: sio.Stderr,
+	}
+	cmds, errs := c.CustomCommands()
+	tcfg.Extra.Custom = cmds
+	for _, e := range errs {
+		log.Warn("custom command skipped", "err", e)
+		tcfg.Notice = strings.TrimSpace(tcfg.Notice + "\n" + e.Error() + " (skipped)")
 	}
 	if cfg.opts.PromptInteractive != "" {
 		// -i: the prompt shows and goes out as if typed (the UI expands
 		// its @paths), after an interrupted turn of a resumed session.
 		tcfg.FirstPrompt = cfg.opts.PromptInteractive
 	}
-	// Reaching the per-turn cap asks the user whether to go on.
-	tcfg.TurnCap = c.Loops()
-	// Background work: notifications, teammates' messages (background.go).
-	tcfg.Inbox = c.Inbox()
-	addTUIControls(&tcfg, cfg, c, log)
-	addAlwaysScope(&tcfg, cfg, c)
-	tcfg.Tasks = c.Tasks().Tasks // background tasks: /tasks
-	addSkills(&tcfg, c)
-	addMCPPrompts(&tcfg, c)
-	addHookControls(&tcfg, c)          // tui_hooks.go: /compress focus, idle_prompt
-	addCustomFront(&tcfg, c, notices)  // tui_hooks.go: custom commands' allowed-tools, model
-	addTUICommands(&tcfg, cfg, c, log) // tui_cmds.go: custom commands, !cmd, /export, /diff, …
 	ui := tui.New(tcfg)
 	notices.set(ui)
 	sched := scheduler.New(c.Registry(), append(c.SchedulerOptions(),
@@ -109,18 +102,4 @@ func (w *noticeWriter) Write(p []byte) (int, error) {
 		}
 	}
 	return len(p), nil
-}
-
-// addAlwaysScope lets the approval dialog say what "allow always" adds and
-// save it to the project's or the user's settings file.
-func addAlwaysScope(t *tui.Config, cfg *config, c *core.Session) {
-	t.AlwaysScope = func(call *scheduler.Call) (tui.AlwaysScope, bool) {
-		rules, desc := c.Policy().AlwaysScope(call)
-		return tui.AlwaysScope{Rules: rules, Desc: desc}, len(rules) > 0
-	}
-	t.SaveRules = permission.SaveAllowRules
-	t.ProjectSettings = filepath.Join(cfg.workspace, ".ply", "settings.json")
-	if cfg.home != "" {
-		t.UserSettings = filepath.Join(cfg.home, "settings.json")
-	}
 }

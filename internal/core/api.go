@@ -11,13 +11,11 @@ import (
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/loop"
 	"github.com/plyhq/ply/internal/loopdetect"
-	"github.com/plyhq/ply/internal/mcp"
 	"github.com/plyhq/ply/internal/modelinfo"
 	"github.com/plyhq/ply/internal/permission"
 	"github.com/plyhq/ply/internal/schedule"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/session"
-	"github.com/plyhq/ply/internal/skills"
 	"github.com/plyhq/ply/internal/tools"
 )
 
@@ -29,24 +27,18 @@ func (c *Session) Policy() *permission.Policy     { return c.policy }
 func (c *Session) Chat() *chat.Chat               { return c.chat }
 func (c *Session) Hooks() *hooks.Runner           { return c.hooks }
 func (c *Session) Client() *client.Client         { return c.client }
-func (c *Session) Skills() *skills.Set            { return c.skills }
 func (c *Session) Schedules() *schedule.Schedules { return c.sched }
 
 // Loops is the client's loop detector; the TUI raises its per-turn cap
 // when the user says go on.
 func (c *Session) Loops() *loopdetect.Detector { return c.loops }
 
-// Tasks lists every kind of the session's background work.
-func (c *Session) Tasks() *tools.TaskList { return c.tasks }
-
 // Inbox holds the rounds no user typed (background work), which the
 // entry drains.
 func (c *Session) Inbox() *inbox.Inbox { return c.inbox }
 
-// MCPServers are the MCP servers' states, for the init message;
-// MCPManager the servers themselves (nil without any), for their prompts.
-func (c *Session) MCPServers() []MCPServer  { return c.mcp }
-func (c *Session) MCPManager() *mcp.Manager { return c.mcpm }
+// MCPServers are the MCP servers' states, for the init message.
+func (c *Session) MCPServers() []MCPServer { return c.mcp }
 
 // SchedulerOptions are the options every entry's scheduler starts from.
 func (c *Session) SchedulerOptions() []scheduler.Option { return c.schedOps }
@@ -86,9 +78,6 @@ func (c *Session) SetSubagentLoop(l NestedLoop) { c.agents.nested = l }
 func (c *Session) OnUserQuery(ctx context.Context, parts []llm.Part) ([]llm.Part, error) {
 	return c.onUserQuery(ctx, parts)
 }
-
-// OnNewTurn sets f to run as each user prompt is sent.
-func (c *Session) OnNewTurn(f func()) { c.newTurn = f }
 
 // The session opened: its id, the history it started from, its first
 // round and its transcript.

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/plyhq/ply/internal/chat"
+	"github.com/plyhq/ply/internal/info"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/mcp"
 	"github.com/plyhq/ply/internal/settings"
@@ -36,6 +37,10 @@ type Config struct {
 	// to providers other than the session's, each with its provider's
 	// name: SetModel refuses them (this session cannot reach them).
 	OtherModels map[string]string
+	// Models are the other models the session's provider serves (the
+	// settings' modelProviders with its wire format, endpoint and key),
+	// as Models lists them.
+	Models []info.Model
 
 	// Mode is the approval mode the session starts in.
 	Mode string

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"strings"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	"github.com/plyhq/ply/internal/agent"
 	"github.com/plyhq/ply/internal/chat"
 	"github.com/plyhq/ply/internal/client"
+	"github.com/plyhq/ply/internal/customcmd"
 	"github.com/plyhq/ply/internal/hooks"
 	"github.com/plyhq/ply/internal/inbox"
 	"github.com/plyhq/ply/internal/llm"
@@ -76,9 +78,10 @@ type Session struct {
 	bgEntry bool
 	sched   *schedule.Schedules
 
-	// newTurn runs as each user prompt is sent, after the skills' turn
-	// ends (OnNewTurn); nil when no entry asked.
-	newTurn func()
+	// front applies the front matter of the custom command whose prompt
+	// is sent (usercmds.go); notices gets what the user must hear of it.
+	front   *customcmd.Front
+	notices io.Writer
 }
 
 // agentNames lists the subagents the agent tool offers, if it is offered.

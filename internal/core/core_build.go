@@ -40,7 +40,10 @@ func New(ctx context.Context, config Config, notices io.Writer, log *slog.Logger
 	if cfg.Stderr == nil {
 		cfg.Stderr = io.Discard
 	}
-	c := &Session{cfg: cfg, log: log}
+	if notices == nil {
+		notices = io.Discard
+	}
+	c := &Session{cfg: cfg, log: log, notices: notices}
 	defer func() {
 		if err != nil {
 			c.Close()
@@ -75,6 +78,7 @@ func New(ctx context.Context, config Config, notices io.Writer, log *slog.Logger
 		return nil, exitcode.Config, err
 	}
 	c.newClient(cfg, log, modes, sysEnv)
+	c.newFront()
 	c.configureSubagents(cfg, provider, chatCfg, sysEnv)
 	return c, 0, nil
 }

@@ -60,8 +60,8 @@ func (c *Session) onUserQuery(ctx context.Context, parts []llm.Part) ([]llm.Part
 		return nil, err
 	}
 	c.skills.NewTurn()
-	if c.newTurn != nil {
-		c.newTurn() // the entry's own, such as custom commands' front matter
+	if err := c.front.NewTurn(); err != nil {
+		fmt.Fprintf(c.notices, "ply: warning: %v\n", err)
 	}
 	return c.cp.onUserQuery(ctx, parts), nil
 }

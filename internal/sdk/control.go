@@ -9,6 +9,7 @@ import (
 
 	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/headless"
+	"github.com/plyhq/ply/internal/info"
 	"github.com/plyhq/ply/internal/llm"
 )
 
@@ -16,14 +17,11 @@ import (
 // a nil field answers its request with an error.
 type Controls struct {
 	// Session is probed for the controls every entry layer shares (the
-	// approval mode, the model, the effort: modeSwitcher, modelSwitcher,
-	// effortSetter), as net/http probes a ResponseWriter for Flusher; a
+	// approval mode, the model, the effort, the context's use, the model
+	// list: modeSwitcher, modelSwitcher, effortSetter, contextMeter,
+	// modelLister), as net/http probes a ResponseWriter for Flusher; a
 	// control it lacks answers its request with an error.
 	Session any
-	// ContextUsage estimates the tokens the next request would carry.
-	ContextUsage func() ContextUsage
-	// Models lists the models of the configured providers.
-	Models func() []Model
 	// AddMCPServers starts the servers of initialize's "mcpServers"
 	// (raw, as in the settings) and registers their tools; it returns
 	// the servers' states and the session's tools after.
@@ -45,22 +43,17 @@ type (
 	modeSwitcher  interface{ SetMode(name string) error }
 	modelSwitcher interface{ SetModel(name string) error }
 	effortSetter  interface{ SetEffort(name string) error }
+	// contextMeter estimates the next request's tokens, by part.
+	contextMeter interface{ ContextUse() info.Context }
+	// modelLister lists the models the session could switch to.
+	modelLister interface{ Models() []info.Model }
 )
 
 func (ctl Controls) modes() modeSwitcher   { m, _ := ctl.Session.(modeSwitcher); return m }
 func (ctl Controls) models() modelSwitcher { m, _ := ctl.Session.(modelSwitcher); return m }
 func (ctl Controls) efforts() effortSetter { e, _ := ctl.Session.(effortSetter); return e }
-
-// ContextUsage is the estimated size of the next request, by part.
-type ContextUsage struct {
-	Model         string
-	ContextWindow int // 0: unknown
-	System        int
-	Tools         int
-	History       int
-	// LastPromptTokens is the prompt size the provider last reported.
-	LastPromptTokens int
-}
+func (ctl Controls) meter() contextMeter   { m, _ := ctl.Session.(contextMeter); return m }
+func (ctl Controls) lister() modelLister   { l, _ := ctl.Session.(modelLister); return l }
 
 // Model is one model the session could switch to (set_model).
 type Model struct {
@@ -208,15 +201,15 @@ func (s *Session) answer(req controlRequest, ctl Controls) (map[string]any, erro
 		s.mu.Unlock()
 		return map[string]any{"subtype": "mcp_server_status", "mcpServers": servers}, nil
 	case "get_context_usage":
-		if ctl.ContextUsage == nil {
+		if ctl.meter() == nil {
 			return nil, fmt.Errorf("context usage is not available")
 		}
-		return contextUsageBody(ctl.ContextUsage()), nil
+		return contextUsageBody(ctl.meter().ContextUse()), nil
 	case "get_available_models":
-		if ctl.Models == nil {
+		if ctl.lister() == nil {
 			return nil, fmt.Errorf("the model list is not available")
 		}
-		return map[string]any{"subtype": "get_available_models", "models": nonNil(ctl.Models())}, nil
+		return map[string]any{"subtype": "get_available_models", "models": nonNil(modelsOf(ctl.lister().Models()))}, nil
 	case "get_usage_info":
 		return s.usageInfo(req.Range), nil
 	case "rewind_files":
@@ -242,8 +235,8 @@ func capabilities(ctl Controls) map[string]any {
 	return map[string]any{
 		"can_handle_can_use_tool": true, "can_handle_hook_callback": false,
 		"can_set_permission_mode": ctl.modes() != nil, "can_set_model": ctl.models() != nil,
-		"can_set_effort": ctl.efforts() != nil, "can_get_context_usage": ctl.ContextUsage != nil,
-		"can_get_available_models": ctl.Models != nil, "can_get_usage_info": true,
+		"can_set_effort": ctl.efforts() != nil, "can_get_context_usage": ctl.meter() != nil,
+		"can_get_available_models": ctl.lister() != nil, "can_get_usage_info": true,
 		"can_handle_mcp_message": false,
 	}
 }
@@ -265,18 +258,27 @@ func (s *Session) setEffort(effort string, ctl Controls) (map[string]any, error)
 	return map[string]any{"subtype": "set_effort", "effort": string(e), "applied": true, "override": nil}, nil
 }
 
-func contextUsageBody(u ContextUsage) map[string]any {
+func contextUsageBody(u info.Context) map[string]any {
 	total := u.System + u.Tools + u.History
 	body := map[string]any{
 		"subtype": "get_context_usage", "model": u.Model, "total_tokens": total,
 		"categories":         map[string]any{"system_prompt": u.System, "tools": u.Tools, "history": u.History},
-		"last_prompt_tokens": u.LastPromptTokens, "estimated": true,
+		"last_prompt_tokens": u.Reported, "estimated": true,
 	}
-	if u.ContextWindow > 0 {
-		body["context_window"] = u.ContextWindow
-		body["percentage"] = float64(total) * 100 / float64(u.ContextWindow)
+	if u.Window > 0 {
+		body["context_window"] = u.Window
+		body["percentage"] = float64(total) * 100 / float64(u.Window)
 	}
 	return body
+}
+
+// modelsOf puts the session's model list in the protocol's shape.
+func modelsOf(list []info.Model) []Model {
+	out := make([]Model, len(list))
+	for i, m := range list {
+		out[i] = Model{ID: m.ID, Label: m.Label, Provider: m.Provider, ContextWindow: m.ContextWindow, Current: m.Current}
+	}
+	return out
 }
 
 // usageInfo reports the tokens of this process's queries. ply keeps no

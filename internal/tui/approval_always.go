@@ -22,10 +22,19 @@ func (m *model) alwaysText(a *approval) string {
 	return sanitize(a.scope.Desc)
 }
 
+// settingsFile is the path of the project's or the user's settings file
+// (where "project" or "user"), "" when "allow always" cannot save there.
+func (m *model) settingsFile(where string) string {
+	if s, ok := probe[AlwaysScoper](m); ok {
+		return s.SettingsFile(where)
+	}
+	return ""
+}
+
 // saveOffered reports whether the rules of a can be saved to the settings
 // file at path.
 func (m *model) saveOffered(a *approval, path string) bool {
-	return path != "" && m.cfg.SaveRules != nil && a.hasScope && len(a.scope.Rules) > 0
+	return path != "" && a.hasScope && len(a.scope.Rules) > 0
 }
 
 // shortPath shows path relative to the workspace, or with ~ for the home
@@ -49,15 +58,17 @@ func (m *model) shortPath(path string) string {
 // this session, and says so.
 func (m *model) allowAndSave(project bool) tea.Cmd {
 	a := m.approval
-	path := m.cfg.UserSettings
+	where := "user"
 	if project {
-		path = m.cfg.ProjectSettings
+		where = "project"
 	}
+	s, _ := probe[AlwaysScoper](m)
+	path := m.settingsFile(where)
 	if !m.saveOffered(a, path) {
 		return nil
 	}
 	rules := a.scope.Rules
-	err := m.cfg.SaveRules(path, rules)
+	err := s.SaveAllowRules(where, rules)
 	m.answer(scheduler.Decision{Outcome: scheduler.OutcomeAllowAlways})
 	if err != nil {
 		return m.commit(m.st.err.Render("✗ " + sanitize(err.Error()) + " (allowed for this session only)"))

@@ -241,14 +241,17 @@ func TestAllowAlwaysSaysItsScope(t *testing.T) {
 			h, reply := openDialog(t, "run_shell_command", map[string]string{"command": "git status -s"}, scope)
 			var got []saved
 			h.m.cfg.Root = "/w"
-			h.m.cfg.ProjectSettings, h.m.cfg.UserSettings = "/w/.ply/settings.json", "/home/me/.ply/settings.json"
-			h.m.cfg.SaveRules = func(path string, rules []string) error {
+			files := map[string]string{"project": "/w/.ply/settings.json", "user": "/home/me/.ply/settings.json"}
+			h.m.cfg.Session = struct {
+				bare
+				AlwaysScoper
+			}{bare{}, scoper{files: files, save: func(path string, rules []string) error {
 				got = append(got, saved{path, rules})
 				if tc.fail {
 					return errors.New("settings: the file has comments")
 				}
 				return nil
-			}
+			}}}
 			v := h.view()
 			for _, w := range []string{"a allow always: commands starting with `git status`, this session",
 				"p … and save to project settings (.ply/settings.json)", "u … and save to user settings (/home/me/.ply/settings.json)"} {
@@ -282,8 +285,11 @@ func TestAllowAlwaysSaysItsScope(t *testing.T) {
 // keys do nothing.
 func TestNothingToRemember(t *testing.T) {
 	h, reply := openDialog(t, "run_shell_command", map[string]string{"command": "$(echo rm) x"}, &AlwaysScope{})
-	h.m.cfg.ProjectSettings, h.m.cfg.UserSettings = "/w/.ply/settings.json", "/u/settings.json"
-	h.m.cfg.SaveRules = func(string, []string) error { t.Error("saved"); return nil }
+	files := map[string]string{"project": "/w/.ply/settings.json", "user": "/u/settings.json"}
+	h.m.cfg.Session = struct {
+		bare
+		AlwaysScoper
+	}{bare{}, scoper{files: files, save: func(string, []string) error { t.Error("saved"); return nil }}}
 	if v := h.view(); strings.Contains(v, "allow always") || strings.Contains(v, "save to") {
 		t.Fatalf("allow always offered:\n%s", v)
 	}

@@ -181,10 +181,10 @@ func (m *model) dialogChoices(a *approval) []string {
 	out := []string{key("y") + " allow once"}
 	if m.alwaysOffered(a) {
 		out = append(out, key("a")+" allow always: "+m.alwaysText(a)+", this session")
-		if p := m.cfg.ProjectSettings; m.saveOffered(a, p) {
+		if p := m.settingsFile("project"); m.saveOffered(a, p) {
 			out = append(out, key("p")+" … and save to project settings ("+m.shortPath(p)+")")
 		}
-		if p := m.cfg.UserSettings; m.saveOffered(a, p) {
+		if p := m.settingsFile("user"); m.saveOffered(a, p) {
 			out = append(out, key("u")+" … and save to user settings ("+m.shortPath(p)+")")
 		}
 	}

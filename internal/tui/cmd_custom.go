@@ -52,7 +52,7 @@ func (m *model) runCustom(c *customcmd.Command, arg string) tea.Cmd {
 		m.useCustom(c)
 		return m.submitShown(shown, e.Fill(nil))
 	}
-	if m.cfg.Extra.RunShell == nil {
+	if _, ok := probe[ShellRunner](m); !ok {
 		return m.commit(m.st.err.Render("/" + c.Name + " runs shell commands, which this session cannot run"))
 	}
 	m.picker = &picker{confirm: &confirmBox{
@@ -64,10 +64,10 @@ func (m *model) runCustom(c *customcmd.Command, arg string) tea.Cmd {
 }
 
 // useCustom tells the entry layer that c's prompt is sent next, for its
-// allowed-tools and model (Extra.UseCustom).
+// allowed-tools and model (CustomUser).
 func (m *model) useCustom(c *customcmd.Command) {
-	if m.cfg.Extra.UseCustom != nil {
-		m.cfg.Extra.UseCustom(*c)
+	if s, ok := probe[CustomUser](m); ok {
+		s.UseCustom(*c)
 	}
 }
 
@@ -76,9 +76,7 @@ func (m *model) useCustom(c *customcmd.Command) {
 func (m *model) submitShown(shown, sent string) tea.Cmd {
 	cmd := m.commit(m.renderUser(shown))
 	m.stats.prompts++
-	if m.cfg.Expand != nil {
-		sent = m.cfg.Expand(sent)
-	}
+	sent = m.expandAtPaths(sent)
 	return tea.Batch(cmd, m.start(append(m.takeShellContext(), llm.Part{Text: sent}), client.UserQuery))
 }
 
@@ -89,11 +87,12 @@ func (m *model) runCustomShell(custom *customcmd.Command, shown string, e custom
 	if m.cmds.shellRunning {
 		return m.commit(m.st.warn.Render("a shell command is running: wait for it"))
 	}
-	ctx, run := m.startShell(), m.cfg.Extra.RunShell
+	sh, _ := probe[ShellRunner](m)
+	ctx := m.startShell()
 	return tea.Batch(m.commit(m.st.dim.Render(fmt.Sprintf("running %d command(s) for %s… (esc to stop)", len(cmds), shown))), func() tea.Msg {
 		outs := make([]string, len(cmds))
 		for i, c := range cmds {
-			out, code, err := run(ctx, c)
+			out, code, err := sh.RunShell(ctx, c)
 			outs[i] = shellText(out, code, err)
 		}
 		return funcMsg(func(m *model) tea.Cmd {

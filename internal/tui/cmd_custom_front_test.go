@@ -16,19 +16,23 @@ func TestCustomCommandUse(t *testing.T) {
 	rec := &recorder{}
 	h := newHarness(t, rec, nil)
 	sh := &fakeShell{out: map[string]string{"git diff": "+x\n"}}
-	h.m.cfg.Extra.RunShell = sh.run
 	h.m.cfg.Extra.Custom = []customcmd.Command{
 		{Name: "commit", Body: "Commit $ARGUMENTS", AllowedTools: []string{"Bash(git commit:*)"}, Model: "small"},
 		{Name: "review", Body: "Review !`git diff`", AllowedTools: []string{"Read"}},
 	}
 	var mu sync.Mutex
 	var used []string
-	h.m.cfg.Extra.UseCustom = func(c customcmd.Command) {
+	use := func(c customcmd.Command) {
 		mu.Lock()
 		// It comes before the prompt is sent.
 		used = append(used, c.Name+":"+c.Model+":"+strconv.Itoa(len(rec.rounds())))
 		mu.Unlock()
 	}
+	h.m.cfg.Session = struct {
+		bare
+		ShellRunner
+		CustomUser
+	}{bare{}, shellFunc(sh.run), customFunc(use)}
 	h.send("/commit the fix")
 	h.send("plain prompt")
 	h.typeText("/review")

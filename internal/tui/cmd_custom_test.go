@@ -43,7 +43,10 @@ func TestCustomCommand(t *testing.T) {
 	rec := &recorder{}
 	h := newHarness(t, rec, nil)
 	sh := &fakeShell{out: map[string]string{"git status": "clean\n", "git log -1 'HEAD~1'": "abc fix\n"}}
-	h.m.cfg.Extra.RunShell = sh.run
+	h.m.cfg.Session = struct {
+		bare
+		ShellRunner
+	}{bare{}, shellFunc(sh.run)}
 	h.m.cfg.Extra.Custom = []customcmd.Command{
 		{Name: "fix", Body: "Fix issue #$1 with priority $2.", Source: "project", Description: "fix an issue", ArgumentHint: "[n] [prio]"},
 		{Name: "frontend:test", Body: "Run the UI tests", Source: "user"},
@@ -111,7 +114,10 @@ func TestBangCommand(t *testing.T) {
 	rec := &recorder{}
 	h := newHarness(t, rec, nil)
 	sh := &fakeShell{out: map[string]string{"ls": "a.go\nb.go\n"}}
-	h.m.cfg.Extra.RunShell = sh.run
+	h.m.cfg.Session = struct {
+		bare
+		ShellRunner
+	}{bare{}, shellFunc(sh.run)}
 	h.typeText("!ls")
 	h.enter()
 	h.pumpUntil(isFunc)
@@ -146,11 +152,14 @@ func TestBangStops(t *testing.T) {
 	rec := &recorder{}
 	h := newHarness(t, rec, nil)
 	started := make(chan struct{}, 2)
-	h.m.cfg.Extra.RunShell = func(ctx context.Context, cmd string) (string, int, error) {
+	h.m.cfg.Session = struct {
+		bare
+		ShellRunner
+	}{bare{}, shellFunc(func(ctx context.Context, cmd string) (string, int, error) {
 		started <- struct{}{}
 		<-ctx.Done()
 		return "partial\n", 0, ctx.Err()
-	}
+	})}
 	h.typeText("!sleep 100")
 	h.enter()
 	<-started

@@ -29,10 +29,11 @@ func (m *model) now() time.Time {
 }
 
 func (m *model) exportCommand(arg string) tea.Cmd {
-	if m.cfg.Extra.History == nil {
+	conv, ok := probe[Conversation](m)
+	if !ok {
 		return m.unavailable("/export")
 	}
-	h := m.cfg.Extra.History()
+	h := conv.Messages()
 	if len(h) == 0 {
 		return m.commit(m.st.dim.Render("nothing to export: the conversation is empty"))
 	}
@@ -109,10 +110,11 @@ func lastAnswer(h []llm.Message) string {
 }
 
 func (m *model) copyCommand(string) tea.Cmd {
-	if m.cfg.Extra.History == nil {
+	conv, ok := probe[Conversation](m)
+	if !ok {
 		return m.unavailable("/copy")
 	}
-	text := lastAnswer(m.cfg.Extra.History())
+	text := lastAnswer(conv.Messages())
 	if text == "" {
 		return m.commit(m.st.dim.Render("no answer to copy yet"))
 	}
@@ -121,12 +123,13 @@ func (m *model) copyCommand(string) tea.Cmd {
 }
 
 func (m *model) diffCommand(string) tea.Cmd {
-	if m.cfg.Extra.Diff == nil {
+	d, ok := probe[Differ](m)
+	if !ok {
 		return m.unavailable("/diff")
 	}
-	diff, base := m.cfg.Extra.Diff, m.base
+	base := m.base
 	return func() tea.Msg {
-		changes, err := diff(base)
+		changes, err := d.Diff(base)
 		return funcMsg(func(m *model) tea.Cmd { return m.commit(m.renderChanges(changes, err)) })
 	}
 }

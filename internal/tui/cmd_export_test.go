@@ -26,7 +26,10 @@ func TestExportCommand(t *testing.T) {
 	h := newHarness(t, nil, nil)
 	root := t.TempDir()
 	h.m.cfg.Root = root
-	h.m.cfg.Extra.History = func() []llm.Message { return sampleHistory }
+	h.m.cfg.Session = struct {
+		bare
+		Conversation
+	}{bare{}, messagesFunc(func() []llm.Message { return sampleHistory })}
 	h.m.cfg.Extra.Now = func() time.Time { return time.Date(2026, 12, 3, 17, 5, 9, 0, time.UTC) }
 	h.typeText("/export")
 	h.enter()
@@ -62,7 +65,10 @@ func TestExportCommand(t *testing.T) {
 
 func TestCopyCommand(t *testing.T) {
 	h := newHarness(t, nil, nil)
-	h.m.cfg.Extra.History = func() []llm.Message { return sampleHistory[:3] }
+	h.m.cfg.Session = struct {
+		bare
+		Conversation
+	}{bare{}, messagesFunc(func() []llm.Message { return sampleHistory[:3] })}
 	h.typeText("/copy")
 	_, cmd := h.m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
 	msgs := make(chan tea.Msg, 8)
@@ -85,13 +91,16 @@ func TestCopyCommand(t *testing.T) {
 
 func TestDiffCommand(t *testing.T) {
 	h := newHarness(t, nil, nil)
-	h.m.cfg.Extra.Diff = func(context.Context) ([]FileChange, error) {
+	h.m.cfg.Session = struct {
+		bare
+		Differ
+	}{bare{}, diffFunc(func(context.Context) ([]FileChange, error) {
 		return []FileChange{
 			{Op: 'M', Path: "main.go", Old: "package main\n\nfunc main() {}\n", New: "package main\n\nfunc main() { run() }\n"},
 			{Op: '+', Path: "new.txt", New: "hello\n"},
 			{Op: '-', Path: "logo.png", Binary: true},
 		}, nil
-	}
+	})}
 	h.typeText("/diff")
 	h.enter()
 	h.pumpUntil(isFunc)
@@ -101,7 +110,10 @@ func TestDiffCommand(t *testing.T) {
 			t.Errorf("/diff lacks %q:\n%s", want, p)
 		}
 	}
-	h.m.cfg.Extra.Diff = func(context.Context) ([]FileChange, error) { return nil, errors.New("no checkpoints") }
+	h.m.cfg.Session = struct {
+		bare
+		Differ
+	}{bare{}, diffFunc(func(context.Context) ([]FileChange, error) { return nil, errors.New("no checkpoints") })}
 	h.typeText("/diff")
 	h.enter()
 	h.pumpUntil(isFunc)

@@ -29,10 +29,11 @@ func kTokens(n int) string {
 }
 
 func (m *model) contextCommand(string) tea.Cmd {
-	if m.cfg.Extra.Context == nil {
+	s, ok := probe[ContextMeter](m)
+	if !ok {
 		return m.unavailable("/context")
 	}
-	u := m.cfg.Extra.Context()
+	u := s.ContextUse()
 	pct := func(n int) string {
 		if u.Window <= 0 {
 			return ""
@@ -62,13 +63,14 @@ func (m *model) contextCommand(string) tea.Cmd {
 }
 
 func (m *model) permissionsCommand(arg string) tea.Cmd {
-	if m.cfg.Extra.Rules == nil {
+	s, ok := probe[RuleEditor](m)
+	if !ok {
 		return m.unavailable("/permissions")
 	}
 	if arg != "" {
-		return m.editRule(arg)
+		return m.editRule(s, arg)
 	}
-	rules := m.cfg.Extra.Rules()
+	rules := s.Rules()
 	var b strings.Builder
 	fmt.Fprintf(&b, "Approval mode: %s\n", m.mode())
 	for _, list := range []string{"deny", "ask", "allow"} {
@@ -91,10 +93,7 @@ func (m *model) permissionsCommand(arg string) tea.Cmd {
 	return m.commit(b.String())
 }
 
-func (m *model) editRule(arg string) tea.Cmd {
-	if m.cfg.Extra.EditRule == nil {
-		return m.unavailable("/permissions " + arg)
-	}
+func (m *model) editRule(s RuleEditor, arg string) tea.Cmd {
 	verb, rest, _ := strings.Cut(arg, " ")
 	rest = strings.TrimSpace(rest)
 	where := "session"
@@ -109,9 +108,9 @@ func (m *model) editRule(arg string) tea.Cmd {
 		if rest == "" {
 			return m.commit(m.st.err.Render("✗ /permissions " + verb + " needs a rule, such as Bash(npm test:*)"))
 		}
-		err = m.cfg.Extra.EditRule(true, verb, rest, where)
+		err = s.EditRule(true, verb, rest, where)
 	case "remove":
-		err = m.cfg.Extra.EditRule(false, "allow", rest, "session")
+		err = s.EditRule(false, "allow", rest, "session")
 	default:
 		return m.commit(m.st.err.Render("✗ /permissions: say allow RULE, or remove RULE"))
 	}
@@ -128,13 +127,14 @@ func (m *model) editRule(arg string) tea.Cmd {
 }
 
 func (m *model) mcpCommand(string) tea.Cmd {
-	if m.cfg.Extra.MCP == nil {
+	s, ok := probe[MCPLister](m)
+	if !ok {
 		if prompts := m.mcpPromptsList(); prompts != nil {
 			return prompts
 		}
 		return m.unavailable("/mcp")
 	}
-	servers := m.cfg.Extra.MCP()
+	servers := s.MCPStatus()
 	if len(servers) == 0 {
 		return m.commit(m.st.dim.Render("no MCP servers are configured (mcpServers in settings.json)"))
 	}
@@ -155,10 +155,11 @@ func (m *model) mcpServersList(servers []MCPInfo) tea.Cmd {
 }
 
 func (m *model) agentsCommand(string) tea.Cmd {
-	if m.cfg.Extra.Agents == nil {
+	s, ok := probe[AgentLister](m)
+	if !ok {
 		return m.unavailable("/agents")
 	}
-	agents := m.cfg.Extra.Agents()
+	agents := s.Agents()
 	if len(agents) == 0 {
 		return m.commit(m.st.dim.Render("no subagents are offered in this session"))
 	}

@@ -10,9 +10,12 @@ import (
 
 func TestContextCommand(t *testing.T) {
 	h := newHarness(t, nil, nil)
-	h.m.cfg.Extra.Context = func() ContextUse {
+	h.m.cfg.Session = struct {
+		bare
+		ContextMeter
+	}{bare{}, meter{use: func() ContextUse {
 		return ContextUse{Window: 128000, System: 3200, Tools: 5100, History: 12000, Total: 20300, Reported: 19800}
-	}
+	}}}
 	h.typeText("/context")
 	h.enter()
 	p := h.printed()
@@ -26,16 +29,18 @@ func TestContextCommand(t *testing.T) {
 
 func TestPermissionsCommand(t *testing.T) {
 	h := newHarness(t, nil, nil)
-	rules := []RuleInfo{{"deny", "Read(.env)", "/p/.ply/settings.json"}, {"allow", "Bash(git status:*)", "this session"}}
+	rules := []RuleInfo{{List: "deny", Rule: "Read(.env)", Source: "/p/.ply/settings.json"}, {List: "allow", Rule: "Bash(git status:*)", Source: "this session"}}
 	var edits []string
-	h.m.cfg.Extra.Rules = func() []RuleInfo { return rules }
-	h.m.cfg.Extra.EditRule = func(add bool, list, rule, where string) error {
+	h.m.cfg.Session = struct {
+		bare
+		RuleEditor
+	}{bare{}, ruleBook{list: func() []RuleInfo { return rules }, edit: func(add bool, list, rule, where string) error {
 		if rule == "Bash(" {
 			return errors.New("rule Bash( does not parse")
 		}
 		edits = append(edits, strings.Join([]string{map[bool]string{true: "add", false: "remove"}[add], list, rule, where}, " "))
 		return nil
-	}
+	}}}
 	h.typeText("/permissions")
 	h.enter()
 	p := h.printed()
@@ -65,12 +70,15 @@ func TestMCPAndAgentsCommands(t *testing.T) {
 	if !strings.Contains(h.printed(), "/mcp is not available") {
 		t.Fatal(h.printed())
 	}
-	h.m.cfg.Extra.MCP = func() []MCPInfo {
+	h.m.cfg.Session = struct {
+		bare
+		MCPLister
+		AgentLister
+	}{bare{}, mcpStatusFunc(func() []MCPInfo {
 		return []MCPInfo{{Name: "github", Status: "connected", Tools: []string{"create_issue", "list_prs"}}, {Name: "db", Status: "failed: exit status 1"}}
-	}
-	h.m.cfg.Extra.Agents = func() []AgentInfo {
+	}), agentsFunc(func() []AgentInfo {
 		return []AgentInfo{{Name: "explore", Description: "reads and searches", Source: "built in"}}
-	}
+	})}
 	h.typeText("/mcp")
 	h.enter()
 	h.typeText("/agents")

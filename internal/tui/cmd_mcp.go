@@ -12,27 +12,27 @@ import (
 	"github.com/plyhq/ply/internal/llm"
 )
 
-// MCPPrompt is an MCP server's prompt, a slash command: /mcp__server__name.
-type MCPPrompt struct {
-	Command     string
-	Description string
-	// Args names its arguments, in order.
-	Args []string
-}
-
-// mcpPromptTimeout bounds rendering one prompt on its server.
-const mcpPromptTimeout = time.Minute
+// mcpPromptTimeout bounds rendering one prompt on its server;
+// mcpListTimeout listing them.
+const (
+	mcpPromptTimeout = time.Minute
+	mcpListTimeout   = 5 * time.Second
+)
 
 // mcpPromptsList lists the servers' prompts, for /mcp (cmd_info.go); nil
 // when the session has no MCP prompts to offer.
 func (m *model) mcpPromptsList() tea.Cmd {
-	if m.cfg.MCPPrompts == nil {
+	s, ok := probe[MCPPrompter](m)
+	if !ok {
 		return nil
 	}
-	// Listing asks every server: off the UI goroutine.
-	list := m.cfg.MCPPrompts
+	// Listing asks every server: off the UI goroutine, waiting a while
+	// for those still starting.
+	base := m.base
 	return func() tea.Msg {
-		ps := list()
+		ctx, cancel := context.WithTimeout(base, mcpListTimeout)
+		defer cancel()
+		ps := s.MCPPrompts(ctx)
 		return funcMsg(func(m *model) tea.Cmd { return m.showMCPPrompts(ps) })
 	}
 }
@@ -59,7 +59,7 @@ func (m *model) showMCPPrompts(ps []MCPPrompt) tea.Cmd {
 // mcpPromptCommand is the command of an MCP prompt, or nil when name is
 // not one.
 func (m *model) mcpPromptCommand(name string) *slashCommand {
-	if !strings.HasPrefix(name, "/mcp__") || m.cfg.GetMCPPrompt == nil {
+	if _, ok := probe[MCPPrompter](m); !ok || !strings.HasPrefix(name, "/mcp__") {
 		return nil
 	}
 	return &slashCommand{name: name, idle: true, run: func(m *model, arg string) tea.Cmd { return m.runMCPPrompt(name, arg) }}
@@ -68,12 +68,13 @@ func (m *model) mcpPromptCommand(name string) *slashCommand {
 // runMCPPrompt renders the prompt on its server, off the UI goroutine,
 // then sends it as the user's prompt; the command line is what is shown.
 func (m *model) runMCPPrompt(name, arg string) tea.Cmd {
-	get, base := m.cfg.GetMCPPrompt, m.base
+	s, _ := probe[MCPPrompter](m)
+	base := m.base
 	line := strings.TrimSpace(name + " " + arg)
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(base, mcpPromptTimeout)
 		defer cancel()
-		text, err := get(ctx, name, arg)
+		text, err := s.GetMCPPrompt(ctx, name, arg)
 		return funcMsg(func(m *model) tea.Cmd {
 			if err != nil {
 				return m.commit(m.st.err.Render(sanitize(fmt.Sprintf("%s: %v", name, err))))

@@ -11,16 +11,18 @@ func mcpHarness(t *testing.T) (*harness, *recorder, *[]string) {
 	rec := &recorder{}
 	h := newHarness(t, rec, nil)
 	var got []string
-	h.m.cfg.MCPPrompts = func() []MCPPrompt {
+	h.m.cfg.Session = struct {
+		bare
+		MCPPrompter
+	}{bare{}, prompter{list: func() []MCPPrompt {
 		return []MCPPrompt{{Command: "/mcp__kb__explain", Description: "Explain a key.", Args: []string{"key"}}}
-	}
-	h.m.cfg.GetMCPPrompt = func(_ context.Context, command, args string) (string, error) {
+	}, get: func(_ context.Context, command, args string) (string, error) {
 		got = append(got, command+"|"+args)
 		if args == "" {
 			return "", errors.New("missing required argument(s): key")
 		}
 		return "Explain the key " + args + " in one line.", nil
-	}
+	}}}
 	return h, rec, &got
 }
 

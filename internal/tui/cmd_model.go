@@ -16,8 +16,10 @@ import (
 // refused with the closest ones, unless --force says it is meant.
 func (m *model) pickModel(arg string) tea.Cmd {
 	var models []string
-	if m.cfg.Extra.Models != nil {
-		models = m.cfg.Extra.Models()
+	if s, ok := probe[ModelLister](m); ok {
+		for _, md := range s.Models() {
+			models = append(models, md.ID)
+		}
 	}
 	if arg == "" {
 		return m.commit(m.modelList(models))

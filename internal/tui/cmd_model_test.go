@@ -3,13 +3,19 @@ package tui
 import (
 	"strings"
 	"testing"
+
+	"github.com/plyhq/ply/internal/info"
 )
 
 func TestModelCommand(t *testing.T) {
 	h := newHarness(t, nil, nil)
 	var set []string
-	h.m.cfg.Session = &session{setModel: func(name string) error { set = append(set, name); return nil }}
-	h.m.cfg.Extra.Models = func() []string { return []string{"test-model", "gpt-4.1-mini", "claude-sonnet-4-5"} }
+	h.m.cfg.Session = struct {
+		*session
+		ModelLister
+	}{&session{setModel: func(name string) error { set = append(set, name); return nil }}, modelsFunc(func() []info.Model {
+		return []info.Model{{ID: "test-model"}, {ID: "gpt-4.1-mini"}, {ID: "claude-sonnet-4-5"}}
+	})}
 	run := func(s string) {
 		h.typeText(s)
 		h.enter()

@@ -20,15 +20,16 @@ func (m *model) bang(command string) tea.Cmd {
 	if command == "" {
 		return m.commit(m.st.dim.Render("type a shell command after ! to run it"))
 	}
-	if m.cfg.Extra.RunShell == nil {
+	sh, ok := probe[ShellRunner](m)
+	if !ok {
 		return m.unavailable("!command")
 	}
 	if m.cmds.shellRunning {
 		return m.commit(m.st.warn.Render("a shell command is running: wait for it"))
 	}
-	ctx, run := m.startShell(), m.cfg.Extra.RunShell
+	ctx := m.startShell()
 	return tea.Batch(m.commit(m.renderUser("!"+command)+"\n"+m.st.dim.Render("  running… (esc to stop)")), func() tea.Msg {
-		out, code, err := run(ctx, command)
+		out, code, err := sh.RunShell(ctx, command)
 		return funcMsg(func(m *model) tea.Cmd { return m.bangDone(command, out, code, err) })
 	})
 }

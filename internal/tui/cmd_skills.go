@@ -10,22 +10,16 @@ import (
 	"github.com/plyhq/ply/internal/llm"
 )
 
-// SkillInfo is one skill as /skills lists it.
-type SkillInfo struct {
-	Name, Description string
-	// Path is its SKILL.md; Source is "user" or "project".
-	Path, Source string
-}
-
 func init() {
 	registerCommand(slashCommand{name: "/skills", help: "list the skills; type /name [args] to use one", run: (*model).skillsCommand})
 }
 
 func (m *model) skillsCommand(string) tea.Cmd {
-	if m.cfg.Skills == nil {
+	sk, ok := probe[SkillRunner](m)
+	if !ok {
 		return m.unavailable("/skills")
 	}
-	list := m.cfg.Skills()
+	list := sk.SkillList()
 	if len(list) == 0 {
 		return m.commit(m.st.dim.Render("no skills: put a folder with a SKILL.md in ~/.ply/skills or the project's .ply/skills"))
 	}
@@ -47,12 +41,13 @@ func (m *model) skillsCommand(string) tea.Cmd {
 // when there is none: the skill's text goes to the model as the prompt,
 // as if typed, and the transcript shows what the user typed.
 func (m *model) skillCommand(name, arg string) tea.Cmd {
-	if m.cfg.Skills == nil || m.cfg.InvokeSkill == nil {
+	sk, ok := probe[SkillRunner](m)
+	if !ok {
 		return nil
 	}
 	skill := strings.TrimPrefix(name, "/")
 	found := false
-	for _, s := range m.cfg.Skills() {
+	for _, s := range sk.SkillList() {
 		found = found || s.Name == skill
 	}
 	if !found {
@@ -61,7 +56,7 @@ func (m *model) skillCommand(name, arg string) tea.Cmd {
 	if m.busy || m.compacting {
 		return m.notIdle(name)
 	}
-	prompt, err := m.cfg.InvokeSkill(skill, arg)
+	prompt, err := sk.InvokeSkill(skill, arg)
 	if err != nil {
 		return m.commit(m.st.err.Render("✗ " + err.Error()))
 	}

@@ -32,17 +32,19 @@ func TestSkillCommands(t *testing.T) {
 		return []turn.Event{turn.Content{Text: "done"}, turn.Finished{}}
 	})
 	h := newHarness(t, rounds, nil)
-	h.m.cfg.Skills = func() []SkillInfo {
-		return []SkillInfo{{Name: "review", Description: "Review a branch\nmore", Path: "/home/u/.ply/skills/review/SKILL.md", Source: "user"}}
-	}
 	var invoked []string
-	h.m.cfg.InvokeSkill = func(name, args string) (string, error) {
+	h.m.cfg.Session = struct {
+		bare
+		SkillRunner
+	}{bare{}, skillSet{list: func() []SkillInfo {
+		return []SkillInfo{{Name: "review", Description: "Review a branch\nmore", Path: "/home/u/.ply/skills/review/SKILL.md", Source: "user"}}
+	}, invoke: func(name, args string) (string, error) {
 		invoked = append(invoked, name+"|"+args)
 		if args == "fail" {
 			return "", errors.New("cannot today")
 		}
 		return "/review " + args + "\n\n<skill>REVIEW BODY</skill>", nil
-	}
+	}}}
 
 	h.typeText("/skills")
 	h.press(tea.KeyEnter, 0)
@@ -108,8 +110,10 @@ func TestSkillFromDiskByName(t *testing.T) {
 		}
 		return []turn.Event{turn.Finished{}}
 	}), nil)
-	h.m.cfg.Skills = func() []SkillInfo { return []SkillInfo{{Name: "deploy"}} }
-	h.m.cfg.InvokeSkill = set.Invoke
+	h.m.cfg.Session = struct {
+		bare
+		SkillRunner
+	}{bare{}, skillSet{list: func() []SkillInfo { return []SkillInfo{{Name: "deploy"}} }, invoke: set.Invoke}}
 	if _, err := ws.ResolveRead(filepath.Join(d, "deploy.sh")); err == nil {
 		t.Fatal("the skill's folder is readable before /deploy")
 	}

@@ -10,83 +10,20 @@ import (
 	"github.com/plyhq/ply/internal/llm"
 )
 
-// Extra is what the commands of the cmd_*.go files reach in the core.
-// Every callback is optional: a command whose callback is nil says it is
-// not available.
+// Extra is what the commands of the cmd_*.go files are given beyond
+// the session they probe (session.go).
 type Extra struct {
-	// Custom are the custom slash commands (internal/commands).
+	// Custom are the custom slash commands (internal/customcmd).
 	Custom []customcmd.Command
-	// RunShell runs a command as the user would in their shell: !cmd
-	// typed at the prompt, or a custom command's !`cmd` once the user
-	// said yes. output is what it printed, stdout and stderr together;
-	// code is its exit status.
-	RunShell func(ctx context.Context, command string) (output string, code int, err error)
-	// History returns the conversation as the model has it (/export,
-	// /copy).
-	History func() []llm.Message
-	// Diff lists what this session changed in the workspace (/diff).
-	Diff func(ctx context.Context) ([]FileChange, error)
-	// Context says what fills the model's window (/context).
-	Context func() ContextUse
-	// Rules lists the permission rules; EditRule adds (add true) or
-	// removes one, for the session ("session") or saved to the project's
-	// or the user's settings ("project", "user") (/permissions).
-	Rules    func() []RuleInfo
-	EditRule func(add bool, list, rule, where string) error
-	// MCP lists the MCP servers (/mcp); Agents the subagents (/agents).
-	MCP    func() []MCPInfo
-	Agents func() []AgentInfo
-	// Models lists the models /model offers, the current one included.
-	Models func() []string
-	// Theme is the theme at start ("dark", "light" or ""); SaveTheme
-	// keeps a /theme choice in the user's settings.
-	Theme     string
-	SaveTheme func(name string) error
+	// Theme is the theme at start ("dark", "light" or "").
+	Theme string
 	// Now, when set, is the clock (/export's file name); tests fix it.
 	Now func() time.Time
-
-	// hooks: OnIdle is called once the UI has waited
-	// IdleDelay (default DefaultIdleDelay) for the user's input after the
-	// agent finished, once per idle period (the Notification hooks'
-	// idle_prompt).
-	OnIdle    func(ctx context.Context)
+	// IdleDelay is how long the UI waits for the user's input after the
+	// agent finished before it tells the session (IdleNotifier);
+	// default DefaultIdleDelay.
 	IdleDelay time.Duration
-	// UseCustom is told which custom command's prompt is sent next, just
-	// before it is: its allowed-tools and model hold for that prompt.
-	UseCustom func(c customcmd.Command)
 }
-
-// FileChange is one file /diff shows: how it changed, and its text
-// before and after ("" for an added or removed side, or for content that
-// was not kept).
-type FileChange struct {
-	Op        byte // '+', '-' or 'M'
-	Path      string
-	Old, New  string
-	Binary    bool
-	NoContent bool // the old content was not saved (over the size cap)
-}
-
-// ContextUse breaks the context window down by token estimates.
-type ContextUse struct {
-	Window                        int
-	System, Tools, History, Total int
-	// Reported is the prompt tokens the provider reported for the last
-	// request (0 when none).
-	Reported int
-}
-
-// RuleInfo is one permission rule and where it comes from.
-type RuleInfo struct{ List, Rule, Source string }
-
-// MCPInfo is one MCP server, its state and its tools.
-type MCPInfo struct {
-	Name, Status string
-	Tools        []string
-}
-
-// AgentInfo is one subagent definition.
-type AgentInfo struct{ Name, Description, Source string }
 
 // cmdState is the state of the commands of the cmd_*.go files.
 type cmdState struct {

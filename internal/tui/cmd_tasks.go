@@ -23,15 +23,16 @@ func init() {
 }
 
 func (m *model) tasksCommand(arg string) tea.Cmd {
-	if m.cfg.Tasks == nil {
+	tl, ok := probe[TaskLister](m)
+	if !ok {
 		return m.unavailable("/tasks")
 	}
 	verb, id, _ := strings.Cut(arg, " ")
 	switch verb {
 	case "":
-		return m.commit(m.tasksText(m.cfg.Tasks()))
+		return m.commit(m.tasksText(tl.BackgroundTasks()))
 	case "stop":
-		return m.stopTask(strings.TrimSpace(id))
+		return m.stopTask(tl, strings.TrimSpace(id))
 	}
 	return m.commit(m.st.err.Render("usage: /tasks, or /tasks stop ID"))
 }
@@ -87,8 +88,8 @@ func tasksAge(d time.Duration) string {
 // stopTask stops the task id, or the only running one when id is "".
 // Stopping can take a second (SIGTERM, then SIGKILL): it runs off the
 // UI's goroutine and reports with a notice.
-func (m *model) stopTask(id string) tea.Cmd {
-	tasks := m.cfg.Tasks()
+func (m *model) stopTask(tl TaskLister, id string) tea.Cmd {
+	tasks := tl.BackgroundTasks()
 	var task tools.Task
 	var running []string
 	for _, t := range tasks {
@@ -101,7 +102,7 @@ func (m *model) stopTask(id string) tea.Cmd {
 		}
 	}
 	if id == "" && len(running) == 1 {
-		return m.stopTask(running[0])
+		return m.stopTask(tl, running[0])
 	}
 	if task == nil {
 		msg := "no background task " + id

@@ -71,7 +71,10 @@ func TestTasksCommandListsAndStops(t *testing.T) {
 	server := &fakeTask{info: tools.TaskInfo{ID: "bg-1", Kind: "shell", Title: "npm run dev", Running: true, Status: "running",
 		Started: time.Now().Add(-90 * time.Second), OutputFile: "/s/shell-bg-1.txt", Last: []string{"compiling", "ready on :3000", "GET / 200\x1b[2J"}}}
 	build := &fakeTask{info: tools.TaskInfo{ID: "bg-2", Kind: "shell", Title: "make", Status: "exit code 2", Started: time.Now(), Last: []string{"error: boom"}}}
-	h.m.cfg.Tasks = func() []tools.Task { return []tools.Task{server, build} }
+	h.m.cfg.Session = struct {
+		bare
+		TaskLister
+	}{bare{}, tasksFunc(func() []tools.Task { return []tools.Task{server, build} })}
 
 	h.typeText("/tasks")
 	h.press(tea.KeyEnter, 0)
@@ -107,7 +110,10 @@ func TestTasksCommandWithoutTasks(t *testing.T) {
 	if !strings.Contains(h.printed(), "/tasks is not available") {
 		t.Fatalf("without a task source:\n%s", h.printed())
 	}
-	h.m.cfg.Tasks = func() []tools.Task { return nil }
+	h.m.cfg.Session = struct {
+		bare
+		TaskLister
+	}{bare{}, tasksFunc(func() []tools.Task { return nil })}
 	h.typeText("/tasks")
 	h.press(tea.KeyEnter, 0)
 	if !strings.Contains(h.printed(), "no background tasks") {
@@ -115,7 +121,10 @@ func TestTasksCommandWithoutTasks(t *testing.T) {
 	}
 	// With one task running, stop needs no ID.
 	only := &fakeTask{info: tools.TaskInfo{ID: "bg-3", Title: "sleep 60", Running: true, Status: "running"}}
-	h.m.cfg.Tasks = func() []tools.Task { return []tools.Task{only} }
+	h.m.cfg.Session = struct {
+		bare
+		TaskLister
+	}{bare{}, tasksFunc(func() []tools.Task { return []tools.Task{only} })}
 	if _, ok := runCmd(t, lookupCommand("/tasks").run(h.m, "stop")); !ok || only.stopped != 1 {
 		t.Fatalf("stop without an ID did not stop the one running task")
 	}

@@ -56,8 +56,8 @@ func (m *model) themeCommand(arg string) tea.Cmd {
 	}
 	m.applyTheme(name)
 	msg := "theme set to " + name
-	if m.cfg.Extra.SaveTheme != nil {
-		if err := m.cfg.Extra.SaveTheme(name); err != nil {
+	if s, ok := probe[ThemeSaver](m); ok {
+		if err := s.SaveTheme(name); err != nil {
 			msg += " for this session (not saved: " + err.Error() + ")"
 		} else {
 			msg += " and saved in your settings"

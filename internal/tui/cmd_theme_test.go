@@ -9,7 +9,10 @@ import (
 func TestThemeCommand(t *testing.T) {
 	h := newHarness(t, nil, nil) // NO_COLOR
 	var saved []string
-	h.m.cfg.Extra.SaveTheme = func(name string) error { saved = append(saved, name); return nil }
+	h.m.cfg.Session = struct {
+		bare
+		ThemeSaver
+	}{bare{}, themeFunc(func(name string) error { saved = append(saved, name); return nil })}
 	for _, s := range []string{"/theme", "/theme light", "/theme sepia"} {
 		h.typeText(s)
 		h.enter()
@@ -29,7 +32,10 @@ func TestThemeCommand(t *testing.T) {
 
 	// With colour, the palettes differ, and a failed save still switches.
 	h.m.cfg.NoColor = false
-	h.m.cfg.Extra.SaveTheme = func(string) error { return errors.New("read-only home") }
+	h.m.cfg.Session = struct {
+		bare
+		ThemeSaver
+	}{bare{}, themeFunc(func(string) error { return errors.New("read-only home") })}
 	h.typeText("/theme light")
 	h.enter()
 	light := h.m.st.warn.Render("x")

@@ -117,8 +117,8 @@ func (m *model) command(text string) tea.Cmd {
 }
 
 func (m *model) clearCommand(string) tea.Cmd {
-	if m.cfg.Clear != nil {
-		m.cfg.Clear()
+	if s, ok := probe[Clearer](m); ok {
+		s.Clear()
 	}
 	m.stats.usage, m.todos, m.lastThought, m.retryable, m.lastCards = llm.Usage{}, nil, "", false, nil
 	m.refreshContext()
@@ -155,10 +155,11 @@ func (m *model) approvalCommand(arg string) tea.Cmd {
 }
 
 func (m *model) resumeCommand(string) tea.Cmd {
-	if m.cfg.Sessions == nil || m.cfg.Resume == nil {
+	s, ok := probe[SessionSwitcher](m)
+	if !ok {
 		return m.unavailable("/resume")
 	}
-	list, err := m.cfg.Sessions()
+	list, err := s.Sessions()
 	if err != nil {
 		return m.commit(m.st.err.Render("✗ listing sessions: " + err.Error()))
 	}
@@ -170,12 +171,13 @@ func (m *model) resumeCommand(string) tea.Cmd {
 }
 
 func (m *model) toolsCommand(string) tea.Cmd {
-	if m.cfg.Tools == nil {
+	s, ok := probe[ToolLister](m)
+	if !ok {
 		return m.unavailable("/tools")
 	}
 	var b strings.Builder
 	b.WriteString("Tools:")
-	for _, t := range m.cfg.Tools() {
+	for _, t := range s.Tools() {
 		first, _, _ := strings.Cut(strings.TrimSpace(t.Description), "\n")
 		fmt.Fprintf(&b, "\n  %s  %s", m.st.bold.Render(t.Name), m.st.dim.Render(abbreviate(first, max(m.width-len(t.Name)-6, 10))))
 	}
@@ -183,10 +185,11 @@ func (m *model) toolsCommand(string) tea.Cmd {
 }
 
 func (m *model) memoryCommand(string) tea.Cmd {
-	if m.cfg.Memory == nil {
+	s, ok := probe[MemoryLister](m)
+	if !ok {
 		return m.unavailable("/memory")
 	}
-	files := m.cfg.Memory()
+	files := s.Memory()
 	if len(files) == 0 {
 		return m.commit(m.st.dim.Render("no instruction files (PLY.md, AGENTS.md, …) are loaded"))
 	}
@@ -314,7 +317,11 @@ func (m *model) resume(s SessionInfo) tea.Cmd {
 	if s.Current {
 		return m.commit(m.st.dim.Render("that is the session you are in"))
 	}
-	h, err := m.cfg.Resume(s.ID)
+	sw, ok := probe[SessionSwitcher](m)
+	if !ok {
+		return m.unavailable("/resume")
+	}
+	h, err := sw.Switch(s.ID)
 	if err != nil {
 		return m.commit(m.st.err.Render("✗ resuming " + s.ID + ": " + err.Error()))
 	}

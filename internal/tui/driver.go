@@ -94,12 +94,12 @@ func (u *UI) Approve(ctx context.Context, c *scheduler.Call) (scheduler.Decision
 	}
 	reply := make(chan scheduler.Decision, 1)
 	msg := approvalMsg{call: viewOf(c), reply: reply, from: askerOf(ctx)}
-	if u.cfg.AlwaysScope != nil {
-		scope, ok := u.cfg.AlwaysScope(c)
-		if !ok {
-			scope = AlwaysScope{} // nothing can be remembered
+	if s, ok := u.cfg.Session.(AlwaysScoper); ok {
+		rules, desc := s.AlwaysScope(c)
+		if len(rules) == 0 {
+			desc = "" // nothing can be remembered
 		}
-		msg.scope, msg.hasScope = scope, true
+		msg.scope, msg.hasScope = AlwaysScope{Rules: rules, Desc: desc}, true
 	}
 	u.send(msg)
 	select {

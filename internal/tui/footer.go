@@ -92,10 +92,11 @@ func money(usd float64) string {
 
 // addCost prices one request's usage at the current model's prices.
 func (m *model) addCost(u *llm.Usage) {
-	if m.cfg.ModelInfo == nil {
+	s, ok := probe[ContextMeter](m)
+	if !ok {
 		return
 	}
-	info, _ := m.cfg.ModelInfo()
+	info, _ := s.ModelInfo()
 	if info.Prices.Zero() {
 		return
 	}

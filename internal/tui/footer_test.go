@@ -15,10 +15,12 @@ import (
 func TestFooterContextAndCost(t *testing.T) {
 	h := newHarness(t, nil, nil)
 	used := 0
-	h.m.cfg.ContextUsed = func() (int, int) { return used, 200_000 }
-	h.m.cfg.ModelInfo = func() (modelinfo.Info, bool) {
+	h.m.cfg.Session = struct {
+		bare
+		ContextMeter
+	}{bare{}, meter{used: func() (int, int) { return used, 200_000 }, info: func() (modelinfo.Info, bool) {
 		return modelinfo.Info{ContextWindow: 200_000, Prices: modelinfo.Prices{Input: 3, CachedInput: 0.3, Output: 15}}, true
-	}
+	}}}
 	h.m.busy, h.m.id = true, 1
 	used = 4200
 	h.update(eventMsg{id: 1, ev: turn.Finished{Usage: &llm.Usage{InputTokens: 4000, OutputTokens: 1000}}})

@@ -7,15 +7,15 @@ import (
 )
 
 // DefaultIdleDelay is how long the UI waits for the user's input after
-// the agent finished before it says so (Extra.OnIdle).
+// the agent finished before it tells the session (IdleNotifier).
 const DefaultIdleDelay = 60 * time.Second
 
 // armIdle starts the idle timer of the interaction that just finished.
 // The timer is tied to that interaction: if another one starts before it
-// runs out, it does nothing, so OnIdle is called at most once per idle
+// runs out, it does nothing, so the session is told at most once per idle
 // period.
 func (m *model) armIdle() tea.Cmd {
-	if m.cfg.Extra.OnIdle == nil || m.busy {
+	if s, ok := probe[IdleNotifier](m); !ok || !s.HasIdle() || m.busy {
 		return nil
 	}
 	delay := m.cfg.Extra.IdleDelay
@@ -28,15 +28,16 @@ func (m *model) armIdle() tea.Cmd {
 	})
 }
 
-// idle calls OnIdle, off the UI's goroutine, when the interaction id is
+// idle tells the session, off the UI's goroutine, when the interaction id is
 // still the last one and nothing runs.
 func (m *model) idle(id int) tea.Cmd {
 	if id != m.id || m.busy || m.compacting {
 		return nil
 	}
-	f, ctx := m.cfg.Extra.OnIdle, m.base
+	s, _ := probe[IdleNotifier](m)
+	ctx := m.base
 	return func() tea.Msg {
-		f(ctx)
+		s.Idle(ctx)
 		return nil
 	}
 }

@@ -16,7 +16,10 @@ func TestIdleNotification(t *testing.T) {
 	h := newHarness(t, nil, nil)
 	var fired atomic.Int32
 	h.m.cfg.Extra.IdleDelay = 20 * time.Millisecond
-	h.m.cfg.Extra.OnIdle = func(context.Context) { fired.Add(1) }
+	h.m.cfg.Session = struct {
+		bare
+		IdleNotifier
+	}{bare{}, idleFunc(func(context.Context) { fired.Add(1) })}
 
 	// The agent finishes; the user types nothing.
 	h.m.busy, h.m.id = true, 1

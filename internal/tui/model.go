@@ -253,10 +253,7 @@ func (m *model) resize(w, h int) tea.Cmd {
 func (m *model) submit(text string) tea.Cmd {
 	cmds := []tea.Cmd{m.commit(m.renderUser(text))}
 	m.stats.prompts++
-	sent := m.expandPastes(text)
-	if m.cfg.Expand != nil {
-		sent = m.cfg.Expand(sent)
-	}
+	sent := m.expandAtPaths(m.expandPastes(text))
 	return tea.Batch(append(cmds, m.start(append(m.takeShellContext(), llm.Part{Text: sent}), client.UserQuery))...)
 }
 
@@ -353,15 +350,23 @@ func (m *model) sendQueued(cancelled bool) tea.Cmd {
 }
 
 func (m *model) refreshContext() {
-	if m.cfg.ContextUsed == nil {
+	s, ok := probe[ContextMeter](m)
+	if !ok {
 		return
 	}
-	used, window := m.cfg.ContextUsed()
+	used, window := s.ContextUsed()
 	if window > 0 {
 		m.ctxPct = min(used*100/window, 999)
 	}
-	m.ctx = ctxFigure{used: used, window: window, known: true}
-	if m.cfg.ModelInfo != nil {
-		_, m.ctx.known = m.cfg.ModelInfo()
+	m.ctx = ctxFigure{used: used, window: window}
+	_, m.ctx.known = s.ModelInfo()
+}
+
+// expandAtPaths appends the contents of the prompt's @path references,
+// when the session does (Expander).
+func (m *model) expandAtPaths(prompt string) string {
+	if s, ok := probe[Expander](m); ok {
+		return s.ExpandAtPaths(prompt)
 	}
+	return prompt
 }

@@ -364,7 +364,10 @@ func TestLoopAndTypeAhead(t *testing.T) {
 func TestSlashCommands(t *testing.T) {
 	cleared := false
 	h := newHarness(t, nil, nil)
-	h.m.cfg.Clear = func() { cleared = true }
+	h.m.cfg.Session = struct {
+		*session
+		Clearer
+	}{&session{}, clearFunc(func() { cleared = true })}
 	h.typeText("/help")
 	h.press(tea.KeyEnter, 0)
 	if !strings.Contains(h.printed(), "/clear") {

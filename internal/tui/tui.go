@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -23,9 +22,6 @@ import (
 	"github.com/plyhq/ply/internal/inbox"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/loop"
-	"github.com/plyhq/ply/internal/modelinfo"
-	"github.com/plyhq/ply/internal/scheduler"
-	"github.com/plyhq/ply/internal/tools"
 )
 
 // Rounds is the client as the loop drives it: one round per call.
@@ -59,8 +55,6 @@ type Config struct {
 	FirstType client.SendType
 	// FirstPrompt, when set (-i), is submitted at start as if typed.
 	FirstPrompt string
-	// Clear, when set, starts a fresh conversation for /clear.
-	Clear func()
 	// Recorder, when set, keeps the session's record of each
 	// interaction's loop: checkpoints at round boundaries, compressions,
 	// the results of a batch cut short (Esc, a hook that stopped it),
@@ -70,68 +64,21 @@ type Config struct {
 	// When the model reaches it, the user is asked whether to go on; yes
 	// raises it. Nil: the interaction ends there.
 	TurnCap loop.TurnCap
-	// Expand, when set, rewrites a prompt before it is sent (the contents
-	// of @path references are appended).
-	Expand func(prompt string) string
 
-	// Session is the session the UI drives, probed for its controls
-	// (session.go): the approval mode, the model, /compress (which may
-	// take a model round-trip; the UI calls it off its own goroutine).
+	// Session is the session the UI drives, probed for its controls and
+	// what its commands reach (session.go): the approval mode, the
+	// model, /compress (which may take a model round-trip; the UI calls
+	// it off its own goroutine), the rules, the saved sessions, …
 	Session Session
-	// ContextUsed estimates the tokens of the history and the model's
-	// window, for the footer's percentage.
-	ContextUsed func() (used, window int)
-	// AlwaysScope, when set, says what answering "allow always" to a call
-	// would allow, for the dialog to show; ok false means nothing can be
-	// remembered for that call, and the option is not offered. Unset, the
-	// dialog says the whole tool.
-	AlwaysScope func(c *scheduler.Call) (scope AlwaysScope, ok bool)
-	// SaveRules, when set, appends allow rules to the permissions.allow
-	// list of the settings file at path; the dialog offers it for
-	// ProjectSettings and UserSettings, the files' paths, when not "".
-	SaveRules                     func(path string, rules []string) error
-	ProjectSettings, UserSettings string
-	// Sessions lists this workspace's saved sessions, newest first, and
-	// Resume switches to one, returning its history (/resume).
-	Sessions func() ([]SessionInfo, error)
-	Resume   func(id string) ([]llm.Message, error)
-	// Tools lists the tools the model is offered (/tools).
-	Tools func() []ToolInfo
-	// Memory lists the instruction files loaded into the system prompt
-	// (/memory).
-	Memory func() []MemoryFile
-	// Background tasks: Tasks lists the session's background
-	// work (shell jobs and any other kind) for /tasks, which can stop one.
-	Tasks func() []tools.Task
-
-	// Skills (cmd_skills.go): Skills lists the skills (/skills);
-	// InvokeSkill activates one for the user's /name args and returns
-	// the prompt to send.
-	Skills      func() []SkillInfo
-	InvokeSkill func(name, args string) (string, error)
-
 	// Background work (inbox.go): Inbox, when set, holds the rounds no
 	// user typed (notifications, schedules, teammates); each starts when
 	// the UI is idle, but a teammate's message that arrives while tools
 	// run joins their results.
 	Inbox *inbox.Inbox
 
-	// MCP server prompts as slash commands (cmd_mcp.go).
-	// MCPPrompts lists them (/mcp); GetMCPPrompt renders the prompt of
-	// command (/mcp__server__prompt) with the arguments typed after it
-	// into the text sent as the user's prompt. It may take a round trip
-	// to the server: the UI calls it off its own goroutine.
-	MCPPrompts   func() []MCPPrompt
-	GetMCPPrompt func(ctx context.Context, command, args string) (string, error)
-
-	// tuicmds: what the commands of cmd_*.go reach (custom commands, !cmd,
-	// /export, /copy, /diff, /context, /permissions, /mcp, /agents, /theme).
+	// Extra is what the commands of cmd_*.go are given beyond the
+	// session: the custom commands, the theme, the clock.
 	Extra Extra
-
-	// tuientry: model facts. ModelInfo gives the current model's window
-	// and prices (from settings or the built-in table); known is false
-	// when its window is not known and ContextUsed's is assumed.
-	ModelInfo func() (info modelinfo.Info, known bool)
 
 	// In and Out are the terminal; nil means the process's own.
 	In  io.Reader
@@ -142,24 +89,6 @@ type Config struct {
 	// Size, when non-zero, is the initial window size; tests without a
 	// terminal use it.
 	Width, Height int
-}
-
-// SessionInfo is one saved session as the /resume picker lists it.
-type SessionInfo struct {
-	ID          string
-	Modified    time.Time
-	Turns       int
-	FirstPrompt string
-	Current     bool
-}
-
-// ToolInfo is one tool as /tools lists it.
-type ToolInfo struct{ Name, Description string }
-
-// MemoryFile is one loaded instruction file as /memory lists it.
-type MemoryFile struct {
-	Path  string
-	Bytes int
 }
 
 // UI is one interactive session. Build it first so that the scheduler can
