@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -18,120 +16,6 @@ const mcpAddUsage = "usage: ply mcp add [--scope user|project] [-e KEY=VALUE]...
 	"       ply mcp remove [--scope user|project] NAME\n" +
 	"       ply mcp login [--device] NAME | ply mcp logout NAME   (OAuth for HTTP servers that require it)"
 
-// mcpAdd is the parsed command line of `ply mcp add`.
-type mcpAdd struct {
-	scope     string
-	transport string
-	env       map[string]string
-	headers   map[string]string
-	name      string
-	target    []string // command and args, or the URL
-}
-
-// parseMCPAdd reads `ply mcp add` arguments as `claude mcp add` takes
-// them: options (anywhere before the command, or before "--"), the name,
-// then the command and its arguments or the URL.
-func parseMCPAdd(args []string) (mcpAdd, error) {
-	a := mcpAdd{scope: "user", transport: "stdio"}
-	var pos []string
-	for i := 0; i < len(args); i++ {
-		arg := args[i]
-		if arg == "--" {
-			pos = append(pos, args[i+1:]...)
-			break
-		}
-		if len(pos) >= 2 || !strings.HasPrefix(arg, "-") {
-			// After the name and the command, everything is the
-			// command's.
-			pos = append(pos, arg)
-			continue
-		}
-		name, val, hasVal := strings.Cut(arg, "=")
-		if !hasVal {
-			if i+1 >= len(args) {
-				return a, fmt.Errorf("%s needs a value", arg)
-			}
-			i++
-			val = args[i]
-		}
-		switch name {
-		case "-s", "--scope":
-			a.scope = val
-		case "-t", "--transport":
-			a.transport = val
-		case "-e", "--env":
-			k, v, ok := strings.Cut(val, "=")
-			if !ok || k == "" {
-				return a, fmt.Errorf("-e %q: want KEY=VALUE", val)
-			}
-			if a.env == nil {
-				a.env = map[string]string{}
-			}
-			a.env[k] = v
-		case "-H", "--header":
-			k, v, ok := strings.Cut(val, ":")
-			if !ok || strings.TrimSpace(k) == "" || strings.ContainsAny(strings.TrimSpace(k), " \t") {
-				return a, fmt.Errorf("-H %q: want 'Name: value'", val)
-			}
-			if a.headers == nil {
-				a.headers = map[string]string{}
-			}
-			a.headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		default:
-			return a, fmt.Errorf("unknown option %q", arg)
-		}
-	}
-	if a.scope != "user" && a.scope != "project" {
-		return a, fmt.Errorf("--scope %q: want user or project", a.scope)
-	}
-	if len(pos) < 2 {
-		return a, errors.New("give a name and a command (or, with --transport http|sse, a URL)")
-	}
-	a.name, a.target = pos[0], pos[1:]
-	return a, nil
-}
-
-// entry is the settings entry the command line describes, validated as
-// ply will read it.
-func (a mcpAdd) entry() (json.RawMessage, error) {
-	m := map[string]any{}
-	switch a.transport {
-	case "stdio":
-		if len(a.headers) > 0 {
-			return nil, errors.New("-H is for HTTP servers; a stdio server takes -e")
-		}
-		m["command"] = a.target[0]
-		if len(a.target) > 1 {
-			m["args"] = a.target[1:]
-		}
-	case "http", "sse":
-		if len(a.target) != 1 {
-			return nil, fmt.Errorf("an %s server takes one URL, not %q", a.transport, a.target)
-		}
-		if len(a.env) > 0 {
-			return nil, errors.New("-e is for stdio servers; an HTTP server takes -H")
-		}
-		m["type"], m["url"] = a.transport, a.target[0]
-	default:
-		return nil, fmt.Errorf("--transport %q: want stdio, http or sse", a.transport)
-	}
-	if len(a.env) > 0 {
-		m["env"] = a.env
-	}
-	if len(a.headers) > 0 {
-		m["headers"] = a.headers
-	}
-	raw, err := json.Marshal(m)
-	if err != nil {
-		return nil, fmt.Errorf("encoding the entry: %w", err)
-	}
-	// Checked as ply will read it; the file keeps $VARS as written.
-	if _, err := mcp.ParseServers(map[string]json.RawMessage{a.name: raw}); err != nil {
-		return nil, err
-	}
-	return raw, nil
-}
-
 // settingsPath is the file a scope names.
 func settingsPath(scope, home, workspace string) string {
 	if scope == "project" {
@@ -142,11 +26,11 @@ func settingsPath(scope, home, workspace string) string {
 
 // mcpAddCommand is `ply mcp add`.
 func mcpAddCommand(_ context.Context, args []string, sio IO) int {
-	a, err := parseMCPAdd(args)
+	a, err := mcp.ParseAddArgs(args)
 	if err != nil {
 		return fail(sio, exitcode.Input, "ply mcp add: "+err.Error()+"\n"+mcpAddUsage)
 	}
-	raw, err := a.entry()
+	raw, err := a.Entry()
 	if err != nil {
 		return fail(sio, exitcode.Input, "ply mcp add: "+err.Error())
 	}
@@ -154,12 +38,12 @@ func mcpAddCommand(_ context.Context, args []string, sio IO) int {
 	if err != nil {
 		return fail(sio, exitcode.Config, err.Error())
 	}
-	path := settingsPath(a.scope, home, workspace)
-	if err := settings.SetMCPServer(path, a.name, raw); err != nil {
+	path := settingsPath(a.Scope, home, workspace)
+	if err := settings.SetMCPServer(path, a.Name, raw); err != nil {
 		return fail(sio, exitcode.Input, "ply mcp add: "+err.Error())
 	}
-	fmt.Fprintf(sio.Stdout, "Added %s MCP server %q to %s\n", a.transport, a.name, path)
-	if a.scope == "project" {
+	fmt.Fprintf(sio.Stdout, "Added %s MCP server %q to %s\n", a.Transport, a.Name, path)
+	if a.Scope == "project" {
 		fmt.Fprintln(sio.Stdout, "Project settings are read only in a trusted folder (ply trust).")
 	}
 	return 0

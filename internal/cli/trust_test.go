@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plyhq/ply/internal/core"
 	fp "github.com/plyhq/ply/internal/fakeprovider"
 	"github.com/plyhq/ply/internal/trust"
 	"github.com/plyhq/ply/internal/tui"
@@ -314,7 +315,7 @@ func TestIgnoredSummaryIsBounded(t *testing.T) {
 	}
 	b.WriteString("}")
 	writeFile(t, filepath.Join(dir, ".ply", "settings.json"), b.String(), 0o644)
-	got := untrustedNotice(ignoredConfig(dir))
+	got := untrustedNotice(core.IgnoredConfig(dir))
 	if len(got) > 600 || strings.Contains(got, "\x1b") || !strings.Contains(got, "42 more") {
 		t.Fatalf("notice of %d bytes: %q", len(got), got)
 	}

@@ -1,4 +1,4 @@
-package cli
+package core
 
 import (
 	"os"
@@ -18,7 +18,7 @@ func TestUntrustedNoticeNamesCommands(t *testing.T) {
 	if err := os.WriteFile(p, []byte("do it"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := ignoredConfig(ws); !strings.Contains(got, "1 command in .ply/commands") {
+	if got := IgnoredConfig(ws); !strings.Contains(got, "1 command in .ply/commands") {
 		t.Fatalf("the untrusted notice does not name the commands: %q", got)
 	}
 }
