@@ -154,7 +154,7 @@ type config struct {
 	// URL the user's own settings do not name.
 	providerNotice string
 
-	// effort is the reasoning tier of model.effort (acp2).
+	// effort is the reasoning tier of model.effort.
 	effort llm.Effort
 }
 

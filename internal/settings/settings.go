@@ -70,7 +70,7 @@ type ModelProvider struct {
 	ContextWindow   int               `json:"contextWindow"`
 	MaxOutputTokens int               `json:"maxOutputTokens"`
 	Headers         map[string]string `json:"headers"`
-	// Pricing (tuientry: the cost in /stats and the exit summary) is
+	// Pricing (the cost in /stats and the exit summary) is
 	// the model's price in US dollars per million tokens.
 	Pricing Pricing `json:"pricing"`
 }
