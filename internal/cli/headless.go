@@ -57,10 +57,8 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 // sdkControls are the SDK's control requests on the session c.
 func sdkControls(ctx context.Context, cfg *config, c *core.Session, sio IO, log *slog.Logger) sdk.Controls {
 	return sdk.Controls{
-		Session:         c,
-		MarkUserMessage: c.MarkUserMessage,
-		RewindFiles:     c.RewindFiles(),
-		AddAgents:       func(list []sdk.Agent) ([]string, error) { return c.AddAgents(sdkAgents(list)) },
+		Session:   c,
+		AddAgents: func(list []sdk.Agent) ([]string, error) { return c.AddAgents(sdkAgents(list)) },
 		AddMCPServers: func(raw map[string]json.RawMessage, embedded []string, send sdk.MCPSender) ([]headless.MCPServer, []string, error) {
 			states, names, err := c.AddMCPServers(ctx, raw, embedded, send, log, sio.Stderr)
 			return mcpStates(states), names, err

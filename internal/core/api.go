@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 
 	"github.com/plyhq/ply/internal/chat"
 	"github.com/plyhq/ply/internal/checkpoint"
@@ -110,9 +111,13 @@ func (c *Session) CheckpointStore() *checkpoint.Store {
 // MarkUserMessage says the next query is the SDK's message uuid.
 func (c *Session) MarkUserMessage(uuid string) { c.cp.markUserMessage(uuid) }
 
-// RewindFiles is the SDK's rewind_files; nil when checkpoints are off.
-func (c *Session) RewindFiles() func(context.Context, string, bool) ([]string, error) {
-	return c.rewindFiles()
+// RewindFiles puts the workspace's files back as they were before the
+// SDK's user message uuid (rewind_files), or only lists them with dryRun.
+func (c *Session) RewindFiles(ctx context.Context, uuid string, dryRun bool) ([]string, error) {
+	if c.cp == nil {
+		return nil, errors.New("checkpoints are off in this session")
+	}
+	return c.cp.rewindFiles(ctx, uuid, dryRun)
 }
 
 // PendingSchedules lists the schedules a resumed session left, one a

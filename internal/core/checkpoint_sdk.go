@@ -77,11 +77,3 @@ func (c *checkpointer) rewindFiles(ctx context.Context, uuid string, dryRun bool
 		"written", len(res.Written), "deleted", len(res.Deleted), "not_restored", res.NotRestored)
 	return append(res.Written, res.Deleted...), nil
 }
-
-// rewindFiles is the SDK's RewindFiles, nil when checkpoints are off.
-func (c *Session) rewindFiles() func(context.Context, string, bool) ([]string, error) {
-	if c.cp == nil {
-		return nil
-	}
-	return c.cp.rewindFiles
-}

@@ -29,13 +29,8 @@ type Controls struct {
 	// messages go through send (mcp_message).
 	// AddAgents defines the subagents of initialize's "agents" and
 	// returns the names of all the session's subagents.
-	AddAgents func(agents []Agent) ([]string, error)
-	// MarkUserMessage tells the checkpoints that the next query is the
-	// SDK's user message uuid; RewindFiles puts the files back as they
-	// were before that message (only lists them with dryRun).
-	MarkUserMessage func(uuid string)
-	RewindFiles     func(ctx context.Context, uuid string, dryRun bool) (changed []string, err error)
-	AddMCPServers   func(raw map[string]json.RawMessage, embedded []string, send MCPSender) ([]headless.MCPServer, []string, error)
+	AddAgents     func(agents []Agent) ([]string, error)
+	AddMCPServers func(raw map[string]json.RawMessage, embedded []string, send MCPSender) ([]headless.MCPServer, []string, error)
 }
 
 // The session's controls the SDK's requests reach.
@@ -47,13 +42,21 @@ type (
 	contextMeter interface{ ContextUse() info.Context }
 	// modelLister lists the models the session could switch to.
 	modelLister interface{ Models() []info.Model }
+	// fileRewinder keeps a checkpoint per SDK user message: MarkUserMessage
+	// says the next query is message uuid's; RewindFiles puts the files
+	// back as they were before it (only lists them with dryRun).
+	fileRewinder interface {
+		MarkUserMessage(uuid string)
+		RewindFiles(ctx context.Context, uuid string, dryRun bool) (changed []string, err error)
+	}
 )
 
-func (ctl Controls) modes() modeSwitcher   { m, _ := ctl.Session.(modeSwitcher); return m }
-func (ctl Controls) models() modelSwitcher { m, _ := ctl.Session.(modelSwitcher); return m }
-func (ctl Controls) efforts() effortSetter { e, _ := ctl.Session.(effortSetter); return e }
-func (ctl Controls) meter() contextMeter   { m, _ := ctl.Session.(contextMeter); return m }
-func (ctl Controls) lister() modelLister   { l, _ := ctl.Session.(modelLister); return l }
+func (ctl Controls) modes() modeSwitcher    { m, _ := ctl.Session.(modeSwitcher); return m }
+func (ctl Controls) models() modelSwitcher  { m, _ := ctl.Session.(modelSwitcher); return m }
+func (ctl Controls) efforts() effortSetter  { e, _ := ctl.Session.(effortSetter); return e }
+func (ctl Controls) meter() contextMeter    { m, _ := ctl.Session.(contextMeter); return m }
+func (ctl Controls) lister() modelLister    { l, _ := ctl.Session.(modelLister); return l }
+func (ctl Controls) rewinder() fileRewinder { r, _ := ctl.Session.(fileRewinder); return r }
 
 // Model is one model the session could switch to (set_model).
 type Model struct {
@@ -213,10 +216,10 @@ func (s *Session) answer(req controlRequest, ctl Controls) (map[string]any, erro
 	case "get_usage_info":
 		return s.usageInfo(req.Range), nil
 	case "rewind_files":
-		if ctl.RewindFiles == nil {
-			return nil, fmt.Errorf("rewind_files: checkpoints are off in this session")
+		if ctl.rewinder() == nil {
+			return nil, fmt.Errorf("rewind_files: this session keeps no checkpoints")
 		}
-		changed, err := ctl.RewindFiles(context.Background(), req.UserMessageID, req.DryRun)
+		changed, err := ctl.rewinder().RewindFiles(context.Background(), req.UserMessageID, req.DryRun)
 		if err != nil {
 			return nil, fmt.Errorf("rewind_files: %w", err)
 		}

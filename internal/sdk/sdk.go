@@ -173,8 +173,8 @@ func (s *Session) Serve(ctx context.Context, rounds headless.Rounds, tools headl
 			s.mu.Lock()
 			s.cancel = cancel
 			s.mu.Unlock()
-			if q.uuid != "" && ctl.MarkUserMessage != nil {
-				ctl.MarkUserMessage(q.uuid)
+			if r := ctl.rewinder(); q.uuid != "" && r != nil {
+				r.MarkUserMessage(q.uuid)
 			}
 			in := loop.Input{Parts: q.parts, Type: q.typ}
 			if q.round != nil {
