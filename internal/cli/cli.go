@@ -24,6 +24,7 @@ import (
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/mcp"
+	"github.com/plyhq/ply/internal/permission"
 	"github.com/plyhq/ply/internal/redact"
 	"github.com/plyhq/ply/internal/settings"
 	"github.com/plyhq/ply/internal/tui"
@@ -64,8 +65,7 @@ func Main(ctx context.Context, args []string, sio IO) int {
 		return 0
 	}
 	if opts.Version {
-		fmt.Fprintln(sio.Stdout, "ply", Version)
-		return 0
+		return dispatch(ctx, lookup(commands(), "version"), "ply version", nil, sio)
 	}
 	cfg, code, err := resolve(opts, sio)
 	if err != nil {
@@ -182,7 +182,7 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 	}
 	if len(o.Unknown) > 0 {
 		if !c.streamInput && o.Channel != "SDK" {
-			return nil, exitcode.Input, fmt.Errorf("unknown flag %s (see ply --help)", o.Unknown[0])
+			return nil, exitcode.Input, fmt.Errorf("unknown flag %s%s (see ply --help)", o.Unknown[0], flagSuggestion(o.Unknown[0]))
 		}
 		fmt.Fprintf(sio.Stderr, "ply: warning: ignoring unknown flags %s\n", strings.Join(o.Unknown, " "))
 	}
@@ -206,6 +206,9 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 		}
 	}
 	c.flagMode = o.ApprovalMode
+	if m, err := permission.ParseMode(o.ApprovalMode); err == nil && o.ApprovalMode != "" {
+		c.flagMode = m.String() // Claude Code's names for the same modes
+	}
 	if o.Yolo {
 		if c.flagMode != "" && c.flagMode != "yolo" {
 			return nil, exitcode.Input, fmt.Errorf("--yolo conflicts with --approval-mode %s", c.flagMode)

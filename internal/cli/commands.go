@@ -73,6 +73,17 @@ func commands() []*command {
 			run: trustCommand,
 		},
 		{
+			name:  "version",
+			usage: []string{"ply version"},
+			short: "print ply's version (as ply --version)",
+			long:  "Print ply's version.",
+			run: func(_ context.Context, _ []string, sio IO) int {
+				fmt.Fprintln(sio.Stdout, "ply", Version)
+				return 0
+			},
+			helpWord: true,
+		},
+		{
 			name:  "mcp",
 			usage: []string{"ply mcp COMMAND [ARGS...]"},
 			long: "Manage MCP servers: list them with their status and tools, add or remove them in the\n" +

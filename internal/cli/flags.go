@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/plyhq/ply/internal/exitcode"
+	"github.com/plyhq/ply/internal/spell"
 )
 
 // Options are the parsed command line.
@@ -55,13 +56,19 @@ type Options struct {
 	Unknown []string
 	Help    bool
 	Version bool
+	// Verbose is accepted for Claude Code's command lines, which need it
+	// with stream-json; ply's output is complete without it.
+	Verbose bool
 
 	set map[string]bool // long names given on the command line
 }
 
 // flagSpec describes one flag. Exactly one of the pointers is set.
+// aliases are other long names for it: the names Claude Code gives the
+// same flag, so that its users' command lines and scripts work.
 type flagSpec struct {
 	long, short string
+	aliases     []string
 	str         *string
 	list        *[]string
 	boolean     *bool
@@ -72,7 +79,7 @@ type flagSpec struct {
 
 func (o *Options) specs() []flagSpec {
 	return []flagSpec{
-		{long: "prompt", short: "p", str: &o.Prompt, help: "run headless with this prompt (stdin, if piped, is appended)"},
+		{long: "prompt", short: "p", aliases: []string{"print"}, str: &o.Prompt, help: "run headless with this prompt (stdin, if piped, is appended)"},
 		{long: "prompt-interactive", short: "i", str: &o.PromptInteractive, help: "open the interactive UI with this prompt already sent"},
 		{long: "model", short: "m", str: &o.Model, help: "model name (env OPENAI_MODEL)"},
 		{long: "openai-api-key", str: &o.OpenAIKey, help: "API key (env OPENAI_API_KEY)"},
@@ -81,10 +88,10 @@ func (o *Options) specs() []flagSpec {
 		{long: "auth-type", str: &o.AuthType, help: "provider wire format: openai | openai-responses | anthropic | gemini"},
 		{long: "output-format", short: "o", str: &o.OutputFormat, help: "text | json | stream-json"},
 		{long: "input-format", str: &o.InputFormat, help: "text | stream-json"},
-		{long: "approval-mode", str: &o.ApprovalMode, help: "plan | default | auto-edit | yolo"},
+		{long: "approval-mode", aliases: []string{"permission-mode"}, str: &o.ApprovalMode, help: "plan | default | auto-edit | yolo (Claude Code's acceptEdits and bypassPermissions too)"},
 		{long: "acp", boolean: &o.ACP, help: "serve the Agent Client Protocol on stdin/stdout (for editors)"},
 		{long: "yolo", short: "y", boolean: &o.Yolo, help: "approve every tool call (same as --approval-mode yolo)"},
-		{long: "max-session-turns", integer: &o.MaxSessionTurns, help: "stop after this many model rounds"},
+		{long: "max-session-turns", aliases: []string{"max-turns"}, integer: &o.MaxSessionTurns, help: "stop after this many model rounds"},
 		{long: "max-tool-calls", integer: &o.MaxToolCalls, help: "stop before running more than this many tool calls"},
 		{long: "max-wall-time", dur: &o.MaxWallTime, help: "stop after this long (e.g. 90s, 10m; a bare number is seconds)"},
 		{long: "continue", short: "c", boolean: &o.Continue, help: "continue the most recent session of this project"},
@@ -93,9 +100,9 @@ func (o *Options) specs() []flagSpec {
 		{long: "fork-session", boolean: &o.ForkSession, help: "with -c or -r: go on in a new session copied from that one, even while another ply has it open"},
 		{long: "system-prompt", str: &o.SystemPrompt, help: "replace the system prompt"},
 		{long: "append-system-prompt", str: &o.AppendSystemPrompt, help: "append to the system prompt"},
-		{long: "include-directories", list: &o.IncludeDirs, help: "extra workspace roots (comma-separated, repeatable)"},
-		{long: "allowed-tools", list: &o.AllowedTools, help: "allow rules, e.g. 'Bash(git *)',Edit (comma-separated)"},
-		{long: "exclude-tools", list: &o.ExcludeTools, help: "tools (or rules) never offered to the model"},
+		{long: "include-directories", aliases: []string{"add-dir"}, list: &o.IncludeDirs, help: "extra workspace roots (comma-separated, repeatable)"},
+		{long: "allowed-tools", aliases: []string{"allowedTools"}, list: &o.AllowedTools, help: "allow rules, e.g. 'Bash(git *)',Edit (comma-separated)"},
+		{long: "exclude-tools", aliases: []string{"disallowedTools"}, list: &o.ExcludeTools, help: "tools (or rules) never offered to the model"},
 		{long: "core-tools", list: &o.CoreTools, help: "offer only these tools"},
 		{long: "channel", str: &o.Channel, help: "caller channel (SDK)"},
 		{long: "json-schema", str: &o.JSONSchema, help: "end the run with an object matching this JSON Schema ('{...}' or @file.json)"},
@@ -107,6 +114,7 @@ func (o *Options) specs() []flagSpec {
 		{long: "allow-unsandboxed", boolean: &o.AllowUnsandboxed, help: "where the kernel has no sandbox (no Landlock): run commands that only read unasked, unconfined, instead of asking; with --sandbox, run shell commands unconfined instead of refusing them"},
 		{long: "trust-workspace", boolean: &o.TrustWorkspace, help: "trust this folder for this run only: load its .ply/settings.json and .ply/agents (for CI; 'ply trust' saves it)"},
 		{long: "debug", short: "d", boolean: &o.Debug, help: "log at debug level to the log file"},
+		{long: "verbose", boolean: &o.Verbose, help: "accepted for Claude Code's command lines; ply's output is complete without it"},
 		{long: "help", short: "h", boolean: &o.Help, help: "show this help"},
 		{long: "version", short: "v", boolean: &o.Version, help: "print the version"},
 	}
@@ -138,6 +146,9 @@ func Parse(args []string) (*Options, error) {
 	byShort := map[string]*flagSpec{}
 	for i := range specs {
 		byLong[specs[i].long] = &specs[i]
+		for _, a := range specs[i].aliases {
+			byLong[a] = &specs[i]
+		}
 		if specs[i].short != "" {
 			byShort[specs[i].short] = &specs[i]
 		}
@@ -259,7 +270,11 @@ func usage() string {
 		if s.boolean == nil {
 			name += " value"
 		}
-		fmt.Fprintf(&b, "  %-32s %s\n", name, s.help)
+		help := s.help
+		if len(s.aliases) > 0 {
+			help += " (also --" + strings.Join(s.aliases, ", --") + ")"
+		}
+		fmt.Fprintf(&b, "  %-32s %s\n", name, help)
 	}
 	b.WriteString("\nCommands (ply COMMAND --help for more):\n")
 	writeCommands(&b, commands())
@@ -284,3 +299,22 @@ API key (settings shellEnvironment adjusts this); known secrets are printed as [
 Commands end with ply, however it ends.
 
 `
+
+// flagSuggestion is " (did you mean --NAME?)" for the flag closest to the
+// unknown flag name, or "" when none is close.
+func flagSuggestion(name string) string {
+	var o Options
+	var names []string
+	for _, s := range o.specs() {
+		names = append(names, s.long)
+		names = append(names, s.aliases...)
+	}
+	name = strings.TrimLeft(name, "-")
+	near := spell.Closest(name, names, 1, spell.Lower, func(cand string, d int) bool {
+		return d <= max(2, len(cand)/4) || strings.HasPrefix(cand, spell.Lower(name))
+	})
+	if len(near) == 0 {
+		return ""
+	}
+	return " (did you mean --" + near[0] + "?)"
+}

@@ -21,7 +21,7 @@ func TestSubcommandHelp(t *testing.T) {
 // Every subcommand, the mcp ones included, is in ply --help, answers
 // --help with its own usage, and ply mcp --help lists mcp's.
 func TestHelpListsEveryCommand(t *testing.T) {
-	all := []string{"sessions", "rewind", "trust", "mcp list", "mcp add", "mcp remove", "mcp login", "mcp logout"}
+	all := []string{"sessions", "rewind", "trust", "version", "mcp list", "mcp add", "mcp remove", "mcp login", "mcp logout"}
 	top := runPly(t, t.TempDir(), nil, "", "--help")
 	group := runPly(t, t.TempDir(), nil, "", "mcp", "--help")
 	for _, name := range all {

@@ -1,0 +1,52 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	fp "github.com/plyhq/ply/internal/fakeprovider"
+)
+
+// Claude Code's names for ply's flags parse as ply's.
+func TestClaudeCodeFlagNames(t *testing.T) {
+	o, err := Parse([]string{"--print", "hi", "--permission-mode", "acceptEdits", "--allowedTools", "Read,Bash(git:*)",
+		"--disallowedTools", "web_fetch", "--add-dir", "/a", "--max-turns", "3", "--verbose"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Prompt != "hi" || o.ApprovalMode != "acceptEdits" || strings.Join(o.AllowedTools, " ") != "Read Bash(git:*)" ||
+		strings.Join(o.ExcludeTools, " ") != "web_fetch" || strings.Join(o.IncludeDirs, " ") != "/a" || o.MaxSessionTurns != 3 || !o.Verbose {
+		t.Fatalf("parsed %+v", o)
+	}
+	help := usage()
+	for _, w := range []string{"--permission-mode", "--allowedTools", "--add-dir", "--max-turns", "--print"} {
+		if !strings.Contains(help, w) {
+			t.Errorf("--help does not name %s", w)
+		}
+	}
+}
+
+// --permission-mode takes Claude Code's mode names: the session runs in
+// ply's mode of the same meaning.
+func TestPermissionModeNames(t *testing.T) {
+	srv := fp.New(t, fp.Turn{fp.Text("ok")})
+	r := runPly(t, t.TempDir(), srv, "", "--permission-mode", "acceptEdits", "-p", "hi")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if sys := systemText(t, srv.Requests()[0]); !strings.Contains(sys, "# Approval mode: auto-edit\n") {
+		t.Fatalf("the session is not in auto-edit:\n%s", sys)
+	}
+}
+
+// A misspelt flag names the flag meant; `ply version` prints the version.
+func TestFlagSuggestionAndVersion(t *testing.T) {
+	r := runPly(t, t.TempDir(), nil, "", "--approval-mod", "yolo", "-p", "x")
+	if r.code != 42 || !strings.Contains(r.stderr, "did you mean --approval-mode?") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = runPly(t, t.TempDir(), nil, "", "version")
+	if r.code != 0 || r.stdout != "ply "+Version+"\n" {
+		t.Fatalf("ply version: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
