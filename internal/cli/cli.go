@@ -76,14 +76,16 @@ func Main(ctx context.Context, args []string, sio IO) int {
 			return fail(sio, code, err.Error())
 		}
 		// The UI shows them: a line printed now scrolls out of view.
-		cfg.startNotice = strings.TrimSpace(cfg.startNotice + "\n" + cfg.providerNotice)
+		cfg.startNotice = strings.TrimSpace(cfg.startNotice + "\n" + cfg.providerNotice + "\n" + cfg.settingsNotice)
 	} else {
 		// stderr, never stdout: stream-json readers parse stdout.
 		if cfg.trust.ignored != "" {
 			fmt.Fprintln(sio.Stderr, untrustedNotice(cfg.trust.ignored))
 		}
-		if cfg.providerNotice != "" {
-			fmt.Fprintln(sio.Stderr, cfg.providerNotice)
+		for _, n := range []string{cfg.providerNotice, cfg.settingsNotice} {
+			if n != "" {
+				fmt.Fprintln(sio.Stderr, n)
+			}
 		}
 	}
 	// From here on, nothing ply prints holds a credential it knows.
@@ -153,6 +155,8 @@ type config struct {
 	// providerNotice says that a trusted project sends the key to a base
 	// URL the user's own settings do not name.
 	providerNotice string
+	// settingsNotice names the settings files' keys ply does not read.
+	settingsNotice string
 
 	// effort is the reasoning tier of model.effort.
 	effort llm.Effort
@@ -312,6 +316,7 @@ func loadSettings(c *config, o *Options, env func(string) string) (int, error) {
 		return exitcode.Config, fmt.Errorf("bad settings file: %w", err)
 	}
 	c.settings, c.settingsFiles = st, files
+	c.settingsNotice = unknownSettings(files)
 	c.mode = cmp.Or(c.flagMode, st.ApprovalMode, "default")
 	switch c.mode {
 	case "yolo", "default", "auto-edit", "plan":
@@ -397,4 +402,16 @@ func (c *config) coreConfig(sio IO) core.Config {
 // project's settings cannot turn the sandbox off).
 func (c *config) allowUnsandboxed() bool {
 	return c.opts.AllowUnsandboxed || c.user.AllowUnsandboxed
+}
+
+// unknownSettings is one warning line per key of files that ply does not
+// read, "" when there is none.
+func unknownSettings(files []settings.File) string {
+	var lines []string
+	for _, f := range files {
+		for _, u := range f.Unknown {
+			lines = append(lines, "ply: warning: "+u.String())
+		}
+	}
+	return strings.Join(lines, "\n")
 }

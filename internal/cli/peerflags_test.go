@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -48,5 +50,28 @@ func TestFlagSuggestionAndVersion(t *testing.T) {
 	r = runPly(t, t.TempDir(), nil, "", "version")
 	if r.code != 0 || r.stdout != "ply "+Version+"\n" {
 		t.Fatalf("ply version: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// A misspelt settings key and a hook event ply never fires are named on
+// stderr, with what was meant; the run goes on.
+func TestSettingsTyposWarned(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := `{"approvalMod": "yolo", "hooks": {"PreToolUs": [{"command": "true"}]}}`
+	if err := os.WriteFile(filepath.Join(home, "settings.json"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := fp.New(t, fp.Turn{fp.Text("ok")})
+	r := runPlyHome(t, t.TempDir(), home, srv, "-p", "hi")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, w := range []string{`unknown setting "approvalMod" is ignored (did you mean "approvalMode"?)`, `ply never fires "PreToolUs", so its hooks do not run (did you mean "PreToolUse"?)`} {
+		if !strings.Contains(r.stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, r.stderr)
+		}
 	}
 }

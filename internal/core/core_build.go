@@ -452,6 +452,9 @@ func newHooks(cfg *Config, root string, sess *opened, policy *permission.Policy,
 	if err != nil {
 		return nil, fmt.Errorf("settings hooks: %w", err)
 	}
+	for _, w := range hc.Unfired() {
+		fmt.Fprintf(stderr, "ply: warning: settings: %s\n", w)
+	}
 	return hooks.NewRunner(hc, hooks.Options{
 		Dir: root, SessionID: sess.id, TranscriptPath: sess.w.Path(), Mode: currentMode{policy}, Env: cfg.ChildEnv,
 		OnWarning: func(w hooks.Warning) { fmt.Fprintf(stderr, "ply: warning: %v\n", w) },

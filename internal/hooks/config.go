@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"time"
+
+	"github.com/plyhq/ply/internal/spell"
 )
 
 // Events ply fires. Claude Code's other events may appear in the
@@ -236,3 +240,25 @@ var aliasesOf = func() map[string][]string {
 	}
 	return m
 }()
+
+// fired lists the events ply fires, in the order of the constants.
+var fired = []string{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, PostToolBatch,
+	PermissionRequest, Notification, SubagentStart, SubagentStop, PreCompact, PostCompact, Stop, SessionEnd}
+
+// Unfired says, one line each, which events of c ply never fires, so
+// their hooks never run: a misspelling (with the event meant) or another
+// agent's event.
+func (c Config) Unfired() []string {
+	var out []string
+	for _, event := range slices.Sorted(maps.Keys(c)) {
+		if slices.Contains(fired, event) {
+			continue
+		}
+		line := fmt.Sprintf("hooks: ply never fires %q, so its hooks do not run", event)
+		if near := spell.Closest(event, fired, 1, spell.Lower, func(cand string, d int) bool { return d <= max(2, len(cand)/4) }); len(near) > 0 {
+			line += fmt.Sprintf(" (did you mean %q?)", near[0])
+		}
+		out = append(out, line)
+	}
+	return out
+}

@@ -108,3 +108,15 @@ func TestNewRunner(t *testing.T) {
 		t.Error("NewRunner accepted a bad matcher")
 	}
 }
+
+func TestUnfired(t *testing.T) {
+	c, err := Parse([]byte(`{"hooks": {"PreToolUs": [{"command": "true"}], "PreToolUse": [{"command": "true"}], "TeammateIdle": [{"command": "true"}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.Unfired()
+	if len(got) != 2 || !strings.Contains(got[0], `"PreToolUs"`) || !strings.Contains(got[0], `(did you mean "PreToolUse"?)`) ||
+		!strings.Contains(got[1], `"TeammateIdle"`) || strings.Contains(got[1], "did you mean") {
+		t.Fatalf("%q", got)
+	}
+}

@@ -106,10 +106,12 @@ type RuleSource struct {
 	Permissions
 }
 
-// File is one parsed settings file.
+// File is one parsed settings file. Unknown lists its keys ply does not
+// read, which are otherwise ignored.
 type File struct {
 	Path     string
 	Settings Settings
+	Unknown  []UnknownKey
 }
 
 // SyntaxError is a settings file that does not parse.
@@ -169,7 +171,7 @@ func loadFile(path string) (File, error) {
 		return File{}, err
 	}
 	s.Sources = []string{path}
-	return File{Path: path, Settings: s}, nil
+	return File{Path: path, Settings: s, Unknown: unknownKeys(path, StripJSONC(src))}, nil
 }
 
 // DecodeJSONC decodes src, the contents of the file at path, into v,
