@@ -193,6 +193,10 @@ const (
 	ErrBadRequest              // other 4xx
 	ErrNotFound                // 404: unknown model or endpoint
 	ErrServer                  // 5xx
+	// ErrNotAPI: the URL answered 404, 405 or 501 with something other
+	// than the API's JSON (a web server's page): it is not the API, and
+	// asking again cannot help.
+	ErrNotAPI
 )
 
 func (k ErrorKind) String() string {
@@ -211,6 +215,8 @@ func (k ErrorKind) String() string {
 		return "not found"
 	case ErrServer:
 		return "server error"
+	case ErrNotAPI:
+		return "wrong endpoint"
 	}
 	return "error"
 }

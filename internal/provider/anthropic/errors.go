@@ -39,6 +39,9 @@ func parseError(body []byte) (typ, msg string, ok bool) {
 func statusError(resp *http.Response) *llm.APIError {
 	body := transport.ErrorBody(resp)
 	typ, msg, ok := parseError(body)
+	if e := transport.NotAPI(provider, "the Anthropic Messages API", resp, body, ok); e != nil {
+		return e
+	}
 	if !ok {
 		msg = transport.CapText(string(bytes.TrimSpace(body)))
 	}

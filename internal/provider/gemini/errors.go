@@ -64,6 +64,9 @@ func statusError(resp *http.Response) *llm.APIError {
 	body := transport.ErrorBody(resp)
 	ae := &llm.APIError{Provider: provider, Status: resp.StatusCode}
 	eo, ok := parseError(body, false)
+	if e := transport.NotAPI(provider, "the Gemini API", resp, body, ok); e != nil {
+		return e
+	}
 	if ok {
 		ae.Message, ae.Code = eo.Message, eo.Status
 	} else {

@@ -81,6 +81,9 @@ func rawString(raw json.RawMessage) string {
 func statusError(resp *http.Response) *llm.APIError {
 	body := transport.ErrorBody(resp)
 	msg, code, ok := parseErrorJSON(body)
+	if e := transport.NotAPI(provider, "an OpenAI-compatible API", resp, body, ok); e != nil {
+		return e
+	}
 	if !ok {
 		msg = transport.CapText(string(bytes.TrimSpace(body)))
 	}

@@ -55,7 +55,11 @@ func statusError(resp *http.Response) *llm.APIError {
 		Error *errorObject `json:"error"`
 	}
 	var msg, code string
-	if json.Unmarshal(bytes.TrimSpace(body), &env) == nil && env.Error != nil {
+	ok := json.Unmarshal(bytes.TrimSpace(body), &env) == nil && env.Error != nil
+	if e := transport.NotAPI(provider, "the OpenAI Responses API", resp, body, ok); e != nil {
+		return e
+	}
+	if ok {
 		msg, code = env.Error.Message, env.Error.code()
 	} else {
 		msg = transport.CapText(string(bytes.TrimSpace(body)))

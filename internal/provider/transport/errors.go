@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -8,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/redact"
 )
 
@@ -104,4 +107,38 @@ const minCredential = 8
 func credentialHeader(name string) bool {
 	n := strings.ToLower(name)
 	return strings.Contains(n, "auth") || strings.Contains(n, "key") || strings.Contains(n, "token") || strings.Contains(n, "secret")
+}
+
+// NotAPI returns the error for an answer that shows the URL is not the
+// API at all: status 404, 405 or 501 with a body that is not the API's
+// JSON (jsonOK false), such as a web server's error page. api names what
+// was expected ("an OpenAI-compatible API"). It returns nil for any other
+// answer, which the provider classifies itself.
+func NotAPI(provider, api string, resp *http.Response, body []byte, jsonOK bool) *llm.APIError {
+	switch resp.StatusCode {
+	case http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusNotImplemented:
+	default:
+		return nil
+	}
+	if jsonOK {
+		return nil
+	}
+	what := "a reply that is not JSON"
+	trimmed := bytes.TrimSpace(body)
+	switch {
+	case len(trimmed) == 0:
+		what = "an empty reply"
+	case trimmed[0] == '<' || strings.Contains(resp.Header.Get("Content-Type"), "html"):
+		what = "an HTML page"
+	}
+	url := "the base URL"
+	if resp.Request != nil && resp.Request.URL != nil {
+		u := *resp.Request.URL
+		u.RawQuery, u.User = "", nil // a key may ride in the query (Gemini)
+		url = u.String()
+	}
+	return &llm.APIError{
+		Provider: provider, Kind: llm.ErrNotAPI, Status: resp.StatusCode,
+		Message: fmt.Sprintf("%s does not look like %s: it answered with %s; check the base URL", url, api, what),
+	}
 }
