@@ -75,3 +75,25 @@ func TestSettingsTyposWarned(t *testing.T) {
 		}
 	}
 }
+
+// A headless run that refused calls says on stderr which, and how to
+// allow them.
+func TestHeadlessDenialHint(t *testing.T) {
+	srv := fp.New(t,
+		fp.Turn{fp.ToolCall("e1", "write_file", `{"file_path":"a.txt","content":"b"}`)},
+		fp.Turn{fp.Text("done")},
+	)
+	r := runPly(t, t.TempDir(), srv, "", "-p", "write it")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	for _, w := range []string{"1 tool call was refused (write_file)", "--approval-mode auto-edit", "--allowed-tools", "--yolo"} {
+		if !strings.Contains(r.stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, r.stderr)
+		}
+	}
+	srv = fp.New(t, fp.Turn{fp.Text("nothing to do")})
+	if r := runPly(t, t.TempDir(), srv, "", "-p", "hi"); strings.Contains(r.stderr, "refused") {
+		t.Errorf("a run that refused nothing: %s", r.stderr)
+	}
+}

@@ -96,7 +96,9 @@ func Run(ctx context.Context, cfg Config, rounds Rounds, tools ToolRunner, promp
 func RunFrom(ctx context.Context, cfg Config, rounds Rounds, tools ToolRunner, first []llm.Part, typ client.SendType) int {
 	r := &run{cfg: cfg, start: time.Now(), out: newPrinter(cfg)}
 	r.out.init()
-	return r.drive(ctx, rounds, tools, loop.Input{Parts: first, Type: typ})
+	code := r.drive(ctx, rounds, tools, loop.Input{Parts: first, Type: typ})
+	denialHint(cfg.Stderr, r.denials)
+	return code
 }
 
 // Drive runs one query of a session that prints through sink (the SDK's
