@@ -78,10 +78,11 @@ func List(home, workspace string) ([]Summary, error) {
 	return out, nil
 }
 
-// Latest returns the most recently modified session of workspace, for
-// --continue. It stats the directory's files but reads only the newest
-// (or, if that one is not a valid session, the next newest). It returns
-// an error wrapping ErrNotFound when there is none.
+// Latest returns the most recently modified session of workspace that
+// has a prompt, for --continue: a session that never got one (a UI closed
+// at once) is passed over, and returned only when there is no other. It
+// stats the directory's files and reads them newest first until one
+// does. It returns an error wrapping ErrNotFound when there is none.
 func Latest(home, workspace string) (Summary, error) {
 	dir, files, err := sessionFiles(home, workspace)
 	if err != nil {
@@ -93,10 +94,19 @@ func Latest(home, workspace string) (Summary, error) {
 		}
 		return cmp.Compare(a.name, b.name)
 	})
+	var empty *Summary
 	for _, f := range files {
-		if s, err := summarize(filepath.Join(dir, f.name)); err == nil {
+		s, err := summarize(filepath.Join(dir, f.name))
+		switch {
+		case err != nil:
+		case s.FirstPrompt != "" || s.Turns > 0:
 			return s, nil
+		case empty == nil:
+			empty = &s
 		}
+	}
+	if empty != nil {
+		return *empty, nil
 	}
 	return Summary{}, fmt.Errorf("session: no session of %s in %s: %w", workspace, dir, ErrNotFound)
 }

@@ -147,3 +147,27 @@ func TestFirstPrompt(t *testing.T) {
 		}
 	}
 }
+
+// A session that never got a prompt (a UI closed at once) is passed over
+// for the one before it; alone, it is still found.
+func TestLatestSkipsEmpty(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	store(t, home, ws, "real")
+	w, err := Create(home, ws, "empty", "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustClose(t, w)
+	if s, err := Latest(home, ws); err != nil || s.ID != "real" {
+		t.Fatalf("Latest = %+v, %v; want the session with a prompt", s, err)
+	}
+	home2 := t.TempDir()
+	w, err = Create(home2, ws, "only", "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustClose(t, w)
+	if s, err := Latest(home2, ws); err != nil || s.ID != "only" {
+		t.Fatalf("Latest of an empty session alone = %+v, %v", s, err)
+	}
+}
