@@ -180,6 +180,8 @@ func (r *run) end(res loop.Result) int {
 		return r.fail(SubtypeLoopDetected, exitcode.Budget, res.Message)
 	case loop.NoStructuredOutput:
 		return r.fail(SubtypeStructuredFail, exitcode.Error, res.Message)
+	case loop.Unsaved:
+		return r.fail(SubtypeUnsaved, exitcode.Unsaved, res.Message+unsavedAdvice)
 	case loop.ToolError:
 		var stopped *scheduler.BatchStoppedError
 		if errors.As(res.Err, &stopped) {
@@ -190,6 +192,10 @@ func (r *run) end(res loop.Result) int {
 		return r.fail(SubtypeError, exitCodeFor(res.Err), res.Message)
 	}
 }
+
+// unsavedAdvice follows the message of a run that stopped because the
+// session could not be saved.
+const unsavedAdvice = "; ply stopped before running more tools, since their results could not be recorded. Free space where PLY_HOME is, then resume with --continue: the transcript ends at the last record saved"
 
 func exitCodeFor(err error) int {
 	var api *llm.APIError

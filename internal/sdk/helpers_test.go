@@ -72,12 +72,13 @@ func lines(t *testing.T, out string) []line {
 type recorder struct {
 	mu     sync.Mutex
 	rounds []inbox.Round
+	fail   error // every checkpoint's error
 }
 
-func (r *recorder) Checkpoint()      {}
-func (r *recorder) Compressed()      {}
-func (r *recorder) Cancelled(string) {}
-func (r *recorder) Keep([]llm.Part)  {}
+func (r *recorder) Checkpoint() error { return r.fail }
+func (r *recorder) Compressed()       {}
+func (r *recorder) Cancelled(string)  {}
+func (r *recorder) Keep([]llm.Part)   {}
 
 func (r *recorder) Round(rd inbox.Round) {
 	r.mu.Lock()
