@@ -1,8 +1,10 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sync/atomic"
 	"time"
@@ -28,6 +30,9 @@ func (w *Writer) wrote(n int64, err error) {
 	if err == nil {
 		w.unsaved.end += n
 		return
+	}
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		err = pe.Err // the path is said once, here
 	}
 	w.setErr(fmt.Errorf("session: write %s: %w", w.path, err))
 	w.unsaved.err = err
