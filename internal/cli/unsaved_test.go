@@ -92,7 +92,7 @@ func TestHeadlessUnsavedSessionFails(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("--continue: exit %d; stderr:\n%s", r.code, r.stderr)
 	}
-	if !strings.Contains(r.stderr, "records after this line could not be saved") || !strings.Contains(r.stderr, "no space left on device") ||
+	if !strings.Contains(r.stderr, "after this line could not be saved") || !strings.Contains(r.stderr, "no space left on device") ||
 		strings.Contains(r.stderr, "while it was being written") {
 		t.Errorf("resume warnings do not say what was lost and why:\n%s", r.stderr)
 	}

@@ -314,7 +314,11 @@ func (t *Transcript) apply(rec *record, line int) {
 	case typeCancelled:
 		t.Cancels = append(t.Cancels, Cancel{Time: rec.Time, Reason: rec.Reason, Seq: t.lastSeq})
 	case typeUnsaved:
-		t.warn(line, fmt.Sprintf("the %d records after this line could not be saved (%s): they are missing from the session", rec.Lost, rec.Error))
+		what := fmt.Sprintf("%d records", rec.Lost)
+		if rec.Lost == 1 {
+			what = "1 record"
+		}
+		t.warn(line, fmt.Sprintf("%s after this line could not be saved (%s): missing from the session", what, rec.Error))
 	case typeSession:
 		t.warn(line, "second metadata line skipped")
 	default:

@@ -54,7 +54,7 @@ func TestFullDiskIsReportedAndMarked(t *testing.T) {
 	if !reflect.DeepEqual(tr.History, []llm.Message{saved}) {
 		t.Fatalf("history %+v, want the one line saved", tr.History)
 	}
-	if len(tr.Warnings) != 1 || !strings.Contains(tr.Warnings[0].Msg, "the 3 records after this line could not be saved") ||
+	if len(tr.Warnings) != 1 || !strings.Contains(tr.Warnings[0].Msg, "3 records after this line could not be saved") ||
 		!strings.Contains(tr.Warnings[0].Msg, "no space left on device") {
 		t.Fatalf("warnings %v, want one saying 3 records could not be saved for want of space", tr.Warnings)
 	}
