@@ -2,12 +2,16 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
 
 	fp "github.com/plyhq/ply/internal/fakeprovider"
 	"github.com/plyhq/ply/internal/session"
@@ -142,5 +146,25 @@ func TestSDKUnsavedSessionFails(t *testing.T) {
 	p.in.Close()
 	if c := <-code; c != 56 {
 		t.Errorf("exit %d, want 56", c)
+	}
+}
+
+// An ACP prompt that meets the failure is answered with an error, not a
+// stop reason a client would take for a finished turn.
+func TestACPUnsavedSessionFails(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	fillDiskAt(t, home, `b.txt`)
+	srv := fp.New(t, twoWrites()...)
+	r := startACP(t, srv, home)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	dir := t.TempDir()
+	ns := r.newSession(t, ctx, dir)
+	_, err := r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("write two files")}})
+	if err == nil || !strings.Contains(err.Error(), "could not be saved") || !strings.Contains(err.Error(), "no space left on device") {
+		t.Fatalf("session/prompt: %v; want the session's save error", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "b.txt")); err == nil {
+		t.Error("the call of the reply that could not be saved ran")
 	}
 }
