@@ -160,7 +160,7 @@ func (d *driver) interact(ctx context.Context, id int, in loop.Input) {
 	case res.Stop == loop.ToolError:
 		done.err = fmt.Errorf("running tools: %w", res.Err)
 	case res.Stop == loop.Unsaved:
-		done.err = fmt.Errorf("%w: ply stopped before running more tools; free space where PLY_HOME is and resume with --continue", res.Err)
+		done.err = fmt.Errorf("%w: ply stopped before running more tools; once PLY_HOME can be written again, quit and resume with ply --continue", res.Err)
 		done.unsaved, done.unsent = true, res.Turns == 0
 	}
 }
