@@ -58,8 +58,8 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 
 // unsavedCode is code, or exitcode.Unsaved when a run that otherwise
 // succeeded left part of its session unsaved: a script must not take a
-// session it cannot resume whole for a success. (Each query that met the
-// failure already ended as an error.)
+// session it cannot resume whole for a success. (Each query or
+// interaction that met the failure already ended as an error.)
 func unsavedCode(c *core.Session, code int) int {
 	if code == exitcode.OK && c.Transcript().Err() != nil {
 		return exitcode.Unsaved
