@@ -221,7 +221,7 @@ func Run(ctx context.Context, cfg Config, in Input) Result {
 	if c, ok := l.rec.(SaveChecker); ok {
 		if err := c.Err(); err != nil {
 			// Nothing of this loop could be recorded: send nothing.
-			return l.stop(unsaved(err))
+			return l.stop(unsavedEnd(err))
 		}
 	}
 	return l.loop(ctx, append(parts, in.Parts...), in.Type)
@@ -411,11 +411,12 @@ func (l *run) checkpoint() *Result {
 	if err == nil {
 		return nil
 	}
-	r := unsaved(err)
+	r := unsavedEnd(err)
 	return &r
 }
 
-func unsaved(err error) Result {
+// unsavedEnd is the end of a loop whose session could not be saved.
+func unsavedEnd(err error) Result {
 	se := &SaveError{Err: err}
 	return Result{Stop: Unsaved, Err: se, Message: se.Error()}
 }
