@@ -134,6 +134,10 @@ func (s *session) stopReason(ctx context.Context, res loop.Result) (sdk.PromptRe
 		return sdk.PromptResponse{}, fmt.Errorf("asking the model: %w", res.Err)
 	case loop.ToolError:
 		return sdk.PromptResponse{}, fmt.Errorf("running tools: %w", res.Err)
+	case loop.Unsaved:
+		// An error, not a stop reason: the client must not take the
+		// prompt for done when its work was not recorded.
+		return sdk.PromptResponse{}, res.Err
 	}
 	switch res.Finish {
 	case llm.FinishMaxTokens:

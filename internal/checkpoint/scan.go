@@ -377,6 +377,9 @@ func (s *Store) record(ri int, f tools.WorkspaceFile, cache *statCache, start ti
 		sw.skipped = append(sw.skipped, f.Path)
 	default:
 		if err := s.readFile(f.Path, &e, sw); err != nil {
+			if se, ok := errors.AsType[*storeError](err); ok {
+				return nil, false, se.err
+			}
 			sw.problems = append(sw.problems, fmt.Sprintf("%s: %v", f.Path, err))
 			return nil, false, nil
 		}

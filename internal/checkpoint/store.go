@@ -123,10 +123,21 @@ func (s *Store) putBlob(hash string, data []byte) (wrote bool, err error) {
 		return false, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return false, fmt.Errorf("checkpoint: store blob: %w", err)
+		return false, &storeError{fmt.Errorf("checkpoint: store blob: %w", err)}
 	}
-	return true, writeAtomic(p, data, 0o600)
+	if err := writeAtomic(p, data, 0o600); err != nil {
+		return false, &storeError{err}
+	}
+	return true, nil
 }
+
+// storeError is a failure to write into the store (a full disk), as
+// opposed to one to read the workspace: it fails the checkpoint, where a
+// file that cannot be read is left out of it.
+type storeError struct{ err error }
+
+func (e *storeError) Error() string { return e.err.Error() }
+func (e *storeError) Unwrap() error { return e.err }
 
 func (s *Store) readBlob(hash string) ([]byte, error) {
 	data, err := os.ReadFile(s.blobPath(hash))

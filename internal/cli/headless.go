@@ -8,6 +8,7 @@ import (
 
 	"github.com/plyhq/ply/internal/agent"
 	"github.com/plyhq/ply/internal/core"
+	"github.com/plyhq/ply/internal/exitcode"
 	"github.com/plyhq/ply/internal/headless"
 	"github.com/plyhq/ply/internal/hooks"
 	"github.com/plyhq/ply/internal/scheduler"
@@ -45,13 +46,25 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 		s.Resume(first, firstType)
 		c.SetSubagentApprover(s)
 		sched := scheduler.New(c.Registry(), append(opts, scheduler.WithApprover(hooks.Approver(c.Hooks(), s)))...)
-		return s.Serve(ctx, c.Client(), c.Runner(sched, true), sio.Stdin, sdkControls(ctx, cfg, c, sio, log))
+		code := s.Serve(ctx, c.Client(), c.Runner(sched, true), sio.Stdin, sdkControls(ctx, cfg, c, sio, log))
+		return unsavedCode(c, code)
 	}
 	// No one answers questions here: a skill the model loads is read
 	// without granting its allowed-tools.
 	c.Policy().SetUnattended(true)
 	sched := scheduler.New(c.Registry(), opts...)
-	return headless.RunFrom(ctx, hcfg, c.Client(), c.Runner(sched, true), first, firstType)
+	return unsavedCode(c, headless.RunFrom(ctx, hcfg, c.Client(), c.Runner(sched, true), first, firstType))
+}
+
+// unsavedCode is code, or exitcode.Unsaved when a run that otherwise
+// succeeded left part of its session unsaved: a script must not take a
+// session it cannot resume whole for a success. (Each query or
+// interaction that met the failure already ended as an error.)
+func unsavedCode(c *core.Session, code int) int {
+	if code == exitcode.OK && c.Transcript().Err() != nil {
+		return exitcode.Unsaved
+	}
+	return code
 }
 
 // sdkControls are the SDK's control requests on the session c.

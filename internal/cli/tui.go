@@ -73,7 +73,7 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	log.Info("interactive run", "session", c.ID(), "model", cfg.model, "mode", cfg.mode)
 	code = ui.Run(ctx, c.Client(), c.Runner(sched, true))
 	endTUI(cfg, c, ui.Summary(), sio.Stdout, log)
-	return code
+	return unsavedCode(c, code)
 }
 
 // noticeWriter turns writes into UI notices once a UI is plugged in;

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -26,8 +27,10 @@ type checkpointer struct {
 	sess  *opened // its writer changes on /resume
 	reg   *tools.Registry
 	log   *slog.Logger
-	off   bool // the workspace proved too large: stop trying
-	msgs  messageCheckpoints
+	// notices is told of a prompt that has no checkpoint, and why.
+	notices io.Writer
+	off     bool // the workspace proved too large: stop trying
+	msgs    messageCheckpoints
 	// warned is the last warning about what ignore rules leave out,
 	// so that each is logged once.
 	warned string
@@ -85,11 +88,13 @@ func (c *checkpointer) close() {
 	}
 }
 
-// take records the workspace; a failure is logged, never fatal: the
-// work goes on without a way back, which is what ply did before.
-func (c *checkpointer) take(ctx context.Context, why string) string {
+// take records the workspace and returns the checkpoint's id; after the
+// workspace proved too large, it records nothing and returns "". A
+// failure is logged and returned, never fatal: the work goes on without
+// a way back.
+func (c *checkpointer) take(ctx context.Context, why string) (string, error) {
 	if c.off {
-		return ""
+		return "", nil
 	}
 	start := time.Now()
 	r, err := c.store.Checkpoint(ctx, c.roots)
@@ -98,7 +103,7 @@ func (c *checkpointer) take(ctx context.Context, why string) string {
 	}
 	if err != nil {
 		c.log.Warn("recording a checkpoint", "why", why, "err", err)
-		return ""
+		return "", err
 	}
 	c.log.Debug("checkpoint", "why", why, "id", r.ID, "files", r.Files, "read", r.Read, "reused", r.Reused, "took", time.Since(start))
 	if len(r.Problems) > 0 {
@@ -114,7 +119,7 @@ func (c *checkpointer) take(ctx context.Context, why string) string {
 	if r.PlyIgnoreOverruled > 0 {
 		c.log.Info("the untrusted workspace's .plyignore was not applied to paths git tracks: they are recorded", "paths", r.PlyIgnoreOverruled)
 	}
-	return r.ID
+	return r.ID, nil
 }
 
 // onUserQuery is the client's OnUserQuery: it records the workspace and
@@ -123,7 +128,12 @@ func (c *checkpointer) onUserQuery(ctx context.Context, parts []llm.Part) []llm.
 	if c == nil {
 		return parts
 	}
-	id := c.take(ctx, "prompt")
+	id, err := c.take(ctx, "prompt")
+	if err != nil && c.notices != nil {
+		// Said on every prompt it is true of: the user relies on
+		// /rewind to undo what the prompt's tools change.
+		fmt.Fprintf(c.notices, "ply: warning: this prompt has no checkpoint, /rewind cannot return to before it: %v\n", err)
+	}
 	if id != "" {
 		c.sess.w.AppendCheckpoint(id)
 	}
@@ -139,7 +149,7 @@ func (c *checkpointer) beforeTools(ctx context.Context, calls []*turn.ToolCallRe
 	}
 	for _, call := range calls {
 		if t, ok := c.reg.Lookup(call.Name); ok && !t.Kind().ReadOnly() {
-			c.take(ctx, fmt.Sprintf("before %s", call.Name))
+			c.take(ctx, fmt.Sprintf("before %s", call.Name)) // a failure is logged
 			return
 		}
 	}

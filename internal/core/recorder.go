@@ -17,12 +17,19 @@ type record struct{ c *Session }
 // recorder returns the session's recorder.
 func (c *Session) recorder() loop.Recorder { return record{c} }
 
-// Checkpoint makes the transcript durable at a round boundary.
-func (r record) Checkpoint() {
-	if err := r.c.sess.w.Sync(); err != nil {
+// Checkpoint makes the transcript durable at a round boundary. Its error
+// ends the loop (loop.Unsaved), which each entry reports as a failure.
+func (r record) Checkpoint() error {
+	err := r.c.sess.w.Sync()
+	if err != nil {
 		slog.Error("saving the session", "err", err)
 	}
+	return err
 }
+
+// Err is the transcript writer's first error: once a write failed,
+// nothing more is written, and a loop ends before it sends anything.
+func (r record) Err() error { return r.c.sess.w.Err() }
 
 // Compressed writes the compacted history, which replaces what came
 // before it on load.

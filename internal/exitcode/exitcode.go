@@ -13,6 +13,7 @@ const (
 	TurnLimit = 53
 	ToolError = 54
 	Budget    = 55
+	Unsaved   = 56
 	Cancelled = 130
 )
 
@@ -33,5 +34,6 @@ var Table = []Meaning{
 	{TurnLimit, "the session turn limit was reached (--max-session-turns)"},
 	{ToolError, "a tool error, or a PostToolBatch hook, ended the run"},
 	{Budget, "a budget ran out: --max-tool-calls, --max-wall-time, the per-turn cap (model.maxToolCallsPerTurn) or a loop guard"},
+	{Unsaved, "the session could not be saved (PLY_HOME full or not writable): the run stopped"},
 	{Cancelled, "cancelled (Ctrl+C, SIGINT)"},
 }

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -182,6 +183,8 @@ func (r *run) end(res loop.Result) int {
 		return r.fail(SubtypeLoopDetected, exitcode.Budget, res.Message)
 	case loop.NoStructuredOutput:
 		return r.fail(SubtypeStructuredFail, exitcode.Error, res.Message)
+	case loop.Unsaved:
+		return r.fail(SubtypeUnsaved, exitcode.Unsaved, res.Message+unsavedAdvice(res.Err))
 	case loop.ToolError:
 		var stopped *scheduler.BatchStoppedError
 		if errors.As(res.Err, &stopped) {
@@ -191,6 +194,17 @@ func (r *run) end(res loop.Result) int {
 	default:
 		return r.fail(SubtypeError, exitCodeFor(res.Err), res.Message)
 	}
+}
+
+// unsavedAdvice follows the message of a run that stopped because the
+// session could not be saved with err.
+func unsavedAdvice(err error) string {
+	fix := "Make PLY_HOME writable"
+	if errors.Is(err, syscall.ENOSPC) {
+		fix = "Free space where PLY_HOME is"
+	}
+	return "; ply stopped before running more tools, since their results could not be recorded. " + fix +
+		", then resume with --continue: the transcript ends at the last record saved"
 }
 
 func exitCodeFor(err error) int {

@@ -29,11 +29,12 @@ type recorder struct {
 	mu     sync.Mutex
 	rounds []inbox.Round
 	kept   []llm.Part
+	fail   error // every checkpoint's error
 }
 
-func (r *recorder) Checkpoint()      {}
-func (r *recorder) Compressed()      {}
-func (r *recorder) Cancelled(string) {}
+func (r *recorder) Checkpoint() error { return r.fail }
+func (r *recorder) Compressed()       {}
+func (r *recorder) Cancelled(string)  {}
 
 func (r *recorder) Keep(p []llm.Part) {
 	r.mu.Lock()

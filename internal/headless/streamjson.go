@@ -150,6 +150,7 @@ const (
 	SubtypeLoopDetected   = "error_loop_detected"
 	SubtypeCancelled      = "error_cancelled"
 	SubtypeStructuredFail = "error_max_structured_output_retries"
+	SubtypeUnsaved        = "error_session_not_saved"
 )
 
 func newUUID() string { return uuid.NewString() }

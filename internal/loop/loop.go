@@ -53,8 +53,10 @@ type Outcome struct {
 // history. Each method is called on the loop's goroutine.
 type Recorder interface {
 	// Checkpoint makes the transcript durable: a round ended and its
-	// calls are about to run.
-	Checkpoint()
+	// calls are about to run. An error means the session could not be
+	// saved: the loop ends (Unsaved) rather than run work it cannot
+	// record.
+	Checkpoint() error
 	// Compressed follows the chat's compression of its history.
 	Compressed()
 	// Keep holds results the loop will not send (the batch was cut
@@ -64,6 +66,13 @@ type Recorder interface {
 	Cancelled(reason string)
 	// Round records a round no user typed, before it is sent.
 	Round(r inbox.Round)
+}
+
+// SaveChecker is a Recorder that tells, without waiting for the disk,
+// that the session can no longer be saved (a write already failed): a
+// loop then ends (Unsaved) before it sends anything.
+type SaveChecker interface {
+	Err() error
 }
 
 // InboxAtEnd says what the loop does with the inbox when the model stops.
@@ -156,7 +165,18 @@ const (
 	// NoStructuredOutput: the model stopped without calling the
 	// structured-output tool, even when told to.
 	NoStructuredOutput
+	// Unsaved: the transcript could not be written (Err, a
+	// *SaveError): the loop stopped at the round boundary, before any
+	// further call ran.
+	Unsaved
 )
+
+// SaveError is the error of an Unsaved stop: the session could not be
+// saved.
+type SaveError struct{ Err error }
+
+func (e *SaveError) Error() string { return "the session could not be saved: " + e.Err.Error() }
+func (e *SaveError) Unwrap() error { return e.Err }
 
 // Result is how a loop ended, and what it did.
 type Result struct {
@@ -198,6 +218,12 @@ func Run(ctx context.Context, cfg Config, in Input) Result {
 	}
 	defer l.endRounds()
 	parts := append(append([]llm.Part(nil), in.Lead...), l.startRounds(in.Rounds)...)
+	if c, ok := l.rec.(SaveChecker); ok {
+		if err := c.Err(); err != nil {
+			// Nothing of this loop could be recorded: send nothing.
+			return l.stop(unsavedEnd(err))
+		}
+	}
 	return l.loop(ctx, append(parts, in.Parts...), in.Type)
 }
 
@@ -233,8 +259,11 @@ func (l *run) loop(ctx context.Context, parts []llm.Part, typ client.SendType) R
 			return l.stop(*stop)
 		}
 		// The reply, and any calls it asks for, are on disk before a
-		// tool runs: a crash in a tool leaves a resumable session.
-		l.rec.Checkpoint()
+		// tool runs: a crash in a tool leaves a resumable session. What
+		// cannot be recorded is not run.
+		if unsaved := l.checkpoint(); unsaved != nil {
+			return l.stop(*unsaved)
+		}
 		if len(calls) == 0 {
 			next, ok := l.fromInbox(ctx)
 			if !ok {
@@ -297,6 +326,9 @@ func (l *run) batch(ctx context.Context, calls []*turn.ToolCallRequest) (results
 	}
 	if obj, ok := l.structured(outs); ok {
 		l.rec.Keep(parts)
+		if unsaved := l.checkpoint(); unsaved != nil {
+			return nil, nil, unsaved
+		}
 		return nil, nil, &Result{Stop: Structured, Structured: obj}
 	}
 	return parts, l.teammates(), nil
@@ -372,6 +404,23 @@ func (l *run) round(ctx context.Context, parts []llm.Part, typ client.SendType) 
 	return calls, nil
 }
 
+// checkpoint makes the transcript durable, and returns the loop's end
+// when it could not.
+func (l *run) checkpoint() *Result {
+	err := l.rec.Checkpoint()
+	if err == nil {
+		return nil
+	}
+	r := unsavedEnd(err)
+	return &r
+}
+
+// unsavedEnd is the end of a loop whose session could not be saved.
+func unsavedEnd(err error) Result {
+	se := &SaveError{Err: err}
+	return Result{Stop: Unsaved, Err: se, Message: se.Error()}
+}
+
 // goOn asks the observer whether the loop may go past the per-turn cap,
 // and raises the cap if so.
 func (l *run) goOn(ctx context.Context) bool {
@@ -419,7 +468,7 @@ func (l *run) stop(r Result) Result {
 
 type nopRecorder struct{}
 
-func (nopRecorder) Checkpoint()       {}
+func (nopRecorder) Checkpoint() error { return nil }
 func (nopRecorder) Compressed()       {}
 func (nopRecorder) Keep([]llm.Part)   {}
 func (nopRecorder) Cancelled(string)  {}

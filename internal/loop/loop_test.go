@@ -72,12 +72,25 @@ func (t *tools) RunTools(ctx context.Context, calls []*turn.ToolCallRequest) ([]
 	return outs, nil
 }
 
-// recorder records what the loop asks it to.
+// recorder records what the loop asks it to; its checkpoints fail with
+// err once fail reaches zero.
 type recorder struct {
-	log []string
+	log  []string
+	err  error
+	fail int
 }
 
-func (r *recorder) Checkpoint()             { r.log = append(r.log, "checkpoint") }
+func (r *recorder) Checkpoint() error {
+	r.log = append(r.log, "checkpoint")
+	if r.err == nil {
+		return nil
+	}
+	if r.fail--; r.fail >= 0 {
+		return nil
+	}
+	return r.err
+}
+
 func (r *recorder) Compressed()             { r.log = append(r.log, "compressed") }
 func (r *recorder) Keep(p []llm.Part)       { r.log = append(r.log, "keep "+partsText(p)) }
 func (r *recorder) Cancelled(reason string) { r.log = append(r.log, "cancelled "+reason) }
@@ -327,5 +340,59 @@ func TestPlainAnswerWhereStructuredOutputIsDue(t *testing.T) {
 				t.Errorf("message %q", res.Message)
 			}
 		})
+	}
+}
+
+// A checkpoint that fails ends the loop at that round boundary: the calls
+// the unsaved reply asks for do not run, and the end says why.
+func TestUnsavedSessionStopsBeforeTheCalls(t *testing.T) {
+	full := errors.New("session: write x.jsonl: no space left on device")
+	s := &script{replies: [][]turn.Event{
+		{call("a"), turn.Finished{Reason: llm.FinishToolCalls}},
+		{call("b"), turn.Finished{Reason: llm.FinishToolCalls}},
+		{turn.Content{Text: "done"}, turn.Finished{Reason: llm.FinishStop}},
+	}}
+	tl := &tools{}
+	rec := &recorder{err: full, fail: 1}
+	res := Run(context.Background(), Config{Rounds: s, Tools: tl, Recorder: rec}, Input{Parts: []llm.Part{{Text: "hi"}}, Type: client.UserQuery})
+	var se *SaveError
+	if res.Stop != Unsaved || !errors.As(res.Err, &se) || !errors.Is(res.Err, full) || !res.Failed() {
+		t.Fatalf("result %+v; want Unsaved with a *SaveError wrapping the write's error", res)
+	}
+	if tl.calls != 1 || len(s.sent) != 2 || res.Turns != 2 || res.ToolCalls != 1 {
+		t.Errorf("%d calls ran over %d sends (result %+v); want the first call only, and no third send", tl.calls, len(s.sent), res)
+	}
+	if !strings.Contains(res.Message, "could not be saved") || !strings.Contains(res.Message, "no space left on device") {
+		t.Errorf("message %q", res.Message)
+	}
+}
+
+// The structured result is not reported as a success when the results it
+// keeps could not be saved.
+func TestUnsavedStructuredResultIsAnError(t *testing.T) {
+	s := &script{replies: [][]turn.Event{{&turn.ToolCallRequest{CallID: "s", Name: "out", Args: `{"x":1}`}, turn.Finished{}}}}
+	rec := &recorder{err: errors.New("no space left on device"), fail: 1}
+	res := Run(context.Background(), Config{Rounds: s, Tools: &tools{}, Recorder: rec, StructuredOutput: "out"},
+		Input{Parts: []llm.Part{{Text: "hi"}}, Type: client.UserQuery})
+	if res.Stop != Unsaved {
+		t.Fatalf("result %+v; want Unsaved", res)
+	}
+}
+
+// failedRecorder is a recorder whose writes failed already.
+type failedRecorder struct {
+	recorder
+	err error
+}
+
+func (r *failedRecorder) Err() error { return r.err }
+
+// A loop whose session can no longer be saved sends nothing.
+func TestUnsavedSessionSendsNothing(t *testing.T) {
+	s := &script{}
+	rec := &failedRecorder{err: errors.New("no space left on device")}
+	res := Run(context.Background(), Config{Rounds: s, Tools: &tools{}, Recorder: rec}, Input{Parts: []llm.Part{{Text: "hi"}}, Type: client.UserQuery})
+	if res.Stop != Unsaved || len(s.sent) != 0 || res.Turns != 0 {
+		t.Fatalf("result %+v after %d sends; want Unsaved before any", res, len(s.sent))
 	}
 }

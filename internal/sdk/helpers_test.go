@@ -74,10 +74,10 @@ type recorder struct {
 	rounds []inbox.Round
 }
 
-func (r *recorder) Checkpoint()      {}
-func (r *recorder) Compressed()      {}
-func (r *recorder) Cancelled(string) {}
-func (r *recorder) Keep([]llm.Part)  {}
+func (r *recorder) Checkpoint() error { return nil }
+func (r *recorder) Compressed()       {}
+func (r *recorder) Cancelled(string)  {}
+func (r *recorder) Keep([]llm.Part)   {}
 
 func (r *recorder) Round(rd inbox.Round) {
 	r.mu.Lock()

@@ -103,6 +103,10 @@ type record struct {
 	// cancelled
 	Reason string `json:"reason"`
 
+	// unsaved (unsaved.go)
+	Lost  int    `json:"lost"`
+	Error string `json:"error"`
+
 	// todos
 	Todos json.RawMessage `json:"todos"`
 
@@ -191,7 +195,7 @@ func replay(path string, each func(*Transcript, *record)) (*Transcript, tailStat
 				// is written whole with one write call, so this is a
 				// write a crash cut short, and nothing before it is
 				// affected.
-				t.warn(lr.line, fmt.Sprintf("torn last line (%d bytes, no newline) skipped: the session ended while it was being written", size))
+				t.warn(lr.line, fmt.Sprintf("torn last line (%d bytes, no newline) skipped: a write was cut short (ply was killed, or the disk was full)", size))
 				tail.torn = true
 				continue
 			}
@@ -309,6 +313,12 @@ func (t *Transcript) apply(rec *record, line int) {
 		t.applyPrompt(rec, line)
 	case typeCancelled:
 		t.Cancels = append(t.Cancels, Cancel{Time: rec.Time, Reason: rec.Reason, Seq: t.lastSeq})
+	case typeUnsaved:
+		what := fmt.Sprintf("%d records", rec.Lost)
+		if rec.Lost == 1 {
+			what = "1 record"
+		}
+		t.warn(line, fmt.Sprintf("%s after this line could not be saved (%s): missing from the session", what, rec.Error))
 	case typeSession:
 		t.warn(line, "second metadata line skipped")
 	default:

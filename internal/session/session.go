@@ -28,6 +28,7 @@
 //	background  a background task changed state: task, kind, label, state
 //	round       the next entry is a round no user typed: send, source
 //	prompt      facts the model was told, the first those of the system prompt: facts
+//	unsaved     writes failed from here on: lost (lines not written), error
 //	schedule    a schedule was created, fired once, deleted or dropped: schedule, kind, spec, every, cron, text, recurring, state
 //
 // Loading replays the lines in order; a compaction line replaces everything

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -42,6 +43,12 @@ type Writer struct {
 	lock *os.File
 	// fsync is f.Sync; tests count and stall it.
 	fsync func() error
+	// out is where lines are written: f, unless a test wraps it
+	// (SetWriteFault). Only the writer goroutine touches it.
+	out io.Writer
+	// unsaved is what the writer goroutine knows of the lines it could
+	// not write (unsaved.go).
+	unsaved unsaved
 	// dirSync: the file is new and its directory entry is not yet
 	// durable. Only the writer goroutine touches it.
 	dirSync bool
@@ -75,11 +82,13 @@ func newWriter(f, lock *os.File, meta Meta, seq int64, dirSync bool) *Writer {
 		f:       f,
 		lock:    lock,
 		fsync:   f.Sync,
+		out:     wrapFile(f),
 		dirSync: dirSync,
 		seq:     seq,
 		wake:    make(chan struct{}, 1),
 		done:    make(chan struct{}),
 	}
+	w.unsaved.end = fileEnd(f)
 	go w.run()
 	return w
 }
@@ -280,34 +289,38 @@ func (w *Writer) run() {
 			switch {
 			case it.line != nil:
 				if stopped {
+					w.unsaved.lost++
 					continue
 				}
 				// One write call for the whole line: a crash tears at
 				// most this line, never one before it.
-				if _, err := w.f.Write(it.line); err != nil {
-					stopped = true
-					w.setErr(fmt.Errorf("session: write %s: %w", w.path, err))
-				}
+				n, err := w.out.Write(it.line)
+				w.wrote(int64(n), err)
+				stopped = err != nil
 			case it.parts != nil:
 				if stopped {
+					w.unsaved.lost++
 					continue
 				}
 				// Several writes, but nothing else between them: a crash
 				// still tears only this line, the file's last.
 				if bw == nil {
-					bw = bufio.NewWriterSize(w.f, 256<<10)
+					bw = bufio.NewWriterSize(w.out, 256<<10)
 				}
-				bw.Reset(w.f)
-				if err := writeParts(bw, it.parts); err != nil {
-					stopped = true
-					w.setErr(fmt.Errorf("session: write %s: %w", w.path, err))
-				}
+				cw := countingWriter{w: w.out}
+				bw.Reset(&cw)
+				err := writeParts(bw, it.parts)
+				w.wrote(cw.n, err)
+				stopped = err != nil
 			case it.synced != nil:
 				if !stopped {
 					w.flush()
 				}
 				it.synced <- nil
 			case it.stop:
+				if stopped {
+					w.markUnsaved()
+				}
 				return
 			}
 		}

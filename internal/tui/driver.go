@@ -36,6 +36,9 @@ type (
 		id        int
 		err       error
 		cancelled bool
+		// unsaved: the session could not be saved, and unsent, before
+		// the prompt went out.
+		unsaved, unsent bool
 	}
 	// callMsg is a snapshot of a call after a state change. The scheduler
 	// mutates its *Call concurrently, so the model never holds one.
@@ -156,6 +159,9 @@ func (d *driver) interact(ctx context.Context, id int, in loop.Input) {
 		done.cancelled = true
 	case res.Stop == loop.ToolError:
 		done.err = fmt.Errorf("running tools: %w", res.Err)
+	case res.Stop == loop.Unsaved:
+		done.err = fmt.Errorf("%w: ply stopped before running more tools; once PLY_HOME can be written again, quit and resume with ply --continue", res.Err)
+		done.unsaved, done.unsent = true, res.Turns == 0
 	}
 }
 

@@ -74,7 +74,9 @@ type model struct {
 	lastThought  string
 	showThoughts bool
 
-	queued  []string
+	queued []string
+	// prompt is the text of the last prompt typed and sent.
+	prompt  string
 	history []string
 	histPos int
 	draft   string
@@ -251,6 +253,7 @@ func (m *model) resize(w, h int) tea.Cmd {
 
 // submit starts an interaction for text.
 func (m *model) submit(text string) tea.Cmd {
+	m.prompt = text
 	cmds := []tea.Cmd{m.commit(m.renderUser(text))}
 	m.stats.prompts++
 	sent := m.expandAtPaths(m.expandPastes(text))
@@ -331,6 +334,15 @@ func (m *model) finish(d doneMsg) tea.Cmd {
 	m.cancelRunning()
 	m.busy, m.cancel, m.cancelling, m.status = false, nil, false, ""
 	m.refreshContext()
+	if d.unsaved {
+		// Nothing more can be recorded: what was typed stays in the
+		// input box, the prompt too when it was not sent.
+		if d.unsent && m.prompt != "" {
+			m.queued = append([]string{m.prompt}, m.queued...)
+		}
+		m.unqueue()
+		return tea.Batch(append(cmds, m.armIdle())...)
+	}
 	cmds = append(cmds, m.sendQueued(d.cancelled))
 	if !d.cancelled {
 		cmds = append(cmds, m.fromInbox())

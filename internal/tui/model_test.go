@@ -48,10 +48,27 @@ type record struct {
 	kept    []llm.Part
 	cancels []string
 	rounds  []string
+	// fail is every checkpoint's error; failed, the writer's error once
+	// a checkpoint failed.
+	fail, failed error
 }
 
-func (r *record) Checkpoint() {}
-func (r *record) Compressed() {}
+func (r *record) Checkpoint() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.fail != nil {
+		r.failed = r.fail
+	}
+	return r.fail
+}
+
+func (r *record) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failed
+}
+
+func (r *record) Compressed()       {}
 
 func (r *record) Keep(p []llm.Part) {
 	r.mu.Lock()
