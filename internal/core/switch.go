@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/google/uuid"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/repair"
 	"github.com/plyhq/ply/internal/session"
@@ -50,6 +51,39 @@ func switchSession(cfg *Config, c *Session, root, id string, log *slog.Logger) (
 	}
 	log.Info("resumed from the UI", "session", tr.Meta.ID, "entries", len(h))
 	return h, nil
+}
+
+// Clear starts a new conversation in a new session (/clear): an empty
+// history, a new transcript that takes the appends from now on, a system
+// prompt built anew, and the SessionStart hooks again (source "clear")
+// before the next prompt. The session left is closed, saved as it stands,
+// and stays resumable (/resume, ply -r); its schedules stop with it. The
+// UI calls it only while no interaction runs.
+//
+// UNFINISHED: as after /resume, hooks keep the first session's id and
+// transcript path.
+func (c *Session) Clear() error {
+	id := uuid.NewString()
+	w, err := session.Create(c.cfg.Home, c.ws.Root(), id, c.Model())
+	if err != nil {
+		return fmt.Errorf("starting a new session: %w", err)
+	}
+	root := c.ws.Root()
+	old, created := c.sess.w, c.sess.created
+	fresh := &session.Transcript{}
+	c.switchSchedules(w, fresh) // schedresume.go
+	c.chat.SetHistory(nil)
+	c.chat.OnAppend(w.Append)
+	c.sess.w, c.sess.id, c.sess.history, c.sess.created = w, id, nil, true
+	c.switchPrompt(fresh)
+	c.startMu.Lock()
+	c.startSource = "clear"
+	c.startMu.Unlock()
+	if err := closeSession(c.cfg, root, old, created, c.log); err != nil {
+		c.log.Error("saving the session left by /clear", "err", err)
+	}
+	c.log.Info("cleared: a new session", "session", id, "left", old.Meta().ID)
+	return nil
 }
 
 // closeSession closes w, removing the session when created is set and it

@@ -59,13 +59,6 @@ type chatModels struct{ ch *chat.Chat }
 func (m chatModels) Model() string        { return m.ch.Config().Model }
 func (m chatModels) SetModel(name string) { m.ch.SetModel(name) }
 
-// Clear starts the conversation afresh (/clear); on resume the
-// transcript starts from the empty history too.
-func (c *Session) Clear() {
-	c.chat.SetHistory(nil)
-	c.sess.w.AppendCompaction(nil)
-}
-
 // Idle tells the Notification hooks that the user has been waited for
 // since the agent finished ("idle_prompt"); without such hooks it does
 // nothing. HasIdle says whether there are any, so an entry times nothing

@@ -59,9 +59,9 @@ type themeFunc func(string) error
 
 func (f themeFunc) SaveTheme(name string) error { return f(name) }
 
-type clearFunc func()
+type clearFunc func() error
 
-func (f clearFunc) Clear() { f() }
+func (f clearFunc) Clear() error { return f() }
 
 // idleFunc listens for idle_prompt.
 type idleFunc func(context.Context)

@@ -117,12 +117,18 @@ func (m *model) command(text string) tea.Cmd {
 }
 
 func (m *model) clearCommand(string) tea.Cmd {
+	note := "(new conversation)"
 	if s, ok := probe[Clearer](m); ok {
-		s.Clear()
+		left := m.cfg.Session.ID()
+		if err := s.Clear(); err != nil {
+			return m.commit(m.st.err.Render("✗ /clear: " + err.Error() + " (the conversation goes on)"))
+		}
+		note = "(new conversation; the last one is saved: /resume, or ply -r " + left + ")"
 	}
-	m.stats.usage, m.todos, m.lastThought, m.retryable, m.lastCards = llm.Usage{}, nil, "", false, nil
+	// The token and cost totals are the run's: they survive /clear.
+	m.todos, m.lastThought, m.retryable, m.lastCards = nil, "", false, nil
 	m.refreshContext()
-	return m.clearThen(m.st.dim.Render("(new conversation)"))
+	return m.clearThen(m.st.dim.Render(note))
 }
 
 func (m *model) compressCommand(arg string) tea.Cmd {
@@ -325,7 +331,7 @@ func (m *model) resume(s SessionInfo) tea.Cmd {
 	if err != nil {
 		return m.commit(m.st.err.Render("✗ resuming " + s.ID + ": " + err.Error()))
 	}
-	m.stats.usage, m.todos, m.lastThought, m.retryable, m.lastCards = llm.Usage{}, nil, "", false, nil
+	m.todos, m.lastThought, m.retryable, m.lastCards = nil, "", false, nil
 	m.refreshContext()
 	m.askSchedules() // schedresume.go
 	return m.clearThen(m.st.dim.Render("resumed session "+s.ID), m.renderHistory(h))

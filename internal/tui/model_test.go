@@ -68,7 +68,7 @@ func (r *record) Err() error {
 	return r.failed
 }
 
-func (r *record) Compressed()       {}
+func (r *record) Compressed() {}
 
 func (r *record) Keep(p []llm.Part) {
 	r.mu.Lock()
@@ -384,7 +384,7 @@ func TestSlashCommands(t *testing.T) {
 	h.m.cfg.Session = struct {
 		*session
 		Clearer
-	}{&session{}, clearFunc(func() { cleared = true })}
+	}{&session{}, clearFunc(func() error { cleared = true; return nil })}
 	h.typeText("/help")
 	h.press(tea.KeyEnter, 0)
 	if !strings.Contains(h.printed(), "/clear") {
@@ -466,4 +466,35 @@ func (s *session) Compress(ctx context.Context, focus string) (int, int, bool) {
 		return 0, 0, false
 	}
 	return s.compress(ctx, focus)
+}
+
+// /clear keeps the run's token totals and names the session left; a
+// /clear that fails says so and clears nothing.
+func TestClearKeepsTotals(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	fail := false
+	h.m.cfg.Session = struct {
+		*session
+		Clearer
+	}{&session{}, clearFunc(func() error {
+		if fail {
+			return errors.New("disk full")
+		}
+		return nil
+	})}
+	h.m.stats.usage = llm.Usage{InputTokens: 1200, OutputTokens: 300}
+	h.typeText("/clear")
+	h.press(tea.KeyEnter, 0)
+	if h.m.stats.usage.InputTokens != 1200 || h.m.stats.usage.OutputTokens != 300 {
+		t.Fatalf("totals after /clear: %+v", h.m.stats.usage)
+	}
+	if p := h.printed(); !strings.Contains(p, "ply -r test-session") {
+		t.Fatalf("/clear does not name the session left:\n%s", p)
+	}
+	fail = true
+	h.typeText("/clear")
+	h.press(tea.KeyEnter, 0)
+	if p := h.printed(); !strings.Contains(p, "✗ /clear: disk full (the conversation goes on)") {
+		t.Fatalf("a failed /clear:\n%s", p)
+	}
 }

@@ -7,7 +7,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/rewind"
 )
 
@@ -133,7 +132,7 @@ func (m *model) rewind(n int, code, conv bool) tea.Cmd {
 	if res.History != nil {
 		// The conversation above stays on screen, marked: what follows
 		// goes on from the point rewound to.
-		m.stats.usage, m.todos, m.lastThought, m.retryable = llm.Usage{}, nil, "", false
+		m.todos, m.lastThought, m.retryable = nil, "", false
 		m.refreshContext()
 	}
 	if res.Prompt != "" {

@@ -66,8 +66,9 @@ type (
 	FileChange  = info.FileChange
 )
 
-// Clearer starts the conversation afresh (/clear).
-type Clearer interface{ Clear() }
+// Clearer starts a new conversation in a new session (/clear); the one
+// left stays saved and resumable.
+type Clearer interface{ Clear() error }
 
 // Expander rewrites a prompt before it is sent: the contents of its
 // @path references are appended.
