@@ -493,3 +493,23 @@ func emptyFiles(t *testing.T, root string, names ...string) {
 		}
 	}
 }
+
+// A short paste keeps its tabs (a Makefile rule, Go code), and so does a
+// prompt brought back from history.
+func TestPasteKeepsTabs(t *testing.T) {
+	rec := &recorder{}
+	h := newHarness(t, rec, nil)
+	rule := "build:\n\tgo build ./...\n\tgo vet ./..."
+	h.update(tea.PasteMsg{Content: rule})
+	h.press(tea.KeyEnter, 0)
+	h.pumpUntil(isDone)
+	if sent := rec.rounds(); len(sent) != 1 || sent[0].parts[0].Text != rule {
+		t.Fatalf("sent %q, want %q", sent[0].parts[0].Text, rule)
+	}
+	h.press(tea.KeyUp, 0)
+	h.press(tea.KeyEnter, 0)
+	h.pumpUntil(isDone)
+	if sent := rec.rounds(); len(sent) != 2 || sent[1].parts[0].Text != rule {
+		t.Fatalf("sent again %q, want %q", sent[len(sent)-1].parts[0].Text, rule)
+	}
+}

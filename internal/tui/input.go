@@ -87,7 +87,7 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.complete()
 		return nil
 	case "enter":
-		text := strings.TrimSpace(m.input.Value())
+		text := strings.TrimSpace(unmarkTabs(m.input.Value()))
 		if text == "" {
 			return nil
 		}
@@ -112,16 +112,16 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 				m.draft = m.input.Value()
 			}
 			m.histPos--
-			m.input.SetValue(m.history[m.histPos])
+			m.input.SetValue(markTabs(m.history[m.histPos]))
 			return nil
 		}
 	case "down":
 		if m.input.Line() == m.input.LineCount()-1 && m.histPos < len(m.history) {
 			m.histPos++
 			if m.histPos == len(m.history) {
-				m.input.SetValue(m.draft)
+				m.input.SetValue(markTabs(m.draft))
 			} else {
-				m.input.SetValue(m.history[m.histPos])
+				m.input.SetValue(markTabs(m.history[m.histPos]))
 			}
 			return nil
 		}
@@ -144,7 +144,7 @@ func (m *model) unqueue() {
 		text += "\n\n" + cur
 	}
 	m.queued = nil
-	m.input.SetValue(text)
+	m.input.SetValue(markTabs(text))
 	m.hint = ""
 }
 
@@ -175,9 +175,17 @@ func (m *model) paste(text string) tea.Cmd {
 		return nil
 	}
 	var cmd tea.Cmd
-	m.input, cmd = m.input.Update(tea.PasteMsg{Content: text})
+	m.input, cmd = m.input.Update(tea.PasteMsg{Content: markTabs(text)})
 	return cmd
 }
+
+// tabMark stands for a tab in the editor, whose text area turns tabs into
+// spaces: a pasted Makefile rule, TSV row or Go line keeps its tabs when
+// sent. It shows as ␉ while edited.
+const tabMark = "\u2409"
+
+func markTabs(s string) string   { return strings.ReplaceAll(s, "\t", tabMark) }
+func unmarkTabs(s string) string { return strings.ReplaceAll(s, tabMark, "\t") }
 
 // expandPastes puts the collapsed pastes back into a prompt being sent.
 func (m *model) expandPastes(text string) string {

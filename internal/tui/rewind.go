@@ -136,7 +136,7 @@ func (m *model) rewind(n int, code, conv bool) tea.Cmd {
 		m.refreshContext()
 	}
 	if res.Prompt != "" {
-		m.input.SetValue(res.Prompt)
+		m.input.SetValue(markTabs(res.Prompt))
 	}
 	return m.commit(m.st.dim.Render("⏪ " + res.Note))
 }
