@@ -97,3 +97,28 @@ func TestHeadlessDenialHint(t *testing.T) {
 		t.Errorf("a run that refused nothing: %s", r.stderr)
 	}
 }
+
+// A command the wall-time limit stops keeps what it printed, and the
+// transcript (what a --continue sends the model) says it was the limit,
+// not the user.
+func TestWallTimeKeepsPartialOutput(t *testing.T) {
+	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	srv := fp.New(t, fp.Turn{fp.ToolCall("s1", "run_shell_command", `{"command":"echo started-work; sleep 60"}`)})
+	r := runPlyHome(t, dir, home, srv, "-y", "--max-wall-time", "3s", "-p", "go")
+	if r.code == 0 {
+		t.Fatalf("exit 0 past the wall-time limit\n%s", r.stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(home, "projects", "*", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("transcripts %v", files)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"Tool call was stopped: wall-time limit reached. What it printed before it stopped:", "started-work"} {
+		if !strings.Contains(string(b), w) {
+			t.Errorf("the transcript lacks %q:\n%s", w, b)
+		}
+	}
+}

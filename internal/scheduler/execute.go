@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/plyhq/ply/internal/tools"
@@ -110,7 +111,7 @@ func (s *Scheduler) runCall(ctx context.Context, c *Call) {
 	case err == nil:
 		c.finishResult(res)
 	case errors.Is(err, context.Canceled) || (ctx.Err() != nil && errors.Is(err, ctx.Err())):
-		c.cancel("")
+		c.cancel(stoppedOutput(ctx, res.Output))
 		return
 	default:
 		c.fail(ErrorTypeExecution, fmt.Sprintf("Tool %q failed: %v", c.Name, err))
@@ -135,4 +136,19 @@ func invoke(ctx context.Context, c *Call, out tools.Output) (res tools.Result, e
 		ctx = tools.WithConfinement(ctx)
 	}
 	return c.Tool.Execute(ctx, c.Params, out)
+}
+
+// stoppedOutput is what the model is told of a call its context stopped
+// while it ran: who stopped it (the user, or the cause the context names,
+// such as the wall-time limit), then what the call printed until then,
+// which it may still use.
+func stoppedOutput(ctx context.Context, printed string) string {
+	msg := CancelledMessage
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		msg = "Tool call was stopped: " + cause.Error() + "."
+	}
+	if strings.TrimSpace(printed) != "" {
+		msg += " What it printed before it stopped:\n" + printed
+	}
+	return msg
 }

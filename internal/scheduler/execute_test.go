@@ -282,3 +282,35 @@ func TestHooks(t *testing.T) {
 		t.Errorf("live output = %q", live.String())
 	}
 }
+
+// A call stopped while it ran keeps what it printed for the model, and
+// says who stopped it: the user, or the cause its context names.
+func TestCancelKeepsPartialOutput(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		cause error
+		want  string
+	}{
+		{"by the user", nil, "Tool call was cancelled by the user. What it printed before it stopped:\nline 1\nline 2"},
+		{"by a limit", errors.New("wall-time limit reached"), "Tool call was stopped: wall-time limit reached. What it printed before it stopped:\nline 1\nline 2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			started := make(chan struct{})
+			tool := &fakeTool{name: "sh", kind: tools.KindExecute, run: func(ctx context.Context, _ string, _ tools.Output) (tools.Result, error) {
+				close(started)
+				<-ctx.Done()
+				return tools.Result{Output: "line 1\nline 2", IsError: true}, ctx.Err()
+			}}
+			s := New(tools.NewRegistry(tool), WithPolicy(YOLO{}))
+			ctx, cancel := context.WithCancelCause(context.Background())
+			go func() {
+				<-started
+				cancel(tc.cause)
+			}()
+			calls, _ := s.Run(ctx, []Request{req("sh", "1")})
+			if r := calls[0].Response(); calls[0].State() != StateCancelled || r.Output != tc.want {
+				t.Fatalf("state %s, output %q\nwant %q", calls[0].State(), r.Output, tc.want)
+			}
+		})
+	}
+}
