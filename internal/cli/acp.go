@@ -164,7 +164,7 @@ func acpSessions(cfg *config, cwd string) ([]acp.SessionSummary, error) {
 	}
 	out := make([]acp.SessionSummary, 0, len(list))
 	for _, s := range list {
-		out = append(out, acp.SessionSummary{ID: s.ID, CWD: ws.Root(), Title: s.FirstPrompt, Updated: s.Modified})
+		out = append(out, acp.SessionSummary{ID: s.ID, CWD: ws.Root(), Title: cmp.Or(s.Title, s.FirstPrompt), Updated: s.Modified})
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	fp "github.com/plyhq/ply/internal/fakeprovider"
@@ -43,5 +44,25 @@ func TestClearStartsANewSession(t *testing.T) {
 	}
 	if h := c.Messages(); len(h) != 1 || h[0].Parts[0].Text != "the first conversation" {
 		t.Fatalf("resumed history %+v", h)
+	}
+}
+
+// A session named with /rename resumes by its name: ply -r NAME.
+func TestResumeByName(t *testing.T) {
+	dir, home := t.TempDir(), filepath.Join(t.TempDir(), "home")
+	srv := fp.New(t, fp.Turn{fp.Text("again")})
+	env := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_MODEL": "m", "OPENAI_BASE_URL": srv.URL, "PLY_HOME": home}
+	c, _ := testCore(t, dir, env, "-p", "x")
+	c.Transcript().Append(llm.Message{Role: llm.RoleUser, Parts: []llm.Part{{Text: "first work"}}})
+	if err := c.Rename("Auth refactor"); err != nil {
+		t.Fatal(err)
+	}
+	id := c.ID()
+	if _, err := c.CloseTranscript(); err != nil {
+		t.Fatal(err)
+	}
+	r := runPlyHome(t, dir, home, srv, "-r", "auth refactor", "-o", "stream-json", "-p", "go on")
+	if r.code != 0 || !strings.Contains(r.stdout, `"session_id":"`+id+`"`) {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -95,7 +95,7 @@ func (o *Options) specs() []flagSpec {
 		{long: "max-tool-calls", integer: &o.MaxToolCalls, help: "stop before running more than this many tool calls"},
 		{long: "max-wall-time", dur: &o.MaxWallTime, help: "stop after this long (e.g. 90s, 10m; a bare number is seconds)"},
 		{long: "continue", short: "c", boolean: &o.Continue, help: "continue the most recent session of this project"},
-		{long: "resume", short: "r", str: &o.Resume, help: "resume the session with this id"},
+		{long: "resume", short: "r", str: &o.Resume, help: "resume the session with this id (or id prefix, or /rename's name)"},
 		{long: "session-id", str: &o.SessionID, help: "id for a new session (with --fork-session: for the copy)"},
 		{long: "fork-session", boolean: &o.ForkSession, help: "with -c or -r: go on in a new session copied from that one, even while another ply has it open"},
 		{long: "system-prompt", str: &o.SystemPrompt, help: "replace the system prompt"},

@@ -102,7 +102,7 @@ func closeSessionKept(cfg *Config, root string, w *session.Writer, created bool,
 		return true, err
 	}
 	sum, ferr := session.Find(cfg.Home, root, w.Meta().ID)
-	if ferr != nil || sum.Turns > 0 || sum.FirstPrompt != "" {
+	if ferr != nil || sum.Turns > 0 || sum.FirstPrompt != "" || sum.Title != "" {
 		return true, err
 	}
 	if derr := session.Discard(w); derr != nil && !errors.Is(derr, session.ErrClosed) {

@@ -29,9 +29,19 @@ func (c *Session) Sessions() ([]info.Session, error) {
 	}
 	out := make([]info.Session, len(list))
 	for i, s := range list {
-		out[i] = info.Session{ID: s.ID, Modified: s.Modified, Turns: s.Turns, FirstPrompt: s.FirstPrompt, Current: s.ID == c.ID()}
+		out[i] = info.Session{ID: s.ID, Title: s.Title, Modified: s.Modified, Turns: s.Turns, FirstPrompt: s.FirstPrompt, Current: s.ID == c.ID()}
 	}
 	return out, nil
+}
+
+// Rename names the session (/rename): ply -r NAME and /resume find it by
+// that name.
+func (c *Session) Rename(title string) error {
+	if err := session.CheckTitle(title); err != nil {
+		return err
+	}
+	c.sess.w.AppendTitle(title)
+	return c.sess.w.Sync()
 }
 
 // Tools lists the tools the model is offered.

@@ -10,7 +10,9 @@ import "time"
 
 // Session is one saved session of the workspace, as a picker lists it.
 type Session struct {
-	ID          string
+	ID string
+	// Title is the name the user gave it (/rename), "" for none.
+	Title       string
 	Modified    time.Time
 	Turns       int
 	FirstPrompt string

@@ -25,6 +25,8 @@ type Summary struct {
 	Model    string
 	Created  time.Time
 	Modified time.Time // the file's modification time: the last line written
+	// Title is the name the user gave it last (/rename), "" for none.
+	Title string
 	// FirstPrompt is the first text the user wrote, whitespace collapsed
 	// and cut to about 80 characters; system reminders are passed over.
 	FirstPrompt string
@@ -112,7 +114,8 @@ func Latest(home, workspace string) (Summary, error) {
 }
 
 // Find returns the session of workspace whose id is id or, failing that,
-// the only one whose id starts with id, for --resume. It returns an
+// the only one whose id starts with id or, failing that, the only one
+// named id (/rename), for --resume. It returns an
 // error wrapping ErrNotFound when none matches and ErrAmbiguous when the
 // prefix matches several. Only the matching file is read.
 func Find(home, workspace, id string) (Summary, error) {
@@ -136,7 +139,7 @@ func Find(home, workspace, id string) (Summary, error) {
 	}
 	switch len(matches) {
 	case 0:
-		return Summary{}, fmt.Errorf("session: no session %q of %s in %s: %w", id, workspace, dir, ErrNotFound)
+		return findTitle(dir, files, workspace, id)
 	case 1:
 		s, err := summarize(filepath.Join(dir, matches[0]+ext))
 		if err != nil {
@@ -227,8 +230,9 @@ func summarize(path string) (Summary, error) {
 		head := lr.peek(len(modelPrefix))
 		isModel := bytes.HasPrefix(head, []byte(modelPrefix))
 		wantPrompt := s.FirstPrompt == "" && decoded < maxPromptEntries && bytes.HasPrefix(head, []byte(userPrefix))
+		isTitle := bytes.HasPrefix(head, []byte(titlePrefix))
 		keep := 0 // count lines without holding them
-		if wantPrompt {
+		if wantPrompt || isTitle {
 			keep = maxLine
 		}
 		line, size, err := lr.next(keep)
@@ -243,6 +247,14 @@ func summarize(path string) (Summary, error) {
 		}
 		if isModel {
 			s.Turns++
+		}
+		if isTitle && len(line) == size {
+			var rec struct {
+				Title string `json:"title"`
+			}
+			if json.Unmarshal(line, &rec) == nil {
+				s.Title = rec.Title
+			}
 		}
 		if wantPrompt && len(line) == size {
 			decoded++
@@ -291,4 +303,28 @@ func clip(s string, n int) string {
 		return s + "…"
 	}
 	return s
+}
+
+// findTitle returns the one session of dir whose name is title (case
+// does not matter), reading every file, for --resume NAME.
+func findTitle(dir string, files []file, workspace, title string) (Summary, error) {
+	var found []Summary
+	for _, f := range files {
+		s, err := summarize(filepath.Join(dir, f.name))
+		if err == nil && s.Title != "" && strings.EqualFold(s.Title, strings.TrimSpace(title)) {
+			found = append(found, s)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return Summary{}, fmt.Errorf("session: no session %q of %s in %s (by id or name): %w", title, workspace, dir, ErrNotFound)
+	case 1:
+		return found[0], nil
+	}
+	var ids []string
+	for _, s := range found {
+		ids = append(ids, s.ID)
+	}
+	slices.Sort(ids)
+	return Summary{}, fmt.Errorf("session: %d sessions are named %q (%s): resume one by id: %w", len(found), title, strings.Join(ids, ", "), ErrAmbiguous)
 }

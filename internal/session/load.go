@@ -23,6 +23,8 @@ const maxLine = 256 << 20
 type Transcript struct {
 	Path string
 	Meta Meta
+	// Title is the name the user gave the session last ("" for none).
+	Title string
 
 	// History is the saved history after replaying compactions: the
 	// latest compaction's replacement followed by the entries after it.
@@ -102,6 +104,9 @@ type record struct {
 
 	// cancelled
 	Reason string `json:"reason"`
+
+	// title
+	Title string `json:"title"`
 
 	// unsaved (unsaved.go)
 	Lost  int    `json:"lost"`
@@ -311,6 +316,8 @@ func (t *Transcript) apply(rec *record, line int) {
 		t.Todos = rec.Todos
 	case typePrompt:
 		t.applyPrompt(rec, line)
+	case typeTitle:
+		t.Title = rec.Title
 	case typeCancelled:
 		t.Cancels = append(t.Cancels, Cancel{Time: rec.Time, Reason: rec.Reason, Seq: t.lastSeq})
 	case typeUnsaved:

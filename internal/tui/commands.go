@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -291,7 +292,10 @@ func (m *model) statsText() string {
 
 // picker is the /resume session list.
 type picker struct {
-	items  []SessionInfo
+	items []SessionInfo
+	// filter is what the user typed to narrow items; sel indexes the
+	// filtered list.
+	filter string
 	sel    int
 	rewind *rewindPicker // /rewind's picker instead (rewind.go)
 	// confirm asks whether to run a custom command's shell commands
@@ -308,13 +312,26 @@ func (m *model) pickerKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.confirmKey(k) // cmd_custom.go
 	}
 	switch k.String() {
-	case "up", "k":
+	case "up":
 		p.sel = max(p.sel-1, 0)
-	case "down", "j":
-		p.sel = min(p.sel+1, len(p.items)-1)
+	case "down":
+		p.sel = min(p.sel+1, len(p.filtered())-1)
 	case "enter":
+		items := p.filtered()
+		if len(items) == 0 {
+			return nil
+		}
 		m.picker = nil
-		return m.resume(p.items[p.sel])
+		return m.resume(items[p.sel])
+	case "backspace":
+		if p.filter != "" {
+			_, n := utf8.DecodeLastRuneInString(p.filter)
+			p.filter, p.sel = p.filter[:len(p.filter)-n], 0
+		}
+	default:
+		if k.Text != "" {
+			p.filter, p.sel = p.filter+k.Text, 0
+		}
 	}
 	return nil
 }
@@ -345,17 +362,25 @@ func (m *model) renderPicker() string {
 	if p.confirm != nil {
 		return m.renderConfirm()
 	}
-	room := max(m.height-6, 3)
-	first := max(0, min(p.sel-room/2, len(p.items)-room))
+	items := p.filtered()
+	room := max(m.height-7, 3)
+	first := max(0, min(p.sel-room/2, len(items)-room))
 	var b strings.Builder
-	b.WriteString(ansi.Truncate(m.st.warn.Render("Resume a session")+m.st.dim.Render("  ↑/↓ choose · Enter resume · Esc close"), m.width-1, "…"))
-	for i := first; i < min(first+room, len(p.items)); i++ {
-		s := p.items[i]
+	b.WriteString(ansi.Truncate(m.st.warn.Render("Resume a session")+m.st.dim.Render("  type to search · ↑/↓ choose · Enter resume · Esc close"), m.width-1, "…"))
+	if p.filter != "" {
+		b.WriteString("\n" + m.st.dim.Render("search: ") + sanitize(p.filter) + m.st.dim.Render(fmt.Sprintf("  (%d of %d)", len(items), len(p.items))))
+	}
+	for i := first; i < min(first+room, len(items)); i++ {
+		s := items[i]
 		cur := ""
 		if s.Current {
 			cur = " (this one)"
 		}
-		line := fmt.Sprintf("%s  %9s  %s%s", s.Modified.Local().Format("01-02 15:04"), plural(s.Turns, "turn"), sanitize(s.FirstPrompt), cur)
+		what := sanitize(s.FirstPrompt)
+		if s.Title != "" {
+			what = m.st.bold.Render(sanitize(s.Title)) + "  " + what
+		}
+		line := fmt.Sprintf("%s  %9s  %s%s", s.Modified.Local().Format("01-02 15:04"), plural(s.Turns, "turn"), what, cur)
 		line = abbreviate(line, max(m.width-4, 10))
 		if i == p.sel {
 			b.WriteString("\n" + m.st.user.Render("› ") + m.st.bold.Render(line))
