@@ -82,3 +82,19 @@ func TestResumePickerSearch(t *testing.T) {
 		t.Fatalf("resumed %v", sw.switched)
 	}
 }
+
+// An unknown command names the one meant: another agent's name for it,
+// or a typo's nearest.
+func TestUnknownCommandSuggests(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	for _, line := range []string{"/cost", "/stast", "/frobnicate"} {
+		h.typeText(line)
+		h.enter()
+	}
+	p := h.printed()
+	for _, w := range []string{"unknown command /cost (did you mean /stats?)", "unknown command /stast (did you mean /stats?)", "unknown command /frobnicate (try /help)"} {
+		if !strings.Contains(p, w) {
+			t.Errorf("lacks %q:\n%s", w, p)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/spell"
 )
 
 // slashCommand is one command typed at the prompt: its name with the
@@ -109,12 +110,37 @@ func (m *model) command(text string) tea.Cmd {
 		return m.runCustom(c, arg) // cmd_custom.go
 	}
 	msg := "unknown command " + name
-	if c := m.commandsWithPrefix(name); len(c) > 0 {
+	if c := m.suggestCommands(name); len(c) > 0 {
 		msg += " (did you mean " + strings.Join(c, ", ") + "?)"
 	} else {
 		msg += " (try /help)"
 	}
 	return m.commit(m.st.err.Render(msg))
+}
+
+// peerCommands are other agents' names for what a ply command does, for
+// the hint after an unknown command.
+var peerCommands = map[string]string{
+	"/cost": "/stats", "/usage": "/stats", "/status": "/stats",
+	"/new": "/clear", "/reset": "/clear", "/compact": "/compress", "/summarize": "/compress",
+	"/continue": "/resume", "/sessions": "/resume", "/checkpoint": "/rewind", "/undo": "/rewind", "/restore": "/rewind",
+	"/allowed-tools": "/permissions", "/tasks-list": "/tasks", "/bashes": "/tasks",
+}
+
+// suggestCommands names the commands name may have meant: another
+// agent's name for one, those it begins, and those a typo away.
+func (m *model) suggestCommands(name string) []string {
+	if c, ok := peerCommands[strings.ToLower(name)]; ok {
+		return []string{c}
+	}
+	if c := m.commandsWithPrefix(name); len(c) > 0 {
+		return c
+	}
+	var names []string
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	return spell.Closest(name, names, 3, strings.ToLower, func(cand string, d int) bool { return d <= max(2, len(cand)/4) })
 }
 
 func (m *model) clearCommand(string) tea.Cmd {
