@@ -21,6 +21,11 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	if s != "ctrl+c" {
 		m.armed = false
 	}
+	if m.search != nil && m.approval == nil && m.picker == nil {
+		if cmd, done := m.searchKey(k); done {
+			return cmd
+		}
+	}
 	switch s {
 	case "ctrl+c":
 		switch {
@@ -83,6 +88,10 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		return m.cycleMode()
 	case "ctrl+y":
 		return m.retry()
+	case "ctrl+r":
+		return m.startSearch()
+	case "ctrl+g":
+		return m.openEditor()
 	case "tab":
 		m.complete()
 		return nil

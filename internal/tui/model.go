@@ -91,6 +91,8 @@ type model struct {
 	armed   bool
 	// escArmed: the last key was Esc on an empty input; another opens /rewind.
 	escArmed bool
+	// search is Ctrl+R's history search while it runs (input_more.go).
+	search *histSearch
 	// cmds is the state of the commands in cmd_*.go.
 	cmds cmdState
 }
@@ -201,6 +203,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.key(msg)
 	case tea.PasteMsg:
 		return m, m.paste(msg.Content)
+	case editorMsg:
+		return m, m.editorDone(msg)
 	case eventMsg:
 		if msg.id != m.id {
 			return m, nil
