@@ -65,7 +65,7 @@ func (s *Store) writeEntry(root string, e *Entry) error {
 	if e.Kind == KindLink {
 		err = os.Symlink(e.Target, tmp)
 	} else {
-		err = s.writeTemp(tmp, e)
+		err = s.writeTemp(tmp, p, e)
 	}
 	if err == nil {
 		if err = os.Rename(tmp, p); err != nil {
@@ -78,8 +78,10 @@ func (s *Store) writeEntry(root string, e *Entry) error {
 	return nil
 }
 
-func (s *Store) writeTemp(tmp string, e *Entry) error {
-	data, err := s.readBlob(e.Hash)
+// writeTemp creates tmp with e's content and mode, checked again as it is
+// read: e is the entry of file.
+func (s *Store) writeTemp(tmp, file string, e *Entry) error {
+	data, err := s.readVerified(file, e)
 	if err != nil {
 		return err
 	}

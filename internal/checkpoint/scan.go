@@ -428,6 +428,10 @@ func (s *Store) readFile(path string, e *Entry, sw *scanWorker) error {
 			sw.skipped = append(sw.skipped, path)
 			return nil
 		}
+		// A file that kept changing while it was read is recorded with
+		// the size of what was read, which its hash names: a restore
+		// checks the two against each other.
+		e.Size = int64(b.Len())
 		sum := sha256.Sum256(b.Bytes())
 		e.Hash = hex.EncodeToString(sum[:])
 		wrote, err := s.putBlob(e.Hash, b.Bytes())

@@ -1,0 +1,62 @@
+package checkpoint
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+)
+
+// A restore checks every content it needs, its size and its hash, before
+// it changes the first path: a damaged or missing one is refused, naming
+// the file and the content, and the workspace is left as it was.
+func TestRestoreRefusesDamagedContent(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		damage func(t *testing.T, blob string)
+		want   error
+	}{
+		{"flipped bit", func(t *testing.T, blob string) {
+			b, err := os.ReadFile(blob)
+			must(t, err)
+			b[3] ^= 0x10
+			must(t, os.WriteFile(blob, b, 0o600))
+		}, ErrObjectCorrupt},
+		{"truncated", func(t *testing.T, blob string) { must(t, os.Truncate(blob, 4)) }, ErrObjectCorrupt},
+		{"missing", func(t *testing.T, blob string) { must(t, os.Remove(blob)) }, ErrObjectMissing},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			root := newWorkspace(t, true)
+			s, err := Open(t.TempDir(), Options{})
+			must(t, err)
+			first, err := s.Checkpoint(ctx, []string{root})
+			must(t, err)
+			write(t, root, "main.go", "package main // edited\n", 0o644)
+			write(t, root, "made.txt", "made", 0o644)
+			must(t, os.Remove(root+"/lib/a.go"))
+			before := snapshot(t, root)
+
+			sum := sha256.Sum256([]byte("package main\n"))
+			hash := hex.EncodeToString(sum[:])
+			tc.damage(t, s.blobPath(hash))
+
+			_, err = s.Restore(ctx, first.ID)
+			var oe *ObjectError
+			if !errors.As(err, &oe) || !errors.Is(err, tc.want) {
+				t.Fatalf("Restore = %v, want an ObjectError of %v", err, tc.want)
+			}
+			if !strings.HasSuffix(oe.Path, "main.go") || oe.Hash != hash ||
+				!strings.Contains(err.Error(), "main.go") || !strings.Contains(err.Error(), hash[:12]) {
+				t.Errorf("the error does not name the file and the content: %v (%+v)", err, oe)
+			}
+			diffSnap(t, "after the refused restore", snapshot(t, root), before)
+			if tgt, ok := s.Pending(); ok {
+				t.Errorf("a refused restore left a journal (target %s)", tgt)
+			}
+		})
+	}
+}
