@@ -60,3 +60,41 @@ func TestRestoreRefusesDamagedContent(t *testing.T) {
 		})
 	}
 }
+
+// Work done on the tree an interrupted restore left is what the next
+// restore's undo brings back, whatever that restore's target.
+func TestWorkAfterAnInterruptedRestoreCanBeUndone(t *testing.T) {
+	ctx := context.Background()
+	root := newWorkspace(t, true)
+	s, err := Open(t.TempDir(), Options{})
+	must(t, err)
+	first, err := s.Checkpoint(ctx, []string{root})
+	must(t, err)
+	for i := range 10 {
+		write(t, root, "gen/"+string(rune('a'+i))+".txt", "gen", 0o644)
+	}
+	second, err := s.Checkpoint(ctx, []string{root})
+	must(t, err)
+	boom := errors.New("crash")
+	afterChange = func(n int) error {
+		if n == 3 {
+			return boom
+		}
+		return nil
+	}
+	_, err = s.Restore(ctx, first.ID)
+	afterChange = nil
+	if !errors.Is(err, boom) {
+		t.Fatalf("restore error %v, want the injected crash", err)
+	}
+	write(t, root, "work.txt", "later work", 0o644)
+	withWork := snapshot(t, root)
+	res, err := s.Restore(ctx, second.ID)
+	must(t, err)
+	if _, err := os.Stat(root + "/work.txt"); err == nil {
+		t.Fatal("work.txt survived the restore")
+	}
+	_, err = s.Restore(ctx, res.Undo)
+	must(t, err)
+	diffSnap(t, "undo", snapshot(t, root), withWork)
+}
