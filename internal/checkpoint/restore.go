@@ -263,6 +263,7 @@ func (s *Store) apply(target, cur *Manifest, p *restorePlan, leave func(root str
 	n := 0
 	step := func() error {
 		n++
+		pauseForTest(n)
 		if afterChange != nil {
 			return afterChange(n)
 		}
