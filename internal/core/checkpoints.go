@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/plyhq/ply/internal/checkpoint"
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/rewind"
 	"github.com/plyhq/ply/internal/session"
 	"github.com/plyhq/ply/internal/settings"
 	"github.com/plyhq/ply/internal/tools"
@@ -31,6 +33,28 @@ type checkpointer struct {
 	// warned is the last warning about what ignore rules leave out,
 	// so that each is logged once.
 	warned string
+	// notices is told, at the start and before each prompt, when a
+	// rewind was interrupted and left the files half restored.
+	notices io.Writer
+}
+
+// setNotices sets where the warning of a half-done rewind goes, and
+// gives it at once.
+func (c *checkpointer) setNotices(w io.Writer) {
+	if c != nil {
+		c.notices = w
+		c.warnPending()
+	}
+}
+
+// warnPending says, when a rewind was interrupted and left the files
+// half restored, how to finish it: the session works on a tree that is
+// part old, part new.
+func (c *checkpointer) warnPending() {
+	if warn := rewind.PendingWarning(c.store); warn != "" && c.notices != nil {
+		fmt.Fprintln(c.notices, warn)
+		c.log.Warn("a rewind was left half done")
+	}
 }
 
 // OpenCheckpoints opens the checkpoint store of the workspace root.
@@ -123,6 +147,7 @@ func (c *checkpointer) onUserQuery(ctx context.Context, parts []llm.Part) []llm.
 	if c == nil {
 		return parts
 	}
+	c.warnPending()
 	id := c.take(ctx, "prompt")
 	if id != "" {
 		c.sess.w.AppendCheckpoint(id)

@@ -75,6 +75,7 @@ func New(ctx context.Context, config Config, notices io.Writer, log *slog.Logger
 		return nil, exitcode.Config, err
 	}
 	c.newClient(cfg, log, modes, sysEnv)
+	c.cp.setNotices(notices)
 	c.configureSubagents(cfg, provider, chatCfg, sysEnv)
 	return c, 0, nil
 }
