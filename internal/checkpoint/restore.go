@@ -146,7 +146,7 @@ func (s *Store) Restore(ctx context.Context, id string) (RestoreResult, error) {
 	saved, blobs, tooLarge := s.displaced(target, cur)
 	leave := skipWrites(tooLarge)
 	if err := s.verify(target, p, leave); err != nil {
-		return res, err
+		return res, fmt.Errorf("%w; nothing was changed", err)
 	}
 	if res.Undo, err = s.undoPoint(j, cur, saved, blobs); err != nil {
 		return res, err

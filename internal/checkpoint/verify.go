@@ -17,8 +17,8 @@ var (
 	ErrObjectCorrupt = errors.New("its saved content is damaged")
 )
 
-// ObjectError is a restore refused because the content of a file it
-// would write is missing or damaged; the workspace was not changed.
+// ObjectError is the content of a file a restore would write, missing
+// or damaged. Restore checks them all before its first change.
 type ObjectError struct {
 	Path string // the file the content is for, absolute
 	Hash string // the content's SHA-256, as the checkpoint records it
@@ -26,7 +26,7 @@ type ObjectError struct {
 }
 
 func (e *ObjectError) Error() string {
-	return fmt.Sprintf("checkpoint: cannot restore %s: %v (object %s); nothing was changed", e.Path, e.Err, e.Hash)
+	return fmt.Sprintf("checkpoint: cannot restore %s: %v (object %s)", e.Path, e.Err, e.Hash)
 }
 
 func (e *ObjectError) Unwrap() error { return e.Err }

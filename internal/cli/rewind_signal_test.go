@@ -5,7 +5,6 @@ package cli
 import (
 	"bufio"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,35 +17,6 @@ import (
 	fp "github.com/plyhq/ply/internal/fakeprovider"
 	"github.com/plyhq/ply/internal/sandbox/sandboxtest"
 )
-
-// rewindFixture is a session of two prompts: before the first, 200 files
-// hold A (treeA); the first rewrites them all to B (treeB, the tree
-// before the second). The turns extra returns for the workspace dir
-// follow on the fake provider.
-func rewindFixture(t *testing.T, extra func(dir string) []fp.Turn) (dir, home string, srv *fp.Server, treeA, treeB map[string]string) {
-	t.Helper()
-	dir, home = t.TempDir(), t.TempDir()
-	for i := range 200 {
-		writeFile(t, filepath.Join(dir, "f", fmt.Sprintf("%03d.txt", i)), "A\n", 0o644)
-	}
-	treeA = treeOf(t, dir)
-	turns := append([]fp.Turn{
-		{fp.ToolCall("s1", "run_shell_command", mustJSON(map[string]string{"command": "for f in f/*.txt; do echo B > $f; done; echo B > b-only.txt"}))},
-		{fp.Text("one done")},
-		{fp.Text("two done")},
-	}, extra(dir)...)
-	srv = fp.New(t, turns...)
-	for i, args := range [][]string{{"-y", "-p", "one: to B"}, {"-y", "--continue", "-p", "two: talk"}} {
-		if r := runPlyHome(t, dir, home, srv, args...); r.code != 0 {
-			t.Fatalf("prompt %d: exit %d, stderr:\n%s", i+1, r.code, r.stderr)
-		}
-	}
-	treeB = treeOf(t, dir)
-	if treeB["b-only.txt"] == "" {
-		t.Fatalf("the first prompt did not make B: %v", treeB)
-	}
-	return dir, home, srv, treeA, treeB
-}
 
 // startPausedRewind starts `ply rewind args...` as a process, with the
 // signal handling of ply's main, and waits until its restore pauses
