@@ -240,7 +240,9 @@ func planRestore(target, cur *Manifest) (*restorePlan, error) {
 		}
 		switch {
 		case c < 0:
-			p.writes = append(p.writes, [2]*Entry{&te[i], nil})
+			if _, tmp := isTemp(te[i].Rel); !tmp { // recorded by an older ply
+				p.writes = append(p.writes, [2]*Entry{&te[i], nil})
+			}
 			i++
 		case c > 0:
 			p.deletes = append(p.deletes, &ce[j])

@@ -10,6 +10,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/plyhq/ply/internal/tools"
 )
 
 // Where there are no directory descriptors to write beneath, a restore
@@ -60,7 +62,7 @@ func (s *Store) writeEntry(root string, e *Entry) error {
 	if beforeWrite != nil {
 		beforeWrite(path.Dir(e.Rel))
 	}
-	tmp := filepath.Join(filepath.Dir(p), ".ply-restore-"+randHex(6))
+	tmp := filepath.Join(filepath.Dir(p), tools.TempName(path.Base(e.Rel)))
 	var err error
 	if e.Kind == KindLink {
 		err = os.Symlink(e.Target, tmp)

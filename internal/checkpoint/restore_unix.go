@@ -32,7 +32,7 @@ func (s *Store) writeEntry(root string, e *Entry) error {
 	if beforeWrite != nil {
 		beforeWrite(path.Dir(e.Rel))
 	}
-	tmp := ".ply-restore-" + randHex(6)
+	tmp := tools.TempName(name)
 	if e.Kind == KindLink {
 		err = unix.Symlinkat(e.Target, dirfd, tmp)
 	} else {

@@ -279,6 +279,10 @@ func (s *Store) walk(ctx context.Context, roots []string, regions []region, cach
 			opts.BeforeDir = func(dir string) { tr.watch(ri, dir) }
 		}
 		unreadable, err := tools.WalkWorkspaceWith(ctx, root, opts, func(w int, f tools.WorkspaceFile) bool {
+			if _, ok := isTemp(f.Rel); ok {
+				sweepTemp(root, f)
+				return true
+			}
 			sw := &ws[w]
 			e, same, err := s.record(ri, f, cache, start, sw)
 			if err != nil {
