@@ -155,3 +155,27 @@ func TestSIGKILLDuringRewindLosesNoLaterWork(t *testing.T) {
 	}
 	sameTree(t, "after the undo", treeOf(t, dir), withWork)
 }
+
+// ply rewind --finish completes a rewind SIGKILL cut short; its undo puts
+// back the files as they were before it.
+func TestFinishARewindCutShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs ply as a process and kills it")
+	}
+	dir, home, _, treeA, treeB := rewindFixture(t, func(string) []fp.Turn { return nil })
+	cmd, _, _ := startPausedRewind(t, dir, home, "1", "--code")
+	cmd.Process.Kill()
+	cmd.Wait()
+	r := runPlyHome(t, dir, home, nil, "rewind", "--finish")
+	if r.code != 0 || !strings.Contains(r.stdout, "Finished the interrupted rewind") {
+		t.Fatalf("--finish: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	sameTree(t, "after --finish", treeOf(t, dir), treeA)
+	if r := runPlyHome(t, dir, home, nil, "rewind", "--finish"); r.code != 42 {
+		t.Fatalf("a second --finish: exit %d, want 42\n%s", r.code, r.stderr)
+	}
+	if r := runPlyHome(t, dir, home, nil, "rewind", "--undo"); r.code != 0 {
+		t.Fatalf("--undo: exit %d\n%s", r.code, r.stderr)
+	}
+	sameTree(t, "after the undo", treeOf(t, dir), treeB)
+}
