@@ -20,7 +20,6 @@ import (
 var (
 	mu       sync.Mutex
 	held     int
-	sigs     chan os.Signal
 	released chan struct{} // closed when no section is held
 	hups     int           // SIGHUPs caught while held
 )
