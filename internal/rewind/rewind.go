@@ -192,7 +192,7 @@ func PendingWarning(store *checkpoint.Store) string {
 	}
 	return "ply: warning: a rewind was interrupted and left the files half restored, part as they were and part as rewound. " +
 		"Run `ply rewind --finish` to complete it (`ply rewind --undo` then brings back the files as they were, work done since included), " +
-		"or `ply rewind --list` to choose another prompt; the next rewind finishes it first."
+		"A rewind to another prompt replaces it instead, and its undo too brings back any work done since."
 }
 
 // failed is a restore that returned err. One that stopped after its
