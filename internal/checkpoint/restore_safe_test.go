@@ -98,3 +98,41 @@ func TestWorkAfterAnInterruptedRestoreCanBeUndone(t *testing.T) {
 	must(t, err)
 	diffSnap(t, "undo", snapshot(t, root), withWork)
 }
+
+// A restore obeys its context until its first change, and from there
+// runs to its end: a cancelled one never leaves a half-restored tree.
+func TestCancelledRestoreIsAllOrNothing(t *testing.T) {
+	root := newWorkspace(t, true)
+	s, err := Open(t.TempDir(), Options{})
+	must(t, err)
+	first, err := s.Checkpoint(context.Background(), []string{root})
+	must(t, err)
+	want := snapshot(t, root)
+	for i := range 10 {
+		write(t, root, "gen/"+string(rune('a'+i))+".txt", "gen", 0o644)
+	}
+	changed := snapshot(t, root)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := s.Restore(ctx, first.ID); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a restore cancelled before it began: %v", err)
+	}
+	diffSnap(t, "after a restore cancelled before it began", snapshot(t, root), changed)
+
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	afterChange = func(n int) error {
+		if n == 3 {
+			cancel()
+		}
+		return nil
+	}
+	defer func() { afterChange = nil }()
+	_, err = s.Restore(ctx, first.ID)
+	must(t, err)
+	diffSnap(t, "after a restore cancelled half-way", snapshot(t, root), want)
+	if _, ok := s.Pending(); ok {
+		t.Error("a journal was left")
+	}
+}
