@@ -131,6 +131,8 @@ func rewindCommand(ctx context.Context, args []string, sio IO) int {
 	switch {
 	case ctx.Err() != nil && err == nil:
 		return fail(sio, exitcode.Cancelled, "interrupted: the rewind was finished and recorded first")
+	case errors.Is(err, context.Canceled):
+		return fail(sio, exitcode.Cancelled, "interrupted before the rewind changed any file")
 	case ctx.Err() != nil:
 		return fail(sio, exitcode.Cancelled, err.Error())
 	}
@@ -153,7 +155,7 @@ func runRewind(ctx context.Context, rw *rewind.Rewinder, a rewindArgs, stderr io
 		return rw.List(ctx)
 	}
 	leave := critical.Enter(func(sig os.Signal) {
-		fmt.Fprintf(stderr, "ply: %v: finishing the rewind first, so that no file is left half restored\n", sig)
+		fmt.Fprintf(stderr, "ply: %v: a rewind that has begun changing files is finished first, so that none is left half restored\n", sig)
 	})
 	defer leave()
 	switch {

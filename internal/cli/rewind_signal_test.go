@@ -86,7 +86,7 @@ func TestSignalDuringRewindFinishesIt(t *testing.T) {
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
-			waitLine(t, lines, "finishing the rewind first")
+			waitLine(t, lines, "is finished first")
 			os.Remove(pause)
 			for range lines {
 			}

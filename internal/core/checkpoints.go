@@ -34,8 +34,11 @@ type checkpointer struct {
 	// so that each is logged once.
 	warned string
 	// notices is told, at the start and before each prompt, when a
-	// rewind was interrupted and left the files half restored.
-	notices io.Writer
+	// rewind was interrupted and left the files half restored;
+	// warnedOpen is set when it was told at the start and no prompt came
+	// since.
+	notices    io.Writer
+	warnedOpen bool
 }
 
 // setNotices sets where the warning of a half-done rewind goes, and
@@ -43,18 +46,21 @@ type checkpointer struct {
 func (c *checkpointer) setNotices(w io.Writer) {
 	if c != nil {
 		c.notices = w
-		c.warnPending()
+		c.warnedOpen = c.warnPending()
 	}
 }
 
 // warnPending says, when a rewind was interrupted and left the files
 // half restored, how to finish it: the session works on a tree that is
-// part old, part new.
-func (c *checkpointer) warnPending() {
-	if warn := rewind.PendingWarning(c.store); warn != "" && c.notices != nil {
-		fmt.Fprintln(c.notices, warn)
-		c.log.Warn("a rewind was left half done")
+// part old, part new. It reports whether it said so.
+func (c *checkpointer) warnPending() bool {
+	warn := rewind.PendingWarning(c.store)
+	if warn == "" || c.notices == nil {
+		return false
 	}
+	fmt.Fprintln(c.notices, warn)
+	c.log.Warn("a rewind was left half done")
+	return true
 }
 
 // OpenCheckpoints opens the checkpoint store of the workspace root.
@@ -147,7 +153,10 @@ func (c *checkpointer) onUserQuery(ctx context.Context, parts []llm.Part) []llm.
 	if c == nil {
 		return parts
 	}
-	c.warnPending()
+	if !c.warnedOpen { // said at the start, just before this first prompt
+		c.warnPending()
+	}
+	c.warnedOpen = false
 	id := c.take(ctx, "prompt")
 	if id != "" {
 		c.sess.w.AppendCheckpoint(id)

@@ -191,8 +191,8 @@ func PendingWarning(store *checkpoint.Store) string {
 		return ""
 	}
 	return "ply: warning: a rewind was interrupted and left the files half restored, part as they were and part as rewound. " +
-		"Run `ply rewind --finish` to complete it (`ply rewind --undo` then brings back the files as they were, work done since included), " +
-		"A rewind to another prompt replaces it instead, and its undo too brings back any work done since."
+		"`ply rewind --finish` completes it; `ply rewind --undo` then brings back the files as they were, with any work done since. " +
+		"A rewind to another prompt replaces it instead, and its undo keeps that work too."
 }
 
 // failed is a restore that returned err. One that stopped after its
