@@ -5,12 +5,9 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/plyhq/ply/internal/cli"
 	"github.com/plyhq/ply/internal/envpolicy"
-	"github.com/plyhq/ply/internal/exitcode"
 	"github.com/plyhq/ply/internal/sandbox"
 )
 
@@ -24,18 +21,7 @@ func main() {
 	if err := envpolicy.Protect(); err != nil {
 		fmt.Fprintf(os.Stderr, "ply: warning: %v\n", err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		// The first signal cancels the running stream or tool so the run
-		// ends with a result; a second one exits at once.
-		<-sigs
-		cancel()
-		<-sigs
-		fmt.Fprintln(os.Stderr, "ply: interrupted")
-		os.Exit(exitcode.Cancelled)
-	}()
+	ctx, cancel := cli.SignalContext(context.Background())
 	stdinTTY := false
 	if fi, err := os.Stdin.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
 		stdinTTY = true

@@ -51,7 +51,9 @@
 // are stored once. A checkpoint that changes few files is stored as a
 // delta from the previous one (chains of at most 32), so that a session
 // of small edits adds kilobytes per checkpoint, not the whole listing. Nothing is written in the workspace and nothing of the
-// user's repository (objects, refs, index) is read or touched.
+// user's repository (objects, refs, index) is read or touched; a scan
+// only removes ply's own temporary files whose writer is gone (temp.go),
+// and never records any.
 //
 // # Incremental recording
 //
@@ -94,10 +96,16 @@
 // Contents are written to a temporary name and renamed, and synced before
 // a manifest names them; manifests are synced before their rename (see
 // durable.go). A content found with the wrong size is written again. A
-// restore first records the current state (the undo checkpoint), then
-// writes a journal naming the target and the undo checkpoint, then applies
-// the changes; each change is idempotent, and running the restore again
-// after a crash reuses the journal's undo checkpoint and finishes the job.
+// restore first records the current state (the undo checkpoint), checks
+// the size and hash of every content it will write (an *ObjectError, and
+// nothing changed, when one is missing or damaged), then writes a journal
+// naming the target and the undo checkpoint, then applies the changes,
+// without heeding its context any more: once begun it is finished. Each
+// change is idempotent. After a crash the journal stays (Pending); the
+// next restore, to any target, starts from the half-restored tree, and
+// its undo checkpoint is the journal's when every file now is as that
+// restore's target or undo checkpoint holds it, or else the tree as it
+// is, so that work done on the half-restored tree since is never lost.
 // A restore writes beneath each root through directory descriptors that
 // follow no symbolic link, so a directory swapped for a link cannot send a
 // write elsewhere. Checkpoint, Restore and Prune hold an flock on the

@@ -81,7 +81,7 @@ func syncDir(dir string) {
 // writeDurable writes data to a temporary file beside path, syncs it,
 // renames it over path and syncs the directory.
 func writeDurable(path string, data []byte) error {
-	tmp := fmt.Sprintf("%s.tmp-%s", path, randHex(6))
+	tmp := tempName(path)
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return fmt.Errorf("checkpoint: write %s: %w", filepath.Base(path), err)

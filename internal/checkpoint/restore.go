@@ -108,10 +108,16 @@ var afterChange func(n int) error
 var beforeWrite func(dir string)
 
 // Restore puts the workspace back as checkpoint id recorded it. It first
-// records the current state (RestoreResult.Undo). Paths outside the
+// records the current state (RestoreResult.Undo) and checks that the
+// content of every file it will write is in the store and intact (an
+// *ObjectError otherwise, with nothing changed). Paths outside the
 // recorded set (ignored files, .git) are not touched, nor are those the
-// target's own ignore rules excluded (RestoreResult.KeptIgnored). After an
-// interruption, calling Restore again completes the job.
+// target's own ignore rules excluded (RestoreResult.KeptIgnored).
+//
+// ctx is obeyed until the first change; from there the restore runs to
+// its end, so that it never leaves a half-restored tree by choice. After
+// an interruption it did not choose (a crash, SIGKILL), Pending reports
+// it, and calling Restore again, with any target, completes the job.
 func (s *Store) Restore(ctx context.Context, id string) (RestoreResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -133,18 +139,25 @@ func (s *Store) Restore(ctx context.Context, id string) (RestoreResult, error) {
 	if err != nil {
 		return res, fmt.Errorf("checkpoint: record the state before restoring: %w", err)
 	}
+	p, err := planRestore(target, cur)
+	if err != nil {
+		return res, err
+	}
 	saved, blobs, tooLarge := s.displaced(target, cur)
-	if j != nil {
-		res.Undo = j.Undo // the state before the interrupted restore
-	} else if res.Undo = cur.ID; len(saved) > 0 {
-		if res.Undo, err = s.extendUndo(cur, saved, blobs); err != nil {
-			return res, err
-		}
+	leave := skipWrites(tooLarge)
+	if err := s.verify(target, p, leave); err != nil {
+		return res, fmt.Errorf("%w; nothing was changed", err)
+	}
+	if res.Undo, err = s.undoPoint(j, cur, saved, blobs); err != nil {
+		return res, err
+	}
+	if err := ctx.Err(); err != nil {
+		return res, err
 	}
 	if err := s.writeJournal(journal{Target: id, Undo: res.Undo, Started: time.Now()}); err != nil {
 		return res, err
 	}
-	if err := s.apply(ctx, target, cur, skipWrites(tooLarge), &res); err != nil {
+	if err := s.apply(target, cur, p, leave, &res); err != nil {
 		return res, err
 	}
 	if err := writeDurable(filepath.Join(s.dir, "last-rewind"), []byte(res.Undo+" "+id+"\n")); err != nil {
@@ -156,14 +169,64 @@ func (s *Store) Restore(ctx context.Context, id string) (RestoreResult, error) {
 	return res, nil
 }
 
-// apply changes the paths where cur differs from target: a merge of
-// their entries, which are sorted, under the same roots.
-func (s *Store) apply(ctx context.Context, target, cur *Manifest, leave func(root string, e *Entry) bool, res *RestoreResult) error {
-	if !slices.Equal(target.Roots, cur.Roots) {
-		return fmt.Errorf("checkpoint: restore: the current state was recorded under other roots")
+// undoPoint returns the checkpoint that undoes a restore from cur, the
+// state now, extended with the displaced files (see restore_displaced.go).
+// After an interrupted restore (j) the tree is part before, part after:
+// when every file in it is, with the same content, in that restore's
+// target or in its undo checkpoint, nothing was done since and that undo
+// checkpoint is the state to go back to; otherwise work was done on the
+// half-restored tree, which only cur holds, and cur is the undo point.
+func (s *Store) undoPoint(j *journal, cur *Manifest, saved []Entry, blobs []string) (string, error) {
+	if j != nil && s.madeOf(cur, j.Target, j.Undo) {
+		return j.Undo, nil
 	}
-	var deletes []*Entry
-	var writes [][2]*Entry // target's entry, cur's (nil when absent)
+	if len(saved) == 0 {
+		return cur.ID, nil
+	}
+	return s.extendUndo(cur, saved, blobs)
+}
+
+// madeOf reports whether every file and link of m is in checkpoint a or
+// b with the same content.
+func (s *Store) madeOf(m *Manifest, a, b string) bool {
+	ma, err := s.Load(a)
+	if err != nil {
+		return false
+	}
+	mb, err := s.Load(b)
+	if err != nil {
+		return false
+	}
+	for i := range m.Entries {
+		e := &m.Entries[i]
+		if e.Kind != KindSkipped && !holdsSame(ma, e) && !holdsSame(mb, e) {
+			return false
+		}
+	}
+	return true
+}
+
+// holdsSame reports whether m has e's path with e's content.
+func holdsSame(m *Manifest, e *Entry) bool {
+	i, ok := slices.BinarySearchFunc(m.Entries, e, func(x Entry, e *Entry) int { return entryKey(&x, e) })
+	return ok && m.Entries[i].sameContent(e)
+}
+
+// restorePlan is the changes that take cur to target: paths to delete,
+// deepest first, and entries to write, with the current one (nil when
+// absent).
+type restorePlan struct {
+	deletes []*Entry
+	writes  [][2]*Entry
+}
+
+// planRestore merges the entries of target and cur, which are sorted,
+// under the same roots.
+func planRestore(target, cur *Manifest) (*restorePlan, error) {
+	if !slices.Equal(target.Roots, cur.Roots) {
+		return nil, fmt.Errorf("checkpoint: restore: the current state was recorded under other roots")
+	}
+	p := &restorePlan{}
 	te, ce := target.Entries, cur.Entries
 	for i, j := 0, 0; i < len(te) || j < len(ce); {
 		c := 0
@@ -177,69 +240,75 @@ func (s *Store) apply(ctx context.Context, target, cur *Manifest, leave func(roo
 		}
 		switch {
 		case c < 0:
-			writes = append(writes, [2]*Entry{&te[i], nil})
+			if _, tmp := isTemp(te[i].Rel); !tmp { // recorded by an older ply
+				p.writes = append(p.writes, [2]*Entry{&te[i], nil})
+			}
 			i++
 		case c > 0:
-			deletes = append(deletes, &ce[j])
+			p.deletes = append(p.deletes, &ce[j])
 			j++
 		default:
 			if e, h := &te[i], &ce[j]; e.Kind == KindSkipped && !h.sameStat(e) || e.Kind != KindSkipped && !e.sameContent(h) {
-				writes = append(writes, [2]*Entry{e, h})
+				p.writes = append(p.writes, [2]*Entry{e, h})
 			}
 			i++
 			j++
 		}
 	}
 	// Deepest first, so that emptied directories can go on the way up.
-	slices.SortStableFunc(deletes, func(a, b *Entry) int { return strings.Count(b.Rel, "/") - strings.Count(a.Rel, "/") })
+	slices.SortStableFunc(p.deletes, func(a, b *Entry) int { return strings.Count(b.Rel, "/") - strings.Count(a.Rel, "/") })
+	return p, nil
+}
+
+// apply makes the changes of p.
+func (s *Store) apply(target, cur *Manifest, p *restorePlan, leave func(root string, e *Entry) bool, res *RestoreResult) error {
 	n := 0
 	step := func() error {
 		n++
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+		pauseForTest(n)
 		if afterChange != nil {
 			return afterChange(n)
 		}
 		return nil
 	}
+	te := target.Entries
 	ignored := newTargetIgnores(s, target)
-	for _, e := range deletes {
+	for _, e := range p.deletes {
 		root := cur.Roots[e.Root]
-		p := filepath.Join(root, filepath.FromSlash(e.Rel))
+		path := filepath.Join(root, filepath.FromSlash(e.Rel))
 		if ignored.excluded(e.Root, e.Rel) {
-			res.KeptIgnored = append(res.KeptIgnored, p)
+			res.KeptIgnored = append(res.KeptIgnored, path)
 			continue
 		}
 		if e.Kind == KindSkipped {
-			res.LeftInPlace = append(res.LeftInPlace, p)
+			res.LeftInPlace = append(res.LeftInPlace, path)
 			continue
 		}
 		if err := removeEntry(root, e.Rel); err != nil {
 			return err
 		}
-		res.Deleted = append(res.Deleted, p)
+		res.Deleted = append(res.Deleted, path)
 		removeEmptyDirs(root, e.Rel, func(d string) bool { return holdsUnder(te, e.Root, d) })
 		if err := step(); err != nil {
 			return err
 		}
 	}
-	for _, w := range writes {
+	for _, w := range p.writes {
 		e := w[0]
 		root := target.Roots[e.Root]
-		p := filepath.Join(root, filepath.FromSlash(e.Rel))
+		path := filepath.Join(root, filepath.FromSlash(e.Rel))
 		if e.Kind == KindSkipped {
-			res.NotRestored = append(res.NotRestored, p)
+			res.NotRestored = append(res.NotRestored, path)
 			continue
 		}
 		if leave(root, e) {
-			res.LeftInPlace = append(res.LeftInPlace, p)
+			res.LeftInPlace = append(res.LeftInPlace, path)
 			continue
 		}
 		if err := s.writeEntry(root, e); err != nil {
 			return err
 		}
-		res.Written = append(res.Written, p)
+		res.Written = append(res.Written, path)
 		if err := step(); err != nil {
 			return err
 		}

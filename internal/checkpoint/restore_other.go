@@ -10,6 +10,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/plyhq/ply/internal/tools"
 )
 
 // Where there are no directory descriptors to write beneath, a restore
@@ -60,12 +62,12 @@ func (s *Store) writeEntry(root string, e *Entry) error {
 	if beforeWrite != nil {
 		beforeWrite(path.Dir(e.Rel))
 	}
-	tmp := filepath.Join(filepath.Dir(p), ".ply-restore-"+randHex(6))
+	tmp := filepath.Join(filepath.Dir(p), tools.TempName(path.Base(e.Rel)))
 	var err error
 	if e.Kind == KindLink {
 		err = os.Symlink(e.Target, tmp)
 	} else {
-		err = s.writeTemp(tmp, e)
+		err = s.writeTemp(tmp, p, e)
 	}
 	if err == nil {
 		if err = os.Rename(tmp, p); err != nil {
@@ -78,8 +80,10 @@ func (s *Store) writeEntry(root string, e *Entry) error {
 	return nil
 }
 
-func (s *Store) writeTemp(tmp string, e *Entry) error {
-	data, err := s.readBlob(e.Hash)
+// writeTemp creates tmp with e's content and mode, checked again as it is
+// read: e is the entry of file.
+func (s *Store) writeTemp(tmp, file string, e *Entry) error {
+	data, err := s.readVerified(file, e)
 	if err != nil {
 		return err
 	}

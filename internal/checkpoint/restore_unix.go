@@ -32,11 +32,11 @@ func (s *Store) writeEntry(root string, e *Entry) error {
 	if beforeWrite != nil {
 		beforeWrite(path.Dir(e.Rel))
 	}
-	tmp := ".ply-restore-" + randHex(6)
+	tmp := tools.TempName(name)
 	if e.Kind == KindLink {
 		err = unix.Symlinkat(e.Target, dirfd, tmp)
 	} else {
-		err = s.writeTempAt(dirfd, tmp, e)
+		err = s.writeTempAt(dirfd, tmp, p, e)
 	}
 	if err == nil {
 		if err = unix.Renameat(dirfd, tmp, dirfd, name); err != nil {
@@ -49,9 +49,10 @@ func (s *Store) writeEntry(root string, e *Entry) error {
 	return nil
 }
 
-// writeTempAt creates tmp in dirfd with e's content and mode.
-func (s *Store) writeTempAt(dirfd int, tmp string, e *Entry) error {
-	data, err := s.readBlob(e.Hash)
+// writeTempAt creates tmp in dirfd with e's content and mode, checked
+// again as it is read: e is the entry of file.
+func (s *Store) writeTempAt(dirfd int, tmp, file string, e *Entry) error {
+	data, err := s.readVerified(file, e)
 	if err != nil {
 		return err
 	}

@@ -279,6 +279,10 @@ func (s *Store) walk(ctx context.Context, roots []string, regions []region, cach
 			opts.BeforeDir = func(dir string) { tr.watch(ri, dir) }
 		}
 		unreadable, err := tools.WalkWorkspaceWith(ctx, root, opts, func(w int, f tools.WorkspaceFile) bool {
+			if _, ok := isTemp(f.Rel); ok {
+				sweepTemp(root, f)
+				return true
+			}
 			sw := &ws[w]
 			e, same, err := s.record(ri, f, cache, start, sw)
 			if err != nil {
@@ -431,6 +435,10 @@ func (s *Store) readFile(path string, e *Entry, sw *scanWorker) error {
 			sw.skipped = append(sw.skipped, path)
 			return nil
 		}
+		// A file that kept changing while it was read is recorded with
+		// the size of what was read, which its hash names: a restore
+		// checks the two against each other.
+		e.Size = int64(b.Len())
 		sum := sha256.Sum256(b.Bytes())
 		e.Hash = hex.EncodeToString(sum[:])
 		wrote, err := s.putBlob(e.Hash, b.Bytes())

@@ -103,7 +103,9 @@ func Open(dir string, opts Options) (*Store, error) {
 			return nil, fmt.Errorf("checkpoint: create store: %w", err)
 		}
 	}
-	return &Store{dir: dir, opts: opts}, nil
+	s := &Store{dir: dir, opts: opts}
+	s.sweepStore()
+	return s, nil
 }
 
 // Dir returns the store's directory.
@@ -125,7 +127,9 @@ func (s *Store) putBlob(hash string, data []byte) (wrote bool, err error) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return false, &storeError{fmt.Errorf("checkpoint: store blob: %w", err)}
 	}
-	if err := writeAtomic(p, data, 0o600); err != nil {
+	// The temporary file goes in objects/, where Open looks for those a
+	// killed process left, rather than in one of its 256 directories.
+	if err := writeAtomic(p, tempName(filepath.Join(s.dir, "objects", hash)), data, 0o600); err != nil {
 		return false, &storeError{err}
 	}
 	return true, nil
@@ -147,10 +151,14 @@ func (s *Store) readBlob(hash string) ([]byte, error) {
 	return data, nil
 }
 
-// writeAtomic writes data to a temporary file beside path and renames it.
-func writeAtomic(path string, data []byte, perm fs.FileMode) error {
-	tmp := fmt.Sprintf("%s.tmp-%s", path, randHex(6))
+// tempName returns a fresh temporary name for the store's file path.
+func tempName(path string) string { return fmt.Sprintf("%s.tmp-%s", path, randHex(6)) }
+
+// writeAtomic writes data to the temporary file tmp, on the file system
+// of path, and renames it to path.
+func writeAtomic(path, tmp string, data []byte, perm fs.FileMode) error {
 	if err := os.WriteFile(tmp, data, perm); err != nil {
+		os.Remove(tmp)
 		return fmt.Errorf("checkpoint: write %s: %w", filepath.Base(path), err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
@@ -259,7 +267,8 @@ func (s *Store) setHead(id string) error {
 	// Not synced: HEAD only says where the stat cache starts, and an
 	// older or missing one after a crash costs reads, never a wrong
 	// checkpoint.
-	if err := writeAtomic(filepath.Join(s.dir, "HEAD"), []byte(id+"\n"), 0o600); err != nil {
+	head := filepath.Join(s.dir, "HEAD")
+	if err := writeAtomic(head, tempName(head), []byte(id+"\n"), 0o600); err != nil {
 		return err
 	}
 	if syncHook != nil {

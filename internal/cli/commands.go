@@ -51,11 +51,13 @@ func commands() []*command {
 				"ply rewind --list [-r ID]",
 				"ply rewind N [-r ID] [--code|--conversation]",
 				"ply rewind --undo [-r ID]",
+				"ply rewind --finish [-r ID]",
 			},
 			short: "list a session's prompts, put files and/or the conversation back to before prompt N, or undo that",
 			long: "--list prints the prompts of the latest session (or session ID), with the files changed since\n" +
 				"each. N puts the files and the conversation back to just before prompt N (1 is the first);\n" +
-				"--code or --conversation puts back only that one. --undo reverses the last rewind.",
+				"--code or --conversation puts back only that one. --undo reverses the last rewind.\n" +
+				"--finish completes a rewind that a crash or SIGKILL left half done.",
 			run:      rewindCommand,
 			helpWord: true,
 		},

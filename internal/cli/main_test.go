@@ -25,6 +25,9 @@ const mcpHinted = "hinted"
 // that need a second ply process.
 const runPlyEnv = "PLY_CLI_TEST_RUN_PLY"
 
+// runPlyMainEnv is runPlyEnv with the signal handling of ply's main.
+const runPlyMainEnv = "PLY_CLI_TEST_RUN_PLY_MAIN"
+
 // Every in-process run must leave no goroutine behind: streams, tools and
 // background shell jobs all end with the run.
 func TestMain(m *testing.M) {
@@ -38,6 +41,10 @@ func TestMain(m *testing.M) {
 	}
 	if p := os.Getenv(mcpWideEnv); p != "" {
 		os.Exit(serveWideMCP(p))
+	}
+	if os.Getenv(runPlyMainEnv) != "" {
+		ctx, _ := SignalContext(context.Background())
+		os.Exit(Main(ctx, os.Args[1:], IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}))
 	}
 	if os.Getenv(runPlyEnv) != "" {
 		os.Exit(Main(context.Background(), os.Args[1:], IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}))

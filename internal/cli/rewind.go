@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
 	"github.com/plyhq/ply/internal/core"
+	"github.com/plyhq/ply/internal/critical"
 	"github.com/plyhq/ply/internal/exitcode"
 	"github.com/plyhq/ply/internal/rewind"
 	"github.com/plyhq/ply/internal/session"
@@ -16,11 +18,11 @@ import (
 	"github.com/plyhq/ply/internal/tools"
 )
 
-const rewindUsage = "usage: ply rewind --list [-r ID] | ply rewind N [-r ID] [--code|--conversation] | ply rewind --undo [-r ID]"
+const rewindUsage = "usage: ply rewind --list [-r ID] | ply rewind N [-r ID] [--code|--conversation] | ply rewind --undo [-r ID] | ply rewind --finish [-r ID]"
 
 // rewindArgs is the parsed command line of ply rewind.
 type rewindArgs struct {
-	list, undo         bool
+	list, undo, finish bool
 	n                  int // 0 when not given
 	session            string
 	code, conversation bool
@@ -34,6 +36,8 @@ func parseRewind(args []string) (rewindArgs, error) {
 			a.list = true
 		case x == "--undo":
 			a.undo = true
+		case x == "--finish":
+			a.finish = true
 		case x == "--code":
 			a.code = true
 		case x == "--conversation":
@@ -55,7 +59,7 @@ func parseRewind(args []string) (rewindArgs, error) {
 		args = args[1:]
 	}
 	modes := 0
-	for _, b := range []bool{a.list, a.undo, a.n > 0} {
+	for _, b := range []bool{a.list, a.undo, a.finish, a.n > 0} {
 		if b {
 			modes++
 		}
@@ -119,14 +123,18 @@ func rewindCommand(ctx context.Context, args []string, sio IO) int {
 	if err != nil {
 		return fail(sio, exitcode.Error, fmt.Sprintf("opening the checkpoints: %v", err))
 	}
+	if warn := rewind.PendingWarning(store); warn != "" && !a.finish {
+		fmt.Fprintln(sio.Stderr, warn)
+	}
 	rw := &rewind.Rewinder{Store: store, W: w, Log: log, Out: sio.Stdout}
+	err = runRewind(ctx, rw, a, sio.Stderr)
 	switch {
-	case a.list:
-		err = rw.List(ctx)
-	case a.undo:
-		err = rw.Undo(ctx)
-	default:
-		err = rw.Rewind(ctx, a.n, a.code, a.conversation)
+	case ctx.Err() != nil && err == nil:
+		return fail(sio, exitcode.Cancelled, "interrupted: the rewind was finished and recorded first")
+	case errors.Is(err, context.Canceled):
+		return fail(sio, exitcode.Cancelled, "interrupted before the rewind changed any file")
+	case ctx.Err() != nil:
+		return fail(sio, exitcode.Cancelled, err.Error())
 	}
 	var ie rewind.InputError
 	if errors.As(err, &ie) {
@@ -136,4 +144,26 @@ func rewindCommand(ctx context.Context, args []string, sio IO) int {
 		return fail(sio, exitcode.Error, err.Error())
 	}
 	return 0
+}
+
+// runRewind does what a asks of rw. A rewind that writes files holds a
+// critical section: a signal that arrives meanwhile (it is told on
+// stderr) takes effect once the files are restored and the rewind
+// recorded, never half-way.
+func runRewind(ctx context.Context, rw *rewind.Rewinder, a rewindArgs, stderr io.Writer) error {
+	if a.list {
+		return rw.List(ctx)
+	}
+	leave := critical.Enter(func(sig os.Signal) {
+		fmt.Fprintf(stderr, "ply: %v: a rewind that has begun changing files is finished first, so that none is left half restored\n", sig)
+	})
+	defer leave()
+	switch {
+	case a.undo:
+		return rw.Undo(ctx)
+	case a.finish:
+		return rw.Finish(ctx)
+	default:
+		return rw.Rewind(ctx, a.n, a.code, a.conversation)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/plyhq/ply/internal/checkpoint"
+	"github.com/plyhq/ply/internal/critical"
 )
 
 // messageCheckpoints maps the SDK's user message ids to the checkpoint
@@ -69,7 +70,9 @@ func (c *checkpointer) rewindFiles(ctx context.Context, uuid string, dryRun bool
 		}
 		return paths, nil
 	}
+	leave := critical.Enter(nil) // a signal waits for the files (see package critical)
 	res, err := c.store.Restore(ctx, id)
+	leave()
 	if err != nil {
 		return nil, fmt.Errorf("restoring checkpoint %s: %w", id, err)
 	}

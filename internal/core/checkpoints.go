@@ -12,6 +12,7 @@ import (
 
 	"github.com/plyhq/ply/internal/checkpoint"
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/rewind"
 	"github.com/plyhq/ply/internal/session"
 	"github.com/plyhq/ply/internal/settings"
 	"github.com/plyhq/ply/internal/tools"
@@ -27,13 +28,39 @@ type checkpointer struct {
 	sess  *opened // its writer changes on /resume
 	reg   *tools.Registry
 	log   *slog.Logger
-	// notices is told of a prompt that has no checkpoint, and why.
-	notices io.Writer
-	off     bool // the workspace proved too large: stop trying
-	msgs    messageCheckpoints
+	off   bool // the workspace proved too large: stop trying
+	msgs  messageCheckpoints
 	// warned is the last warning about what ignore rules leave out,
 	// so that each is logged once.
 	warned string
+	// notices is told of a prompt that has no checkpoint, and why, and,
+	// at the start and before each prompt, when a rewind was interrupted
+	// and left the files half restored; warnedOpen is set when it was told at the start and no prompt came
+	// since.
+	notices    io.Writer
+	warnedOpen bool
+}
+
+// setNotices sets where the warning of a half-done rewind goes, and
+// gives it at once.
+func (c *checkpointer) setNotices(w io.Writer) {
+	if c != nil {
+		c.notices = w
+		c.warnedOpen = c.warnPending()
+	}
+}
+
+// warnPending says, when a rewind was interrupted and left the files
+// half restored, how to finish it: the session works on a tree that is
+// part old, part new. It reports whether it said so.
+func (c *checkpointer) warnPending() bool {
+	warn := rewind.PendingWarning(c.store)
+	if warn == "" || c.notices == nil {
+		return false
+	}
+	fmt.Fprintln(c.notices, warn)
+	c.log.Warn("a rewind was left half done")
+	return true
 }
 
 // OpenCheckpoints opens the checkpoint store of the workspace root.
@@ -128,6 +155,10 @@ func (c *checkpointer) onUserQuery(ctx context.Context, parts []llm.Part) []llm.
 	if c == nil {
 		return parts
 	}
+	if !c.warnedOpen { // said at the start, just before this first prompt
+		c.warnPending()
+	}
+	c.warnedOpen = false
 	id, err := c.take(ctx, "prompt")
 	if err != nil && c.notices != nil {
 		// Said on every prompt it is true of: the user relies on

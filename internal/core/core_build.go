@@ -79,9 +79,7 @@ func New(ctx context.Context, config Config, notices io.Writer, log *slog.Logger
 	}
 	c.newClient(cfg, log, modes, sysEnv)
 	c.newFront()
-	if c.cp != nil {
-		c.cp.notices = notices
-	}
+	c.cp.setNotices(notices)
 	c.configureSubagents(cfg, provider, chatCfg, sysEnv)
 	return c, 0, nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/plyhq/ply/internal/critical"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/rewind"
 	"github.com/plyhq/ply/internal/session"
@@ -52,6 +53,9 @@ func (c *Session) Rewind(n int, code, conv bool) (rewind.Result, error) {
 		return rewind.Result{}, err
 	}
 	ctx := context.Background()
+	// A signal waits until the files are restored and the rewind
+	// recorded (see package critical).
+	defer critical.Enter(nil)()
 	var res rewind.Result
 	if n == 0 {
 		last := r.Log.Last

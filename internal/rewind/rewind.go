@@ -122,7 +122,7 @@ func (r *Rewinder) Rewind(ctx context.Context, n int, code, conversation bool) e
 		}
 		res, err := r.restore(ctx, p.Checkpoint)
 		if err != nil {
-			return err
+			return r.failed(n, res, err)
 		}
 		rec.Checkpoint = res.Undo
 		fmt.Fprintf(r.Out, "Restored the files to before prompt %d: %d written, %d deleted.\n", n, len(res.Written), len(res.Deleted))
@@ -148,7 +148,7 @@ func (r *Rewinder) Undo(ctx context.Context) error {
 	if last.Code {
 		res, err := r.restore(ctx, last.Checkpoint)
 		if err != nil {
-			return err
+			return r.failed(0, res, err)
 		}
 		rec.Checkpoint = res.Undo
 		fmt.Fprintf(r.Out, "Put the files back as they were before the rewind: %d written, %d deleted.\n", len(res.Written), len(res.Deleted))
@@ -161,10 +161,59 @@ func (r *Rewinder) Undo(ctx context.Context) error {
 	return r.W.Sync()
 }
 
+// Finish completes a rewind that was interrupted (a crash, SIGKILL) and
+// left the files half restored, and records it, so that Undo puts back
+// the files as they were before it, with any work done on them since.
+func (r *Rewinder) Finish(ctx context.Context) error {
+	if r.Store == nil {
+		return InputError("checkpointing is off (checkpointing.enabled): there is no rewind to finish")
+	}
+	t, ok := r.Store.Pending()
+	if !ok {
+		return InputError("no interrupted rewind to finish")
+	}
+	res, err := r.restore(ctx, t)
+	if err != nil {
+		return r.failed(0, res, err)
+	}
+	fmt.Fprintf(r.Out, "Finished the interrupted rewind: %d written, %d deleted. ply rewind --undo puts the files back as they were before it.\n", len(res.Written), len(res.Deleted))
+	r.W.AppendRewind(session.Rewind{Code: true, Checkpoint: res.Undo})
+	return r.W.Sync()
+}
+
+// PendingWarning says, when a rewind of the store was interrupted and
+// left the files half restored, how to finish it; "" when none was.
+func PendingWarning(store *checkpoint.Store) string {
+	if store == nil {
+		return ""
+	}
+	if _, ok := store.Pending(); !ok {
+		return ""
+	}
+	return "ply: warning: a rewind was interrupted and left the files half restored, part as they were and part as rewound. " +
+		"`ply rewind --finish` completes it; `ply rewind --undo` then brings back the files as they were, with any work done since. " +
+		"A rewind to another prompt replaces it instead, and its undo keeps that work too."
+}
+
+// failed is a restore that returned err. One that stopped after its
+// first change leaves its journal: it is recorded all the same, for the
+// files only, so that Undo can put them back as they were (n is the
+// prompt rewound to, 0 for an undo or a finish).
+func (r *Rewinder) failed(n int, res checkpoint.RestoreResult, err error) error {
+	if _, pending := r.Store.Pending(); !pending || res.Undo == "" {
+		return err
+	}
+	r.W.AppendRewind(session.Rewind{Prompt: n, Code: true, Checkpoint: res.Undo})
+	if serr := r.W.Sync(); serr != nil {
+		return fmt.Errorf("%w; recording it: %v", err, serr)
+	}
+	return fmt.Errorf("%w; the files are partly restored: ply rewind --undo puts them back as they were, ply rewind --finish tries again", err)
+}
+
 // restore restores checkpoint id and says what it could not do.
 func (r *Rewinder) restore(ctx context.Context, id string) (checkpoint.RestoreResult, error) {
-	if t, ok := r.Store.Pending(); ok {
-		fmt.Fprintf(r.Out, "Completing an interrupted rewind (to checkpoint %s) first.\n", t)
+	if _, ok := r.Store.Pending(); ok {
+		fmt.Fprintln(r.Out, "An interrupted rewind had left the files half restored: this one replaces it, and its undo brings back any work done since.")
 	}
 	res, err := r.Store.Restore(ctx, id)
 	if errors.Is(err, checkpoint.ErrNotFound) {

@@ -60,7 +60,7 @@ func writeFileAtomic(path string, data []byte) (existed bool, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return false, fmt.Errorf("create parent directories of %s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+".ply-tmp-*")
+	tmp, err := os.CreateTemp(dir, tempPrefix(filepath.Base(target))+"*")
 	if err != nil {
 		return false, fmt.Errorf("write %s: %w", path, err)
 	}

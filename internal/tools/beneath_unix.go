@@ -5,10 +5,8 @@ package tools
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -171,12 +169,8 @@ func replaceAt(dirfd int, dir, name string, data []byte) (existed bool, err erro
 // through a link, and returns its name and the open file.
 func createTempAt(dirfd int, dir, name string) (string, *os.File, error) {
 	const flags = unix.O_WRONLY | unix.O_CREAT | unix.O_EXCL | unix.O_NOFOLLOW | unix.O_CLOEXEC
-	base := name
-	if len(base) > 200 { // keep the temporary name under NAME_MAX
-		base = base[:200]
-	}
 	for range 10 {
-		tmp := "." + base + ".ply-tmp-" + strconv.FormatUint(rand.Uint64(), 36)
+		tmp := TempName(name)
 		fd, err := unix.Openat(dirfd, tmp, flags, 0o600)
 		if err == unix.EEXIST {
 			continue

@@ -1,0 +1,69 @@
+package checkpoint
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// ErrObjectMissing and ErrObjectCorrupt are what an ObjectError says of
+// a saved content: not in the store, or not what its hash names.
+var (
+	ErrObjectMissing = errors.New("its saved content is missing from the store")
+	ErrObjectCorrupt = errors.New("its saved content is damaged")
+)
+
+// ObjectError is the content of a file a restore would write, missing
+// or damaged. Restore checks them all before its first change.
+type ObjectError struct {
+	Path string // the file the content is for, absolute
+	Hash string // the content's SHA-256, as the checkpoint records it
+	Err  error  // ErrObjectMissing or ErrObjectCorrupt, wrapped with detail
+}
+
+func (e *ObjectError) Error() string {
+	return fmt.Sprintf("checkpoint: cannot restore %s: %v (object %s)", e.Path, e.Err, e.Hash)
+}
+
+func (e *ObjectError) Unwrap() error { return e.Err }
+
+// readVerified reads the saved content of e, the entry of the file at
+// path, and checks its size and hash.
+func (s *Store) readVerified(path string, e *Entry) ([]byte, error) {
+	data, err := os.ReadFile(s.blobPath(e.Hash))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, &ObjectError{Path: path, Hash: e.Hash, Err: ErrObjectMissing}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: read the saved content of %s (object %s): %w", path, e.Hash, err)
+	}
+	if int64(len(data)) != e.Size {
+		return nil, &ObjectError{Path: path, Hash: e.Hash,
+			Err: fmt.Errorf("%w: %d bytes, the checkpoint recorded %d", ErrObjectCorrupt, len(data), e.Size)}
+	}
+	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != e.Hash {
+		return nil, &ObjectError{Path: path, Hash: e.Hash,
+			Err: fmt.Errorf("%w: its SHA-256 is %x", ErrObjectCorrupt, sum[:6])}
+	}
+	return data, nil
+}
+
+// verify checks, before a restore changes anything, that the content of
+// every file it will write is in the store and intact.
+func (s *Store) verify(target *Manifest, p *restorePlan, leave func(root string, e *Entry) bool) error {
+	for _, w := range p.writes {
+		e := w[0]
+		root := target.Roots[e.Root]
+		if e.Kind != KindFile || leave(root, e) {
+			continue
+		}
+		if _, err := s.readVerified(filepath.Join(root, filepath.FromSlash(e.Rel)), e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
