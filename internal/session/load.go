@@ -97,8 +97,12 @@ type record struct {
 	ErrorType string `json:"error_type"`
 	Detail    string `json:"detail"`
 
-	// compaction; a pointer, to tell an empty replacement from none
+	// compaction; a pointer, to tell an empty replacement from none.
+	// An older compaction holds History, a newer one Base and Ops
+	// (compact.go).
 	History *[]llm.Message `json:"history"`
+	Base    int            `json:"base"`
+	Ops     []compactOp    `json:"ops"`
 
 	// cancelled
 	Reason string `json:"reason"`
@@ -289,13 +293,16 @@ func (t *Transcript) apply(rec *record, line int) {
 			t.LastFacts = t.PromptFacts
 		}
 	case typeCompaction:
-		if rec.History == nil {
+		switch {
+		case rec.History != nil:
+			t.History = *rec.History
+		case rec.Ops != nil:
+			t.History = t.applyCompaction(rec, line)
+		default:
 			t.warn(line, "compaction without a history skipped")
 			return
 		}
-		// Replay: the replacement is the history from here on, and
-		// what was recorded about the replaced entries goes with them.
-		t.History = *rec.History
+		// What was recorded about the replaced entries goes with them.
 		t.ToolStates = nil
 		t.Cancels = nil
 		t.Compactions++
@@ -315,6 +322,20 @@ func (t *Transcript) apply(rec *record, line int) {
 		// Forward compatibility: a newer ply may record more.
 		t.warn(line, fmt.Sprintf("record of unknown type %q skipped", rec.Type))
 	}
+}
+
+// applyCompaction returns the history a compaction line of changes builds
+// from the history rebuilt so far. A line that does not fit that history
+// (a line before it was lost) builds what it can, with a warning.
+func (t *Transcript) applyCompaction(rec *record, line int) []llm.Message {
+	if rec.Base != len(t.History) {
+		t.warn(line, fmt.Sprintf("compaction made for a history of %d entries applied to one of %d: a line before it was lost", rec.Base, len(t.History)))
+	}
+	h, err := applyOps(t.History, rec.Ops)
+	if err != nil {
+		t.warn(line, fmt.Sprintf("compaction applied in part: %v", err))
+	}
+	return h
 }
 
 func (t *Transcript) warn(line int, msg string) {
