@@ -226,33 +226,3 @@ func samePart(a, b *llm.Part) bool {
 func sameMedia(a, b *llm.Media) bool {
 	return a.MIMEType == b.MIMEType && bytes.Equal(a.Data, b.Data) && (a.Data == nil) == (b.Data == nil)
 }
-
-// applyOps builds the history a compaction record describes from old, the
-// history rebuilt so far. It returns an error, and builds what it can,
-// when an op points outside old.
-func applyOps(old []llm.Message, ops []compactOp) ([]llm.Message, error) {
-	h := make([]llm.Message, 0, len(ops))
-	var bad error
-	for k, op := range ops {
-		switch {
-		case op.Message != nil:
-			h = append(h, *op.Message)
-		case op.From < 0 || op.From >= len(old) || op.N < 0 || op.N > len(old)-op.From:
-			bad = firstErr(bad, fmt.Errorf("op %d refers to entries %d+%d of %d", k, op.From, op.N, len(old)))
-		case op.Parts != nil:
-			m := old[op.From]
-			m.Parts = slices.Clone(m.Parts)
-			for _, e := range op.Parts {
-				if e.I < 0 || e.I >= len(m.Parts) {
-					bad = firstErr(bad, fmt.Errorf("op %d replaces part %d of an entry of %d", k, e.I, len(m.Parts)))
-					continue
-				}
-				m.Parts[e.I] = e.Part
-			}
-			h = append(h, m)
-		default:
-			h = append(h, old[op.From:op.From+op.N]...)
-		}
-	}
-	return h, bad
-}

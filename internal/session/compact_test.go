@@ -171,6 +171,14 @@ func (s *liveSession) checkSame(path string) *Transcript {
 	if g, w, l := encoded(s.t, got.History), encoded(s.t, want.History), encoded(s.t, s.live); !bytes.Equal(g, w) || !bytes.Equal(g, l) {
 		s.t.Fatalf("rebuilt history differs in its bytes:\n got %.300s\nwant %.300s\nlive %.300s", g, w, l)
 	}
+	// Replayed record by record, as Prompts does, it is the same.
+	eager, _, err := replay(path, func(*Transcript, *record) {})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if !reflect.DeepEqual(eager.History, got.History) {
+		s.t.Fatalf("replayed record by record, the history differs")
+	}
 	if got.Compactions != want.Compactions {
 		s.t.Errorf("%d compactions, the full-copy transcript %d", got.Compactions, want.Compactions)
 	}
@@ -291,7 +299,7 @@ func FuzzCompactionOps(f *testing.F) {
 		if json.Unmarshal([]byte(ops), &o) != nil {
 			return
 		}
-		got, err := applyOps(h, o)
+		got, err := applyOps(entries(h), o, 1)
 		if err == nil && len(got) > len(o)*len(h) {
 			t.Fatalf("%d entries from %d ops", len(got), len(o))
 		}
@@ -316,8 +324,44 @@ func TestDiffHistory(t *testing.T) {
 	if !reflect.DeepEqual(ops, want) {
 		t.Errorf("ops:\n got %+v\nwant %+v", ops, want)
 	}
-	got, err := applyOps(h, ops)
-	if err != nil || !reflect.DeepEqual(got, next) {
+	got, err := applyOps(entries(h), ops, 1)
+	tr := &Transcript{hist: got}
+	if h, _ := tr.materialize(); err != nil || !reflect.DeepEqual(h, next) {
 		t.Errorf("applied: %v, %+v", err, got)
+	}
+}
+
+func entries(h []llm.Message) []histEntry {
+	e := make([]histEntry, len(h))
+	for i, m := range h {
+		e[i] = histEntry{msg: m}
+	}
+	return e
+}
+
+// An entry line whose message is garbled behind its well-formed head is
+// skipped with a warning when the history still holds it at the end, and
+// costs nothing when a compaction dropped it.
+func TestGarbledEntryKeptAsJSON(t *testing.T) {
+	_, _, w := newSession(t, "garbled")
+	h := realistic()
+	w.Append(h[0])
+	w.Append(h[1])
+	mustClose(t, w)
+	appendRaw(t, w.Path(), `{"type":"entry","message":{"role":"user","parts":[{"text":"cut sh,"seq":3,"time":"2026-01-01T00:00:00Z"}`+"\n")
+	tr := mustLoad(t, w.Path())
+	if len(tr.History) != 2 || !hasWarning(tr, 4, "garbled line skipped") || tr.lastSeq != 3 {
+		t.Errorf("history %d entries, seq %d, warnings %v", len(tr.History), tr.lastSeq, tr.Warnings)
+	}
+	w, _, err := Open(w.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.AppendCompaction(h[:1])
+	mustClose(t, w)
+	tr = mustLoad(t, w.Path())
+	noWarnings(t, tr)
+	if !reflect.DeepEqual(tr.History, h[:1]) {
+		t.Errorf("history after the compaction: %+v", tr.History)
 	}
 }

@@ -42,7 +42,7 @@ func Fork(home, workspace, src, id, model string) (_ *Writer, _ *Transcript, err
 	}
 	t.Path, t.Meta = f.Name(), meta
 	w := newWriter(f, lock, meta, t.lastSeq, true)
-	w.setMirror(t.History)
+	w.setMirror(t.writerHistory())
 	return w, t, nil
 }
 

@@ -59,6 +59,15 @@ type Transcript struct {
 	Warnings []Warning
 
 	lastSeq int64 // highest entry seq seen: the Writer continues after it
+
+	// hist is the history being replayed (lazy.go); History is made
+	// from it at the end, or kept in step with it throughout when eager
+	// (a caller looks at History record by record).
+	hist  []histEntry
+	eager bool
+	// mirror is the history as the writer counts it, when it differs
+	// from History (see materialize).
+	mirror []llm.Message
 }
 
 // tailState is what load learned about the end of the file, for Open.
@@ -161,7 +170,7 @@ func replay(path string, each func(*Transcript, *record)) (*Transcript, tailStat
 	defer f.Close()
 
 	lr := newLineReader(f)
-	t := &Transcript{Path: path}
+	t := &Transcript{Path: path, eager: each != nil}
 	if err := t.readMeta(lr); err != nil {
 		return nil, tail, err
 	}
@@ -188,6 +197,9 @@ func replay(path string, each func(*Transcript, *record)) (*Transcript, tailStat
 			tail.torn = !lr.complete
 			continue
 		}
+		if !t.eager && lr.complete && t.quickEntry(line, lr.line) {
+			continue
+		}
 		var rec record
 		if err := json.Unmarshal(line, &rec); err != nil {
 			if !lr.complete {
@@ -200,6 +212,7 @@ func replay(path string, each func(*Transcript, *record)) (*Transcript, tailStat
 				continue
 			}
 			t.warn(lr.line, fmt.Sprintf("garbled line skipped: %v", err))
+			t.garbledEntry(line, lr.line)
 			continue
 		}
 		if !lr.complete {
@@ -212,6 +225,10 @@ func replay(path string, each func(*Transcript, *record)) (*Transcript, tailStat
 		t.apply(&rec, lr.line)
 	}
 	tail.end = lr.off
+	if !t.eager {
+		t.History, t.mirror = t.materialize()
+	}
+	t.hist = nil
 	return t, tail, nil
 }
 
@@ -272,7 +289,7 @@ func (t *Transcript) apply(rec *record, line int) {
 			t.warn(line, fmt.Sprintf("entry of unknown role %q skipped", m.Role))
 			return
 		}
-		t.History = append(t.History, *m)
+		t.appendEntry(*m, line)
 		t.lastSeq = max(t.lastSeq, rec.Seq)
 	case typeToolState:
 		t.ToolStates = append(t.ToolStates, ToolState{
@@ -287,7 +304,7 @@ func (t *Transcript) apply(rec *record, line int) {
 	case typeCheckpoint:
 	case typeRewind:
 		if rec.History != nil {
-			t.History = *rec.History // the conversation was rewound
+			t.replaceHistory(*rec.History, line) // the conversation was rewound
 			// The notes told since may be gone with it: what the
 			// model surely saw is its system prompt.
 			t.LastFacts = t.PromptFacts
@@ -295,9 +312,9 @@ func (t *Transcript) apply(rec *record, line int) {
 	case typeCompaction:
 		switch {
 		case rec.History != nil:
-			t.History = *rec.History
+			t.replaceHistory(*rec.History, line)
 		case rec.Ops != nil:
-			t.History = t.applyCompaction(rec, line)
+			t.applyCompaction(rec, line)
 		default:
 			t.warn(line, "compaction without a history skipped")
 			return
@@ -322,20 +339,6 @@ func (t *Transcript) apply(rec *record, line int) {
 		// Forward compatibility: a newer ply may record more.
 		t.warn(line, fmt.Sprintf("record of unknown type %q skipped", rec.Type))
 	}
-}
-
-// applyCompaction returns the history a compaction line of changes builds
-// from the history rebuilt so far. A line that does not fit that history
-// (a line before it was lost) builds what it can, with a warning.
-func (t *Transcript) applyCompaction(rec *record, line int) []llm.Message {
-	if rec.Base != len(t.History) {
-		t.warn(line, fmt.Sprintf("compaction made for a history of %d entries applied to one of %d: a line before it was lost", rec.Base, len(t.History)))
-	}
-	h, err := applyOps(t.History, rec.Ops)
-	if err != nil {
-		t.warn(line, fmt.Sprintf("compaction applied in part: %v", err))
-	}
-	return h
 }
 
 func (t *Transcript) warn(line int, msg string) {

@@ -268,7 +268,7 @@ func Open(path string) (_ *Writer, _ *Transcript, err error) {
 		return nil, nil, fmt.Errorf("session: open %s: repair torn tail: %w", path, err)
 	}
 	w := newWriter(f, lock, t.Meta, t.lastSeq, false)
-	w.setMirror(t.History)
+	w.setMirror(t.writerHistory())
 	return w, t, nil
 }
 
