@@ -295,7 +295,7 @@ func FuzzCompactionOps(f *testing.F) {
 	f.Add(`[{"from":9223372036854775807,"n":9223372036854775807}]`)
 	h := realistic()
 	f.Fuzz(func(t *testing.T, ops string) {
-		var o []compactOp
+		var o []rawOp
 		if json.Unmarshal([]byte(ops), &o) != nil {
 			return
 		}
@@ -324,7 +324,15 @@ func TestDiffHistory(t *testing.T) {
 	if !reflect.DeepEqual(ops, want) {
 		t.Errorf("ops:\n got %+v\nwant %+v", ops, want)
 	}
-	got, err := applyOps(entries(h), ops, 1)
+	b, err := json.Marshal(ops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw []rawOp
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	got, err := applyOps(entries(h), raw, 1)
 	tr := &Transcript{hist: got}
 	if h, _ := tr.materialize(); err != nil || !reflect.DeepEqual(h, next) {
 		t.Errorf("applied: %v, %+v", err, got)

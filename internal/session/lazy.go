@@ -18,14 +18,29 @@ import (
 
 // histEntry is an entry of the history being replayed.
 type histEntry struct {
-	raw   []byte      // the message's JSON, not decoded yet; nil once msg holds it
-	msg   llm.Message // the message, when raw is nil
-	edits []partEdit  // parts replaced since, in order, to apply after decoding raw
-	line  int         // the line the entry came from, for warnings
+	raw   []byte        // the message's JSON, not decoded yet; nil once msg holds it
+	msg   llm.Message   // the message, when raw is nil
+	edits []rawPartEdit // parts replaced since, in order, to apply after decoding raw
+	line  int           // the line the entry came from, for warnings
 	// dead marks an entry line of the right shape whose message does not
 	// decode: it still counts, as it did for the writer, in the indexes
 	// compaction lines refer to, but is left out of the history.
 	dead bool
+}
+
+// rawOp is a compactOp as load reads it: the entries and parts it holds
+// stay JSON until the history at the end turns out to hold them.
+type rawOp struct {
+	From    int             `json:"from"`
+	N       int             `json:"n"`
+	Parts   []rawPartEdit   `json:"parts"`
+	Message json.RawMessage `json:"message"`
+}
+
+// rawPartEdit is a partEdit as load reads it.
+type rawPartEdit struct {
+	I    int             `json:"i"`
+	Part json.RawMessage `json:"part"`
 }
 
 // entryHead is how every entry line Writer.Append writes starts, and the
@@ -116,18 +131,18 @@ func (t *Transcript) applyCompaction(rec *record, line int) {
 // applyOps builds the history a compaction line's ops describe from old,
 // the history replayed so far. It returns an error, and builds what it
 // can, when an op points outside old.
-func applyOps(old []histEntry, ops []compactOp, line int) ([]histEntry, error) {
+func applyOps(old []histEntry, ops []rawOp, line int) ([]histEntry, error) {
 	h := make([]histEntry, 0, len(ops))
 	var bad error
 	for k, op := range ops {
 		switch {
 		case op.Message != nil:
-			h = append(h, histEntry{msg: *op.Message, line: line})
+			h = append(h, histEntry{raw: op.Message, line: line})
 		case op.From < 0 || op.From >= len(old) || op.N < 0 || op.N > len(old)-op.From:
 			bad = firstErr(bad, fmt.Errorf("op %d refers to entries %d+%d of %d", k, op.From, op.N, len(old)))
 		case op.Parts != nil:
 			e := old[op.From]
-			if e.raw != nil {
+			if e.raw != nil || e.dead {
 				// Applied once the entry is decoded, if it survives.
 				e.edits = append(slices.Clip(e.edits), op.Parts...)
 			} else {
@@ -145,14 +160,19 @@ func applyOps(old []histEntry, ops []compactOp, line int) ([]histEntry, error) {
 }
 
 // replaceParts replaces parts of m, whose Parts the caller owns.
-func replaceParts(m *llm.Message, edits []partEdit) error {
+func replaceParts(m *llm.Message, edits []rawPartEdit) error {
 	var bad error
 	for _, e := range edits {
 		if e.I < 0 || e.I >= len(m.Parts) {
 			bad = firstErr(bad, fmt.Errorf("part %d replaced in an entry of %d", e.I, len(m.Parts)))
 			continue
 		}
-		m.Parts[e.I] = e.Part
+		var p llm.Part
+		if err := json.Unmarshal(e.Part, &p); err != nil {
+			bad = firstErr(bad, fmt.Errorf("part %d: %w", e.I, err))
+			continue
+		}
+		m.Parts[e.I] = p
 	}
 	return bad
 }

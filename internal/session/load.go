@@ -111,7 +111,7 @@ type record struct {
 	// (compact.go).
 	History *[]llm.Message `json:"history"`
 	Base    int            `json:"base"`
-	Ops     []compactOp    `json:"ops"`
+	Ops     []rawOp        `json:"ops"`
 
 	// cancelled
 	Reason string `json:"reason"`
