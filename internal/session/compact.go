@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/plyhq/ply/internal/llm"
 )
@@ -22,11 +23,15 @@ import (
 //
 //	{"from":i,"n":k}                   the k entries from index i, as they are
 //	{"from":i,"parts":[{"i":j,…}]}     entry i with the parts at the given
-//	                                   indexes replaced ("part" holds each)
+//	                                   indexes replaced: "part" holds the new
+//	                                   part, or "output" its tool result's
+//	                                   output as a splice of the one before
+//	                                   ({"keep":p,"text":"…","tail":s}: the
+//	                                   first p bytes, the text, the last s)
 //	{"message":{…}}                    a new entry, written out in full
 //
-// A cut tool result is thus one part, a summary its own entries plus one
-// range. An older record holds the whole history in "history" instead of
+// A cut tool result is thus the note in its middle, a summary its own
+// entries plus one range. An older record holds the whole history in "history" instead of
 // "ops"; both are read.
 
 // compactOp is one step of a compaction record.
@@ -37,10 +42,61 @@ type compactOp struct {
 	Message *llm.Message `json:"message,omitempty"`
 }
 
-// partEdit replaces the part at index I of an entry.
+// partEdit replaces the part at index I of an entry: with Part, or, when
+// only a tool result's output changed, its output with Output.
 type partEdit struct {
-	I    int      `json:"i"`
-	Part llm.Part `json:"part"`
+	I      int       `json:"i"`
+	Part   *llm.Part `json:"part,omitempty"`
+	Output *splice   `json:"output,omitempty"`
+}
+
+// splice is a tool result's output made from the one before it: its first
+// Keep bytes, Text, and its last Tail bytes. A cut result is its head and
+// tail around a note, and so is a result cut further.
+type splice struct {
+	Keep int    `json:"keep"`
+	Text string `json:"text"`
+	Tail int    `json:"tail"`
+}
+
+// minSplice is the least a splice must keep of the output before it to be
+// written instead of the whole part.
+const minSplice = 64
+
+// spliceOf returns b's output as a splice of a's when the two parts differ
+// only in their tool result's output and the splice keeps enough of it.
+// Both outputs must be valid UTF-8: JSON would change other bytes, and the
+// offsets with them.
+func spliceOf(a, b *llm.Part) (*splice, bool) {
+	if a.Response == nil || b.Response == nil {
+		return nil, false
+	}
+	old, out := a.Response.Output, b.Response.Output
+	same := *a
+	r := *a.Response
+	r.Output = out
+	same.Response = &r
+	if !samePart(&same, b) || !utf8.ValidString(old) || !utf8.ValidString(out) {
+		return nil, false
+	}
+	p := 0
+	for p < len(old) && p < len(out) && old[p] == out[p] {
+		p++
+	}
+	for p > 0 && p < len(out) && !utf8.RuneStart(out[p]) {
+		p--
+	}
+	s := 0
+	for s < len(old)-p && s < len(out)-p && old[len(old)-1-s] == out[len(out)-1-s] {
+		s++
+	}
+	for s > 0 && !utf8.RuneStart(out[len(out)-s]) {
+		s--
+	}
+	if p+s < minSplice {
+		return nil, false
+	}
+	return &splice{Keep: p, Text: out[p : len(out)-s], Tail: s}, true
 }
 
 // AppendCompaction records that the history is now history (compression
@@ -154,9 +210,6 @@ func diffHistory(old, h []llm.Message) []compactOp {
 			} else {
 				ops = append(ops, compactOp{From: j, N: 1})
 			}
-		case len(edits)*2 > len(m.Parts):
-			// Most parts changed: the entry costs about as much in full.
-			ops = append(ops, compactOp{Message: m})
 		default:
 			ops = append(ops, compactOp{From: j, Parts: edits})
 		}
@@ -190,8 +243,13 @@ func partEdits(a, b *llm.Message) []partEdit {
 	}
 	var edits []partEdit
 	for i := range b.Parts {
-		if !samePart(&a.Parts[i], &b.Parts[i]) {
-			edits = append(edits, partEdit{I: i, Part: b.Parts[i]})
+		if samePart(&a.Parts[i], &b.Parts[i]) {
+			continue
+		}
+		if sp, ok := spliceOf(&a.Parts[i], &b.Parts[i]); ok {
+			edits = append(edits, partEdit{I: i, Output: sp})
+		} else {
+			edits = append(edits, partEdit{I: i, Part: &b.Parts[i]})
 		}
 	}
 	return edits

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/plyhq/ply/internal/llm"
 )
@@ -62,7 +63,7 @@ func (s *liveSession) roundTrip() {
 	id := fmt.Sprintf("call_%d", s.round)
 	s.push(model(llm.FinishToolCalls, text(fmt.Sprintf("Reading part %d.", s.round)),
 		call(id, "read_file", fmt.Sprintf(`{"path":"f%d.go"}`, s.round))))
-	out := strings.Repeat(fmt.Sprintf("line of file %d, of some length to cut\n", s.round), 60)
+	out := strings.Repeat(fmt.Sprintf("línea %d — of some length to cut, ünïcödé …\n", s.round), 60)
 	s.push(user(resp(id, "read_file", out)))
 }
 
@@ -77,7 +78,14 @@ func (s *liveSession) cutOldest() bool {
 			m.Parts = append([]llm.Part(nil), m.Parts...)
 			r := *p.Response
 			s.full[r.ID] = r.Output
-			r.Output = r.Output[:100] + "\n[… lines were cut …]\n" + r.Output[len(r.Output)-50:]
+			head, tail := 100, len(r.Output)-50
+			for !utf8.RuneStart(r.Output[head]) {
+				head--
+			}
+			for !utf8.RuneStart(r.Output[tail]) {
+				tail++
+			}
+			r.Output = r.Output[:head] + "\n[… lines were cut …]\n" + r.Output[tail:]
 			m.Parts[j].Response = &r
 			return true
 		}
@@ -317,7 +325,7 @@ func TestDiffHistory(t *testing.T) {
 	want := []compactOp{
 		{Message: &next[0]},
 		{From: 1, N: 1},
-		{From: 2, Parts: []partEdit{{0, cut[2].Parts[0]}}},
+		{From: 2, Parts: []partEdit{{I: 0, Part: &cut[2].Parts[0]}}},
 		{From: 3, N: 3},
 		{Message: &next[len(next)-1]},
 	}
@@ -371,5 +379,40 @@ func TestGarbledEntryKeptAsJSON(t *testing.T) {
 	noWarnings(t, tr)
 	if !reflect.DeepEqual(tr.History, h[:1]) {
 		t.Errorf("history after the compaction: %+v", tr.History)
+	}
+}
+
+func TestSpliceOf(t *testing.T) {
+	long := strings.Repeat("x", 100)
+	for _, c := range []struct {
+		old, out string
+		ok       bool
+	}{
+		{long + "é" + long, long + "è" + long, true}, // the runes share their first byte
+		{long + "abc" + long, long + long, true},
+		{long + "abc", long + "abd", true},
+		{"short", "shorter", false},
+		{long + "\xff", long + "\xfe", false}, // not UTF-8
+	} {
+		a, b := resp("c", "read_file", c.old), resp("c", "read_file", c.out)
+		sp, ok := spliceOf(&a, &b)
+		if ok != c.ok {
+			t.Errorf("%q → %q: splice %v, want %v", c.old, c.out, ok, c.ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if !utf8.ValidString(sp.Text) {
+			t.Errorf("%q → %q: text %q is not UTF-8", c.old, c.out, sp.Text)
+		}
+		if err := spliceOutput(&a, sp); err != nil || a.Response.Output != c.out {
+			t.Errorf("%q → %q: spliced %q, %v", c.old, c.out, a.Response.Output, err)
+		}
+	}
+	a, b := resp("c", "read_file", long), resp("c", "read_file", long+"y")
+	b.Response.IsError = true
+	if _, ok := spliceOf(&a, &b); ok {
+		t.Error("a splice of results that differ in more than their output")
 	}
 }

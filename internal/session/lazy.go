@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -39,8 +40,9 @@ type rawOp struct {
 
 // rawPartEdit is a partEdit as load reads it.
 type rawPartEdit struct {
-	I    int             `json:"i"`
-	Part json.RawMessage `json:"part"`
+	I      int             `json:"i"`
+	Part   json.RawMessage `json:"part"`
+	Output *splice         `json:"output"`
 }
 
 // entryHead is how every entry line Writer.Append writes starts, and the
@@ -167,6 +169,10 @@ func replaceParts(m *llm.Message, edits []rawPartEdit) error {
 			bad = firstErr(bad, fmt.Errorf("part %d replaced in an entry of %d", e.I, len(m.Parts)))
 			continue
 		}
+		if e.Output != nil {
+			bad = firstErr(bad, spliceOutput(&m.Parts[e.I], e.Output))
+			continue
+		}
 		var p llm.Part
 		if err := json.Unmarshal(e.Part, &p); err != nil {
 			bad = firstErr(bad, fmt.Errorf("part %d: %w", e.I, err))
@@ -175,6 +181,22 @@ func replaceParts(m *llm.Message, edits []rawPartEdit) error {
 		m.Parts[e.I] = p
 	}
 	return bad
+}
+
+// spliceOutput replaces the output of p's tool result as sp says, in a
+// copy of the result, which other entries may share.
+func spliceOutput(p *llm.Part, sp *splice) error {
+	if p.Response == nil {
+		return errors.New("an output spliced into a part that is not a tool result")
+	}
+	old := p.Response.Output
+	if sp.Keep < 0 || sp.Tail < 0 || sp.Keep > len(old)-sp.Tail {
+		return fmt.Errorf("an output spliced from %d+%d bytes of %d", sp.Keep, sp.Tail, len(old))
+	}
+	r := *p.Response
+	r.Output = old[:sp.Keep] + sp.Text + old[len(old)-sp.Tail:]
+	p.Response = &r
+	return nil
 }
 
 // materialize returns the history being replayed as messages, decoding
