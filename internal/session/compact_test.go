@@ -416,3 +416,17 @@ func TestSpliceOf(t *testing.T) {
 		t.Error("a splice of results that differ in more than their output")
 	}
 }
+
+// sameShape and samePart compare every field of a message and a part; a
+// field added to them must be added there, or a change to it would go
+// unrecorded.
+func TestCompareCoversEveryField(t *testing.T) {
+	for _, c := range []struct {
+		v    any
+		want int
+	}{{llm.Message{}, 4}, {llm.Part{}, 6}, {llm.FunctionResponse{}, 5}, {llm.Media{}, 2}} {
+		if n := reflect.TypeOf(c.v).NumField(); n != c.want {
+			t.Errorf("%T has %d fields, sameShape and samePart compare %d", c.v, n, c.want)
+		}
+	}
+}
