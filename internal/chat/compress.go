@@ -139,7 +139,8 @@ func (c *Chat) compress(ctx context.Context, rule splitRule, trigger, instructio
 		prompt += "\n\nThe user asks the summary to follow these instructions:\n" + instructions
 	}
 	old = append(old, llm.Message{Role: llm.RoleUser, Parts: []llm.Part{{Text: prompt}}})
-	req := &llm.Request{Model: c.cfg.Model, System: "You summarise conversations between a user and a coding agent.", Messages: old}
+	const system = "You summarise conversations between a user and a coding agent."
+	req := &llm.Request{Model: c.cfg.Model, System: system, Messages: c.fitForSummary(old, system)}
 	var sb strings.Builder
 	for ch, err := range c.provider.Stream(ctx, req) {
 		if err != nil {

@@ -48,6 +48,12 @@ const (
 // TooLargeError reports a request that cannot be made to fit the model's
 // context window: the newest message alone is too large, or nothing more
 // could be cut or summarised.
+//
+// UNFINISHED: after an answer that alone fills the window, the error does
+// not say how to go on (ply rewind N --conversation, N the prompt that
+// asked for it); the chat does not know the prompts' numbers, and no entry
+// layer adds them yet. Meanwhile the user reads that the conversation does
+// not fit.
 type TooLargeError struct {
 	// MessageTokens is the estimated size of the newest message (0 when it
 	// is not the cause), FixedTokens that of the system prompt and tool

@@ -41,7 +41,9 @@ func Fork(home, workspace, src, id, model string) (_ *Writer, _ *Transcript, err
 		return nil, nil, fmt.Errorf("session: fork %s: %w", src, err)
 	}
 	t.Path, t.Meta = f.Name(), meta
-	return newWriter(f, lock, meta, t.lastSeq, true), t, nil
+	w := newWriter(f, lock, meta, t.lastSeq, true)
+	w.setMirror(t.writerHistory())
+	return w, t, nil
 }
 
 // copyRecords appends to dst the lines of src after its metadata line, as

@@ -61,6 +61,15 @@ type Transcript struct {
 	Warnings []Warning
 
 	lastSeq int64 // highest entry seq seen: the Writer continues after it
+
+	// hist is the history being replayed (lazy.go); History is made
+	// from it at the end, or kept in step with it throughout when eager
+	// (a caller looks at History record by record).
+	hist  []histEntry
+	eager bool
+	// mirror is the history as the writer counts it, when it differs
+	// from History (see materialize).
+	mirror []llm.Message
 }
 
 // tailState is what load learned about the end of the file, for Open.
@@ -99,8 +108,12 @@ type record struct {
 	ErrorType string `json:"error_type"`
 	Detail    string `json:"detail"`
 
-	// compaction; a pointer, to tell an empty replacement from none
+	// compaction; a pointer, to tell an empty replacement from none.
+	// An older compaction holds History, a newer one Base and Ops
+	// (compact.go).
 	History *[]llm.Message `json:"history"`
+	Base    int            `json:"base"`
+	Ops     []rawOp        `json:"ops"`
 
 	// cancelled
 	Reason string `json:"reason"`
@@ -166,7 +179,7 @@ func replay(path string, each func(*Transcript, *record)) (*Transcript, tailStat
 	defer f.Close()
 
 	lr := newLineReader(f)
-	t := &Transcript{Path: path}
+	t := &Transcript{Path: path, eager: each != nil}
 	if err := t.readMeta(lr); err != nil {
 		return nil, tail, err
 	}
@@ -193,6 +206,9 @@ func replay(path string, each func(*Transcript, *record)) (*Transcript, tailStat
 			tail.torn = !lr.complete
 			continue
 		}
+		if !t.eager && lr.complete && t.quickEntry(line, lr.line) {
+			continue
+		}
 		var rec record
 		if err := json.Unmarshal(line, &rec); err != nil {
 			if !lr.complete {
@@ -205,6 +221,7 @@ func replay(path string, each func(*Transcript, *record)) (*Transcript, tailStat
 				continue
 			}
 			t.warn(lr.line, fmt.Sprintf("garbled line skipped: %v", err))
+			t.garbledEntry(line, lr.line)
 			continue
 		}
 		if !lr.complete {
@@ -217,6 +234,10 @@ func replay(path string, each func(*Transcript, *record)) (*Transcript, tailStat
 		t.apply(&rec, lr.line)
 	}
 	tail.end = lr.off
+	if !t.eager {
+		t.History, t.mirror = t.materialize()
+	}
+	t.hist = nil
 	return t, tail, nil
 }
 
@@ -277,7 +298,7 @@ func (t *Transcript) apply(rec *record, line int) {
 			t.warn(line, fmt.Sprintf("entry of unknown role %q skipped", m.Role))
 			return
 		}
-		t.History = append(t.History, *m)
+		t.appendEntry(*m, line)
 		t.lastSeq = max(t.lastSeq, rec.Seq)
 	case typeToolState:
 		t.ToolStates = append(t.ToolStates, ToolState{
@@ -292,19 +313,22 @@ func (t *Transcript) apply(rec *record, line int) {
 	case typeCheckpoint:
 	case typeRewind:
 		if rec.History != nil {
-			t.History = *rec.History // the conversation was rewound
+			t.replaceHistory(*rec.History, line) // the conversation was rewound
 			// The notes told since may be gone with it: what the
 			// model surely saw is its system prompt.
 			t.LastFacts = t.PromptFacts
 		}
 	case typeCompaction:
-		if rec.History == nil {
+		switch {
+		case rec.History != nil:
+			t.replaceHistory(*rec.History, line)
+		case rec.Ops != nil:
+			t.applyCompaction(rec, line)
+		default:
 			t.warn(line, "compaction without a history skipped")
 			return
 		}
-		// Replay: the replacement is the history from here on, and
-		// what was recorded about the replaced entries goes with them.
-		t.History = *rec.History
+		// What was recorded about the replaced entries goes with them.
 		t.ToolStates = nil
 		t.Cancels = nil
 		t.Compactions++

@@ -242,7 +242,7 @@ func TestInvalidMetadata(t *testing.T) {
 
 func TestNewerVersion(t *testing.T) {
 	path := t.TempDir() + "/future.jsonl"
-	content := `{"type":"session","version":2,"id":"future"}` + "\n" +
+	content := `{"type":"session","version":3,"id":"future"}` + "\n" +
 		`{"type":"entry","message":{"role":"user","parts":[{"text":"hi"}]},"seq":1}` + "\n" +
 		`{"type":"hologram"}` + "\n"
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {

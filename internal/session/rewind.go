@@ -53,7 +53,7 @@ func (w *Writer) AppendRewind(r Rewind) {
 		}
 		h = &r.History
 	}
-	w.appendRecord("rewind", struct {
+	rec := struct {
 		Type         string         `json:"type"`
 		Time         time.Time      `json:"time"`
 		Prompt       int            `json:"prompt,omitempty"`
@@ -62,7 +62,12 @@ func (w *Writer) AppendRewind(r Rewind) {
 		Code         bool           `json:"code"`
 		Conversation bool           `json:"conversation"`
 		History      *[]llm.Message `json:"history,omitempty"`
-	}{typeRewind, time.Now().UTC(), r.Prompt, r.Undo, r.Checkpoint, r.Code, r.Conversation, h})
+	}{typeRewind, time.Now().UTC(), r.Prompt, r.Undo, r.Checkpoint, r.Code, r.Conversation, h}
+	if h == nil {
+		w.appendRecord("rewind", rec)
+		return
+	}
+	w.appendReplacing("rewind", rec, r.History)
 }
 
 // Prompt is one user prompt of a session with its checkpoint.

@@ -17,13 +17,14 @@
 //
 // The first line is the metadata record:
 //
-//	{"type":"session","version":1,"id":"…","cwd":"/abs/root","created":"…","model":"…"}
+//	{"type":"session","version":2,"id":"…","cwd":"/abs/root","created":"…","model":"…"}
 //
 // Every further line is one record, tagged by "type":
 //
 //	entry       a history entry when it became final: {"type":"entry","message":{…},"seq":N,"time":"…"}
 //	tool_state  a tool call changed state: call_id, name, state, error_type, detail
-//	compaction  compression replaced the history: "history" holds the replacement
+//	compaction  compression changed the history: "base" and "ops" say how (compact.go);
+//	            in a version 1 file, "history" holds the replacement
 //	cancelled   the user cancelled: reason
 //	background  a background task changed state: task, kind, label, state
 //	round       the next entry is a round no user typed: send, source
@@ -31,9 +32,10 @@
 //	unsaved     writes failed from here on: lost (lines not written), error
 //	schedule    a schedule was created, fired once, deleted or dropped: schedule, kind, spec, every, cron, text, recurring, state
 //
-// Loading replays the lines in order; a compaction line replaces everything
-// before it. Each line is written with a single write call, so a crash
-// leaves at most the last line torn.
+// Loading replays the lines in order; a compaction line replaces the
+// history rebuilt so far by the one it describes, built from it. Each line
+// is written with a single write call, so a crash leaves at most the last
+// line torn.
 package session
 
 import (
@@ -47,10 +49,11 @@ import (
 	"time"
 )
 
-// Version is the format version this package writes. Readers accept
-// older versions; a newer one loads with a warning (unknown record types
+// Version is the format version this package writes: 2 since compaction
+// lines hold changes, not the whole history. Readers accept older
+// versions; a newer one loads with a warning (unknown record types
 // are skipped) but is not appended to.
-const Version = 1
+const Version = 2
 
 // Record types.
 const (
@@ -265,7 +268,9 @@ func Open(path string) (_ *Writer, _ *Transcript, err error) {
 		f.Close()
 		return nil, nil, fmt.Errorf("session: open %s: repair torn tail: %w", path, err)
 	}
-	return newWriter(f, lock, t.Meta, t.lastSeq, false), t, nil
+	w := newWriter(f, lock, t.Meta, t.lastSeq, false)
+	w.setMirror(t.writerHistory())
+	return w, t, nil
 }
 
 // fixTail makes the end of the file a line boundary again. It runs before

@@ -53,9 +53,12 @@ type Writer struct {
 	// durable. Only the writer goroutine touches it.
 	dirSync bool
 
-	mu     sync.Mutex
-	queue  []item
-	seq    int64 // last entry seq handed out
+	mu    sync.Mutex
+	queue []item
+	seq   int64 // last entry seq handed out
+	// mirror is the history replaying the file so far rebuilds, which a
+	// compaction line describes its changes against (compact.go).
+	mirror []llm.Message
 	closed bool
 	err    error
 
@@ -132,6 +135,7 @@ func (w *Writer) Append(m llm.Message) {
 		return
 	}
 	w.seq++
+	w.mirrorAppendLocked(m)
 	b := *last
 	b = append(b, `,"seq":`...)
 	b = strconv.AppendInt(b, w.seq, 10)
@@ -156,23 +160,6 @@ func (w *Writer) AppendToolState(s ToolState) {
 		Type string `json:"type"`
 		ToolState
 	}{typeToolState, s})
-}
-
-// AppendCompaction records that compression replaced the history with
-// history: on load, everything before this line is dropped and history
-// takes its place. Entries appended after it extend history. The caller
-// passes the complete history as it is right after compression.
-func (w *Writer) AppendCompaction(history []llm.Message) {
-	if history == nil {
-		// "[]", not null: an empty replacement is a valid compaction,
-		// and load tells it from a line that lost its history field.
-		history = []llm.Message{}
-	}
-	w.appendRecord("compaction", struct {
-		Type    string        `json:"type"`
-		Time    time.Time     `json:"time"`
-		History []llm.Message `json:"history"`
-	}{typeCompaction, time.Now().UTC(), history})
 }
 
 // AppendTodos records the session's task list (todos marshals to a JSON

@@ -70,7 +70,7 @@ func TestLineShape(t *testing.T) {
 		t.Fatalf("file does not end in a newline: %q", last)
 	}
 	lines = lines[:len(lines)-1]
-	if !strings.HasPrefix(lines[0], `{"type":"session","version":1,`) {
+	if !strings.HasPrefix(lines[0], `{"type":"session","version":2,`) {
 		t.Errorf("metadata line = %s", lines[0])
 	}
 	for i, l := range lines[1:] {

@@ -39,6 +39,7 @@ func main() {
 		benchCnt  = flag.Int("bench-count", 5, "-count for the Go benchmarks")
 		module    = flag.String("module", ".", "the module root, for the Go benchmarks")
 		profile   = flag.String("profile", "", "write CPU profiles of the in-process tool figures to this directory")
+		longCnt   = flag.Int("long-count", 3, "runs of the long-session figures (minutes each); 0 skips them")
 	)
 	flag.Parse()
 	if *bin == "" || *n < 1 || *toolRuns < 1 {
@@ -59,6 +60,9 @@ func main() {
 	b.step("process scenarios", b.processScenarios)
 	if !*noTools {
 		b.step("tool speed", func() error { return b.toolSpeed(*cache) })
+	}
+	if *longCnt > 0 {
+		b.step("long sessions", func() error { return b.longSessions(*module, *longCnt) })
 	}
 	if *benchTime != "off" {
 		b.step("Go benchmarks", func() error { return b.goBenchmarks(*module, *benchTime, *benchCnt) })
