@@ -44,7 +44,7 @@ func TestTmuxEscReturnsQueued(t *testing.T) {
 
 	// /clear and a closed picker leave no copy of what the input held.
 	x.submit("/clear")
-	x.waitFor("(new conversation)")
+	x.waitFor("(new conversation; the last one is saved")
 	x.submit("/resume")
 	x.waitFor("Resume a session")
 	x.run("send-keys", "-t", "ply", "Escape")
