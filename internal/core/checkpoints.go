@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -31,6 +32,10 @@ type checkpointer struct {
 	// warned is the last warning about what ignore rules leave out,
 	// so that each is logged once.
 	warned string
+	// baseline is the first checkpoint, taken in the background from
+	// start-up (checkpoint_baseline.go); nil when none was started.
+	baseline *baseline
+	notices  io.Writer // where a long wait for it is announced
 }
 
 // OpenCheckpoints opens the checkpoint store of the workspace root.
@@ -47,7 +52,7 @@ func OpenCheckpoints(home, root string, st settings.Checkpointing, track, truste
 
 // newCheckpointer returns the checkpointer of a session, or nil when
 // checkpointing is off or there is no PLY_HOME to keep checkpoints in.
-func newCheckpointer(cfg *Config, ws *tools.Workspace, sess *opened, reg *tools.Registry, log *slog.Logger) *checkpointer {
+func newCheckpointer(cfg *Config, ws *tools.Workspace, sess *opened, reg *tools.Registry, notices io.Writer, log *slog.Logger) *checkpointer {
 	st := cfg.Settings.Checkpointing
 	if !st.IsEnabled() || cfg.Home == "" {
 		return nil
@@ -57,8 +62,9 @@ func newCheckpointer(cfg *Config, ws *tools.Workspace, sess *opened, reg *tools.
 		log.Warn("checkpoints are off: opening the store failed", "err", err)
 		return nil
 	}
-	pruneDaily(store, st.Retention(), log)
-	return &checkpointer{store: store, roots: ws.Roots(), sess: sess, reg: reg, log: log}
+	c := &checkpointer{store: store, roots: ws.Roots(), sess: sess, reg: reg, log: log, notices: notices}
+	c.startBaseline(func() { pruneDaily(store, st.Retention(), log) })
+	return c
 }
 
 // pruneDaily removes checkpoints past their retention, at most once a day
@@ -78,9 +84,10 @@ func pruneDaily(store *checkpoint.Store, days int, log *slog.Logger) {
 	}
 }
 
-// close releases the store's change tracker.
+// close stops the baseline and releases the store's change tracker.
 func (c *checkpointer) close() {
 	if c != nil {
+		c.stopBaseline()
 		c.store.Close()
 	}
 }
@@ -88,11 +95,22 @@ func (c *checkpointer) close() {
 // take records the workspace; a failure is logged, never fatal: the
 // work goes on without a way back, which is what ply did before.
 func (c *checkpointer) take(ctx context.Context, why string) string {
+	return c.takeAs(ctx, why, "")
+}
+
+// takeAs is take under id, reserved beforehand, when it is not empty.
+func (c *checkpointer) takeAs(ctx context.Context, why, id string) string {
 	if c.off {
 		return ""
 	}
 	start := time.Now()
-	r, err := c.store.Checkpoint(ctx, c.roots)
+	var r checkpoint.Result
+	var err error
+	if id != "" {
+		r, err = c.store.CheckpointAs(ctx, c.roots, id)
+	} else {
+		r, err = c.store.Checkpoint(ctx, c.roots)
+	}
 	if errors.Is(err, checkpoint.ErrTooLarge) {
 		c.off = true
 	}
@@ -118,12 +136,17 @@ func (c *checkpointer) take(ctx context.Context, why string) string {
 }
 
 // onUserQuery is the client's OnUserQuery: it records the workspace and
-// notes the checkpoint in the transcript before the prompt's entry.
+// notes the checkpoint in the transcript before the prompt's entry. While
+// the baseline is being taken, the baseline is the prompt's checkpoint and
+// the prompt does not wait for it.
 func (c *checkpointer) onUserQuery(ctx context.Context, parts []llm.Part) []llm.Part {
 	if c == nil {
 		return parts
 	}
-	id := c.take(ctx, "prompt")
+	id := c.pendingBaseline()
+	if id == "" {
+		id = c.take(ctx, "prompt")
+	}
 	if id != "" {
 		c.sess.w.AppendCheckpoint(id)
 	}
@@ -139,7 +162,9 @@ func (c *checkpointer) beforeTools(ctx context.Context, calls []*turn.ToolCallRe
 	}
 	for _, call := range calls {
 		if t, ok := c.reg.Lookup(call.Name); ok && !t.Kind().ReadOnly() {
-			c.take(ctx, fmt.Sprintf("before %s", call.Name))
+			if c.waitBaseline(ctx) {
+				c.take(ctx, fmt.Sprintf("before %s", call.Name))
+			}
 			return
 		}
 	}

@@ -5,9 +5,14 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/plyhq/ply/internal/checkpoint"
+	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/session"
 	"github.com/plyhq/ply/internal/tools"
 	"github.com/plyhq/ply/internal/turn"
 )
@@ -48,5 +53,113 @@ func BenchmarkBeforeToolsReadOnly(b *testing.B) {
 	ctx := context.Background()
 	for b.Loop() {
 		cp.beforeTools(ctx, calls)
+	}
+}
+
+// A prompt sent while the baseline is being taken does not wait for it
+// and names it as its checkpoint; a writing batch waits for it (telling
+// the user when the wait is long), then records its own checkpoint.
+func TestPromptDoesNotWaitForTheBaseline(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.txt"), "a", 0o644)
+	ws, err := tools.NewWorkspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := checkpoint.Open(t.TempDir(), checkpoint.Options{Track: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := session.Create(t.TempDir(), t.TempDir(), "11111111-1111-1111-1111-111111111111", "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	started, release := make(chan struct{}), make(chan struct{})
+	baselineHook = func() { close(started); <-release }
+	defer func() { baselineHook = nil }()
+	var notices syncBuffer
+	cp := &checkpointer{store: store, roots: ws.Roots(), sess: &opened{w: w}, notices: &notices,
+		reg: tools.NewRegistry(tools.NewReadFile(ws), tools.NewWriteFile(ws)), log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	progressAfter = 0 // the wait below is announced at once
+	defer func() { progressAfter = time.Second }()
+	cp.startBaseline(func() {})
+	defer cp.close()
+	<-started
+
+	// The baseline is blocked: the prompt and a read-only batch go on.
+	ctx := context.Background()
+	cp.onUserQuery(ctx, nil)
+	cp.beforeTools(ctx, []*turn.ToolCallRequest{{Name: "read_file"}})
+	w.Append(llm.Message{Role: llm.RoleUser, Parts: []llm.Part{{Text: "edit a.txt"}}})
+	if err := w.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if pl, err := session.Prompts(w.Path()); err != nil || len(pl.Prompts) != 1 || pl.Prompts[0].Checkpoint != cp.baseline.id {
+		t.Fatalf("prompts %+v (%v): want one naming the baseline %s", pl, err, cp.baseline.id)
+	}
+	if ids, _ := store.IDs(); len(ids) != 0 {
+		t.Fatalf("checkpoints stored while the baseline is blocked: %v", ids)
+	}
+
+	// A writing batch waits for the baseline.
+	wrote := make(chan struct{})
+	go func() {
+		cp.beforeTools(ctx, []*turn.ToolCallRequest{{Name: "write_file"}})
+		close(wrote)
+	}()
+	notices.waitFor(t, "first checkpoint")
+	select {
+	case <-wrote:
+		t.Fatal("a writing batch went on while the baseline was blocked")
+	default:
+	}
+	close(release)
+	<-wrote
+	m, err := store.Load(cp.baseline.id)
+	if err != nil {
+		t.Fatalf("the baseline the prompt names: %v", err)
+	}
+	if len(m.Entries) != 1 || m.Entries[0].Rel != "a.txt" {
+		t.Fatalf("baseline entries %+v", m.Entries)
+	}
+}
+
+// syncBuffer is a buffer a test can wait on.
+type syncBuffer struct {
+	mu      sync.Mutex
+	b       strings.Builder
+	written chan struct{}
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.b.Write(p)
+	if s.written != nil {
+		close(s.written)
+		s.written = nil
+	}
+	return len(p), nil
+}
+
+// waitFor returns once the buffer holds text.
+func (s *syncBuffer) waitFor(t *testing.T, text string) {
+	t.Helper()
+	deadline := time.After(time.Minute)
+	for {
+		s.mu.Lock()
+		if strings.Contains(s.b.String(), text) {
+			s.mu.Unlock()
+			return
+		}
+		ch := make(chan struct{})
+		s.written = ch
+		s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-deadline:
+			t.Fatalf("no %q in %q", text, s.b.String())
+		}
 	}
 }

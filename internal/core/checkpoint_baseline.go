@@ -1,0 +1,110 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+)
+
+// The first checkpoint of a process scans the whole workspace and, in a
+// new store, reads and stores every file: seconds for a large tree. It is
+// taken in the background from start-up, under an id reserved at once
+// (checkpoint.Store.NewID), so that no request waits for it:
+//
+//   - a prompt sent while it runs names it as its checkpoint: nothing ply
+//     runs writes before it ends, so it records the state before the
+//     prompt;
+//   - a batch that may write waits for it, then records its own
+//     checkpoint, which the change tracker makes cheap;
+//   - a rewind waits for it, so that every checkpoint the transcript
+//     names is stored.
+//
+// A crash before it ends leaves the transcript naming a checkpoint the
+// store lacks ("checkpoint pruned" to a rewind); ply wrote nothing
+// meanwhile, so no state is lost with it.
+
+// baseline is the checkpoint taken in the background from start-up.
+type baseline struct {
+	id     string
+	done   chan struct{} // closed when the checkpoint ends, stored or not
+	cancel context.CancelFunc
+}
+
+// baselineHook, when set by a test, runs in the baseline's goroutine
+// before it scans.
+var baselineHook func()
+
+// progressAfter is how long a wait for the baseline lasts before the
+// user is told of it.
+var progressAfter = time.Second
+
+// startBaseline starts the session's first checkpoint in the background,
+// after first (pruning the store).
+func (c *checkpointer) startBaseline(first func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	b := &baseline{id: c.store.NewID(), done: make(chan struct{}), cancel: cancel}
+	c.baseline = b
+	hook := baselineHook
+	go func() {
+		defer close(b.done)
+		first()
+		if hook != nil {
+			hook()
+		}
+		c.takeAs(ctx, "start", b.id)
+	}()
+}
+
+// pendingBaseline returns the id of the baseline while it is being taken,
+// "" once it has ended (or when there is none).
+func (c *checkpointer) pendingBaseline() string {
+	if b := c.baseline; b != nil {
+		select {
+		case <-b.done:
+		default:
+			return b.id
+		}
+	}
+	return ""
+}
+
+// waitBaseline waits for the baseline to end, telling the user when the
+// wait is long enough to be seen; false when ctx ended first.
+func (c *checkpointer) waitBaseline(ctx context.Context) bool {
+	if c.pendingBaseline() == "" {
+		return true
+	}
+	t := time.NewTimer(progressAfter)
+	defer t.Stop()
+	select {
+	case <-c.baseline.done:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		start := time.Now()
+		c.say("Recording the workspace's first checkpoint before changing files...")
+		defer func() { c.say(fmt.Sprintf("Checkpoint recorded (waited %s).", time.Since(start).Round(100*time.Millisecond))) }()
+	}
+	select {
+	case <-c.baseline.done:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// stopBaseline cancels the baseline and waits for its goroutine.
+func (c *checkpointer) stopBaseline() {
+	if b := c.baseline; b != nil {
+		b.cancel()
+		<-b.done
+	}
+}
+
+func (c *checkpointer) say(line string) {
+	if c.notices != nil {
+		io.WriteString(c.notices, line+"\n")
+	}
+}
