@@ -197,6 +197,13 @@ func (s *Store) checkpointAs(ctx context.Context, roots []string, id string) (*M
 	if err := s.syncBlobs(res.newBlobs); err != nil {
 		return nil, res, err
 	}
+	var prev *Manifest
+	if cache != nil {
+		prev = cache.m
+	}
+	if err := s.saveChanges(prev, m); err != nil {
+		return nil, res, err
+	}
 	if err := s.saveManifest(stored); err != nil {
 		return nil, res, err
 	}
