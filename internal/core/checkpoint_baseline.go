@@ -85,7 +85,9 @@ func (c *checkpointer) waitBaseline(ctx context.Context) bool {
 	case <-t.C:
 		start := time.Now()
 		c.say("Recording the workspace's first checkpoint before changing files...")
-		defer func() { c.say(fmt.Sprintf("Checkpoint recorded (waited %s).", time.Since(start).Round(100*time.Millisecond))) }()
+		defer func() {
+			c.say(fmt.Sprintf("Checkpoint recorded (waited %s).", time.Since(start).Round(100*time.Millisecond)))
+		}()
 	}
 	select {
 	case <-c.baseline.done:
