@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Change records. Beside each manifest it stores, a checkpoint writes
@@ -147,6 +148,17 @@ func (s *Store) Newest() string {
 		return id
 	}
 	return ""
+}
+
+// IDTime returns the time a checkpoint id was made, which its first
+// field holds.
+func IDTime(id string) (time.Time, bool) {
+	hexTime, _, ok := strings.Cut(id, "-")
+	n, err := strconv.ParseInt(hexTime, 16, 64)
+	if !ok || err != nil || !validID(id) {
+		return time.Time{}, false
+	}
+	return time.Unix(0, n), true
 }
 
 // maxChangeWalk bounds how many change records ChangeCounts reads.

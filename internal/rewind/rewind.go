@@ -37,13 +37,15 @@ type Rewinder struct {
 }
 
 // List prints one line per prompt: number, time, first line, and how many
-// files changed since its checkpoint.
+// files changed from its checkpoint to the newest one. It reads the store
+// only: no scan of the workspace, no lock, so that it answers at once
+// beside a running session, whatever the size of the tree.
 func (r *Rewinder) List(ctx context.Context) error {
 	if len(r.Log.Prompts) == 0 {
 		fmt.Fprintln(r.Out, "This session has no prompts to rewind to.")
 		return nil
 	}
-	changes := r.ChangedSince(ctx)
+	changes, newest := r.changedToNewest()
 	for i, p := range r.Log.Prompts {
 		changed := "no checkpoint"
 		switch n := changes[i]; {
@@ -55,10 +57,53 @@ func (r *Rewinder) List(ctx context.Context) error {
 		first, _, _ := strings.Cut(p.Text, "\n")
 		fmt.Fprintf(r.Out, "%3d  %s  %-50s  %s\n", p.N, p.Time.Local().Format("2006-01-02 15:04"), clipLine(first, 50), changed)
 	}
+	if t, ok := checkpoint.IDTime(newest); ok {
+		fmt.Fprintf(r.Out, "Changes are counted up to the last checkpoint, %s.\n", t.Local().Format("2006-01-02 15:04:05"))
+	}
 	if r.Log.Last != nil {
 		fmt.Fprintln(r.Out, "The last rewind can be undone: ply rewind --undo")
 	}
 	return nil
+}
+
+// changedToNewest returns, prompt by prompt, how many files changed from
+// its checkpoint to the store's newest (-1 when it has none, -2 when it
+// is gone), and the newest's id. The counts come from the change
+// records; a checkpoint they do not reach is compared whole.
+func (r *Rewinder) changedToNewest() ([]int, string) {
+	out := make([]int, len(r.Log.Prompts))
+	ids := make([]string, len(r.Log.Prompts))
+	for i, p := range r.Log.Prompts {
+		out[i], ids[i] = -1, p.Checkpoint
+	}
+	if r.Store == nil {
+		return out, ""
+	}
+	newest := r.Store.Newest()
+	if newest == "" {
+		return out, ""
+	}
+	var to *checkpoint.Manifest
+	for i, n := range r.Store.ChangeCounts(ids, newest) {
+		switch {
+		case ids[i] == "":
+		case n >= 0:
+			out[i] = n
+		default:
+			m, err := r.Store.Load(ids[i])
+			if err != nil {
+				out[i] = -2
+				continue
+			}
+			if to == nil {
+				if to, err = r.Store.Load(newest); err != nil {
+					return out, ""
+				}
+			}
+			out[i] = len(checkpoint.Diff(m, to))
+		}
+	}
+	return out, newest
 }
 
 // ChangedSince returns, prompt by prompt, how many files changed since
