@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -160,6 +161,67 @@ func (s *syncBuffer) waitFor(t *testing.T, text string) {
 		case <-ch:
 		case <-deadline:
 			t.Fatalf("no %q in %q", text, s.b.String())
+		}
+	}
+}
+
+// BenchmarkFirstPromptCheckpoint measures what a new process's first
+// prompt waits for, in a workspace of 47 files: "background" is what
+// onUserQuery costs with the first checkpoint taken from start-up (target
+// under 1 ms), "inline" the same checkpoint taken before the prompt is
+// sent, as ply did before; "cold" is an empty store (every file read,
+// stored and synced), "warm" one that holds the workspace already.
+func BenchmarkFirstPromptCheckpoint(b *testing.B) {
+	dir := b.TempDir()
+	for i := range 47 {
+		writeFile(b, filepath.Join(dir, fmt.Sprintf("pkg/p%02d/f%02d.go", i/10, i)), strings.Repeat("package p // text\n", 40+i), 0o644)
+	}
+	ws, err := tools.NewWorkspace(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	warmDir := b.TempDir()
+	if s, err := checkpoint.Open(warmDir, checkpoint.Options{}); err != nil {
+		b.Fatal(err)
+	} else if _, err := s.Checkpoint(context.Background(), ws.Roots()); err != nil {
+		b.Fatal(err)
+	}
+	w, err := session.Create(b.TempDir(), b.TempDir(), "11111111-1111-1111-1111-111111111111", "m")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	for _, store := range []string{"cold", "warm"} {
+		for _, mode := range []string{"background", "inline"} {
+			b.Run(store+"/"+mode, func(b *testing.B) {
+				ctx := context.Background()
+				for b.Loop() {
+					b.StopTimer()
+					sd := warmDir
+					if store == "cold" {
+						sd = b.TempDir()
+					}
+					s, err := checkpoint.Open(sd, checkpoint.Options{Track: true})
+					if err != nil {
+						b.Fatal(err)
+					}
+					cp := &checkpointer{store: s, roots: ws.Roots(), sess: &opened{w: w}, log: log}
+					if mode == "background" {
+						cp.startBaseline(func() {})
+					}
+					b.StartTimer()
+					if mode == "background" {
+						cp.onUserQuery(ctx, nil)
+					} else {
+						cp.take(ctx, "prompt")
+						w.AppendCheckpoint("x")
+					}
+					b.StopTimer()
+					cp.close()
+					b.StartTimer()
+				}
+			})
 		}
 	}
 }

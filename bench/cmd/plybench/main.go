@@ -39,6 +39,7 @@ func main() {
 		benchCnt  = flag.Int("bench-count", 5, "-count for the Go benchmarks")
 		module    = flag.String("module", ".", "the module root, for the Go benchmarks")
 		profile   = flag.String("profile", "", "write CPU profiles of the in-process tool figures to this directory")
+		ckptFiles = flag.String("ckpt-files", "", "comma-separated tree sizes (files) for the checkpoint figures at scale, e.g. 50000,200000; empty skips them")
 	)
 	flag.Parse()
 	if *bin == "" || *n < 1 || *toolRuns < 1 {
@@ -59,6 +60,11 @@ func main() {
 	b.step("process scenarios", b.processScenarios)
 	if !*noTools {
 		b.step("tool speed", func() error { return b.toolSpeed(*cache) })
+	}
+	for _, f := range strings.Split(*ckptFiles, ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
+			b.step(fmt.Sprintf("checkpoints at %d files", n), func() error { return b.checkpointScale(*cache, n) })
+		}
 	}
 	if *benchTime != "off" {
 		b.step("Go benchmarks", func() error { return b.goBenchmarks(*module, *benchTime, *benchCnt) })
