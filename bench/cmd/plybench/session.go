@@ -131,16 +131,16 @@ func (r runResult) serverTotal() time.Duration {
 
 // plyRun is one invocation of the binary.
 type plyRun struct {
-	bin    string
-	dir    string   // working directory, the workspace
-	args   []string // after the binary
-	env    []string // added to the minimal environment
+	bin  string
+	dir  string   // working directory, the workspace
+	args []string // after the binary
+	env  []string // added to the minimal environment
 	// home, when set, is HOME (PLY_HOME its ply/), kept after the run;
 	// otherwise each run gets a fresh one.
 	home string
 	// settings, when set, is written as PLY_HOME/settings.json.
 	settings string
-	rounds []round  // nil: no server (--version)
+	rounds   []round // nil: no server (--version)
 	// check validates the run beyond the exit code and the script.
 	check func(stdout string, reqs []fp.Request) error
 }
