@@ -67,24 +67,40 @@ func (r *Rewinder) List(ctx context.Context) error {
 }
 
 // changedToNewest returns, prompt by prompt, how many files changed from
-// its checkpoint to the store's newest (-1 when it has none, -2 when it
-// is gone), and the newest's id. The counts come from the change
-// records; a checkpoint they do not reach is compared whole.
+// its checkpoint to the store's newest (see changedTo), and the newest's
+// id.
 func (r *Rewinder) changedToNewest() ([]int, string) {
+	if r.Store == nil {
+		return r.changedTo(""), ""
+	}
+	newest := r.Store.Newest()
+	return r.changedTo(newest), newest
+}
+
+// ChangedSince returns, prompt by prompt, how many files changed since
+// its checkpoint: -1 when it has none, -2 when it is gone.
+func (r *Rewinder) ChangedSince(ctx context.Context) []int {
+	if r.Store == nil {
+		return r.changedTo("")
+	}
+	return r.changedTo(r.current(ctx))
+}
+
+// changedTo returns, prompt by prompt, how many files changed from its
+// checkpoint to the checkpoint to: -1 when it has none (or to is ""), -2
+// when it is gone. The counts come from the change records; a checkpoint
+// they do not reach is compared whole.
+func (r *Rewinder) changedTo(to string) []int {
 	out := make([]int, len(r.Log.Prompts))
 	ids := make([]string, len(r.Log.Prompts))
 	for i, p := range r.Log.Prompts {
 		out[i], ids[i] = -1, p.Checkpoint
 	}
-	if r.Store == nil {
-		return out, ""
+	if to == "" {
+		return out
 	}
-	newest := r.Store.Newest()
-	if newest == "" {
-		return out, ""
-	}
-	var to *checkpoint.Manifest
-	for i, n := range r.Store.ChangeCounts(ids, newest) {
+	var whole *checkpoint.Manifest
+	for i, n := range r.Store.ChangeCounts(ids, to) {
 		switch {
 		case ids[i] == "":
 		case n >= 0:
@@ -95,43 +111,21 @@ func (r *Rewinder) changedToNewest() ([]int, string) {
 				out[i] = -2
 				continue
 			}
-			if to == nil {
-				if to, err = r.Store.Load(newest); err != nil {
-					return out, ""
+			if whole == nil {
+				if whole, err = r.Store.Load(to); err != nil {
+					return out
 				}
 			}
-			out[i] = len(checkpoint.Diff(m, to))
+			out[i] = len(checkpoint.Diff(m, whole))
 		}
-	}
-	return out, newest
-}
-
-// ChangedSince returns, prompt by prompt, how many files changed since
-// its checkpoint: -1 when it has none, -2 when it is gone.
-func (r *Rewinder) ChangedSince(ctx context.Context) []int {
-	out := make([]int, len(r.Log.Prompts))
-	var cur *checkpoint.Manifest
-	if r.Store != nil {
-		cur = r.current(ctx)
-	}
-	for i, p := range r.Log.Prompts {
-		out[i] = -1
-		if p.Checkpoint == "" || cur == nil {
-			continue
-		}
-		m, err := r.Store.Load(p.Checkpoint)
-		if err != nil {
-			out[i] = -2
-			continue
-		}
-		out[i] = len(checkpoint.Diff(m, cur))
 	}
 	return out
 }
 
 // current records the workspace as it is now, with the roots of the
-// newest checkpoint of the session; nil when there is none.
-func (r *Rewinder) current(ctx context.Context) *checkpoint.Manifest {
+// newest checkpoint of the session, and returns its id; "" when there is
+// none.
+func (r *Rewinder) current(ctx context.Context) string {
 	for i := len(r.Log.Prompts) - 1; i >= 0; i-- {
 		m, err := r.Store.Load(r.Log.Prompts[i].Checkpoint)
 		if err != nil {
@@ -139,15 +133,11 @@ func (r *Rewinder) current(ctx context.Context) *checkpoint.Manifest {
 		}
 		res, err := r.Store.Checkpoint(ctx, m.Roots)
 		if err != nil {
-			return nil
+			return ""
 		}
-		cur, err := r.Store.Load(res.ID)
-		if err != nil {
-			return nil
-		}
-		return cur
+		return res.ID
 	}
-	return nil
+	return ""
 }
 
 // Rewind puts the files (code) and/or the conversation back to before
