@@ -162,6 +162,11 @@ func (c *checkpointer) beforeTools(ctx context.Context, calls []*turn.ToolCallRe
 	}
 	for _, call := range calls {
 		if t, ok := c.reg.Lookup(call.Name); ok && !t.Kind().ReadOnly() {
+			// UNFINISHED: a batch whose writes name their paths
+			// (write_file, edit) needs of the first checkpoint only those
+			// files' contents: it could save them and go on while the rest
+			// is recorded. It waits for the whole checkpoint instead, with
+			// a line to the user when the wait is long.
 			if c.waitBaseline(ctx) {
 				c.take(ctx, fmt.Sprintf("before %s", call.Name))
 			}
