@@ -54,7 +54,7 @@ func commands() []*command {
 			},
 			short: "list a session's prompts, put files and/or the conversation back to before prompt N, or undo that",
 			long: "--list prints the prompts of the latest session (or session ID), with the files changed since\n" +
-				"each. N puts the files and the conversation back to just before prompt N (1 is the first);\n" +
+				"each up to the last checkpoint. N puts the files and the conversation back to just before prompt N (1 is the first);\n" +
 				"--code or --conversation puts back only that one. --undo reverses the last rewind.",
 			run:      rewindCommand,
 			helpWord: true,
