@@ -84,9 +84,9 @@ func (c *checkpointer) waitBaseline(ctx context.Context) bool {
 		return false
 	case <-t.C:
 		start := time.Now()
-		c.say("Recording the workspace's first checkpoint before changing files...")
+		c.say("ply: recording the workspace's first checkpoint before changing files...")
 		defer func() {
-			c.say(fmt.Sprintf("Checkpoint recorded (waited %s).", time.Since(start).Round(100*time.Millisecond)))
+			c.say(fmt.Sprintf("ply: checkpoint recorded (waited %s)", time.Since(start).Round(100*time.Millisecond)))
 		}()
 	}
 	select {
