@@ -20,9 +20,11 @@ import (
 //   - a rewind waits for it, so that every checkpoint the transcript
 //     names is stored.
 //
-// A crash before it ends leaves the transcript naming a checkpoint the
-// store lacks ("checkpoint pruned" to a rewind); ply wrote nothing
-// meanwhile, so no state is lost with it.
+// A crash before it ends, or a session that ends first (close cancels it
+// rather than hold the exit for a scan of a large tree), leaves the
+// transcript naming a checkpoint the store lacks ("checkpoint pruned" to a
+// rewind); ply wrote nothing meanwhile, so no state is lost with it, and
+// the next prompt's checkpoint holds the same files.
 
 // baseline is the checkpoint taken in the background from start-up.
 type baseline struct {
