@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"iter"
 	"log/slog"
 	"path/filepath"
 	"strings"
@@ -86,6 +87,7 @@ func TestPromptDoesNotWaitForTheBaseline(t *testing.T) {
 	defer func() { progressAfter = time.Second }()
 	cp.startBaseline(func() {})
 	defer cp.close()
+	cp.requestSent()
 	<-started
 
 	// The baseline is blocked: the prompt and a read-only batch go on.
@@ -209,6 +211,7 @@ func BenchmarkFirstPromptCheckpoint(b *testing.B) {
 					cp := &checkpointer{store: s, roots: ws.Roots(), sess: &opened{w: w}, log: log}
 					if mode == "background" {
 						cp.startBaseline(func() {})
+						cp.requestSent()
 					}
 					b.StartTimer()
 					if mode == "background" {
@@ -224,4 +227,36 @@ func BenchmarkFirstPromptCheckpoint(b *testing.B) {
 			})
 		}
 	}
+}
+
+// The baseline starts once the first request is answered, not before.
+func TestBaselineStartsAfterTheFirstAnswer(t *testing.T) {
+	store, err := checkpoint.Open(t.TempDir(), checkpoint.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan struct{})
+	baselineHook = func() { close(started) }
+	defer func() { baselineHook = nil }()
+	baselineDelay = time.Hour
+	defer func() { baselineDelay = time.Second }()
+	cp := &checkpointer{store: store, roots: []string{t.TempDir()}, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	cp.startBaseline(func() {})
+	defer cp.close()
+	select {
+	case <-started:
+		t.Fatal("the baseline started before the first request was answered")
+	default:
+	}
+	p := answerSignal{Provider: oneChunk{}, c: &Session{cp: cp}}
+	for range p.Stream(context.Background(), &llm.Request{}) {
+	}
+	<-started
+}
+
+// oneChunk is a provider that answers every request with one chunk.
+type oneChunk struct{}
+
+func (oneChunk) Stream(context.Context, *llm.Request) iter.Seq2[llm.Chunk, error] {
+	return func(yield func(llm.Chunk, error) bool) { yield(llm.Chunk{}, nil) }
 }

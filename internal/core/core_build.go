@@ -70,7 +70,7 @@ func New(ctx context.Context, config Config, notices io.Writer, log *slog.Logger
 	if c.hooks, err = newHooks(cfg, c.ws.Root(), c.sess, c.policy, notices); err != nil {
 		return nil, exitcode.Config, err
 	}
-	chatCfg, err := c.newChat(cfg, cfg.Getenv, log, provider, asker, sysEnv)
+	chatCfg, err := c.newChat(cfg, cfg.Getenv, log, answerSignal{provider, c}, asker, sysEnv)
 	if err != nil {
 		return nil, exitcode.Config, err
 	}
