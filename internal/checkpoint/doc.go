@@ -95,7 +95,7 @@
 //
 // The first checkpoint of a process scans the whole tree, and in a new
 // store reads and copies every file: seconds for tens of thousands of
-// files. A session takes it in the background from start-up, under an id
+// files. A session takes it in the background, under an id
 // it reserves first (NewID, then CheckpointAs), so that a prompt can name
 // it in the transcript at once; every batch that may write, and every
 // rewind, waits for it to be stored (see the core package). A checkpoint
