@@ -43,6 +43,8 @@
 //	objects/ab/cdef…   file contents, uncompressed, named by SHA-256
 //	manifests/<id>     one checkpoint, compressed: the roots and one line per
 //	                   path, or only the paths changed since its parent
+//	manifests/<id>.changes  what differs from the checkpoint it was compared
+//	                   with, a hint for counting changes (changes.go)
 //	HEAD               the id of the newest checkpoint (the stat cache)
 //	restore.journal    present while a restore is under way
 //
@@ -91,11 +93,50 @@
 // mapping (which update a file without a write call). A later full scan
 // (a new process, a change of ignore rules) records them.
 //
+// # Checkpoints named before they are recorded
+//
+// The first checkpoint of a process scans the whole tree, and in a new
+// store reads and copies every file: seconds for tens of thousands of
+// files. A session takes it in the background, under an id
+// it reserves first (NewID, then CheckpointAs), so that a prompt can name
+// it in the transcript at once; every batch that may write, and every
+// rewind, waits for it to be stored (see the core package). A checkpoint
+// taken under a reserved id is stored even when nothing changed, as a
+// delta naming no path, so that the id the transcript holds exists.
+//
+// # Counting changes without loading manifests
+//
+// Each checkpoint stored also writes a change record: the checkpoint it
+// was compared with (the stat cache's, its parent) and, per path whose
+// content differs between them, the content before and after. ChangeCounts
+// follows the records back from the newest checkpoint and counts, for each
+// checkpoint it passes, the paths whose content at that point differs from
+// the newest's: what len(Diff) would say, without a manifest loaded (a
+// whole manifest of 200,000 paths takes a second and tens of megabytes to
+// parse) and without a scan of the tree. `ply rewind --list` uses it, with
+// no lock; a checkpoint the records do not reach (a record lost in a crash,
+// a store written by an older ply) is compared whole.
+//
 // # Crash safety and concurrency
 //
 // Contents are written to a temporary name and renamed, and synced before
 // a manifest names them; manifests are synced before their rename (see
-// durable.go). A content found with the wrong size is written again. A
+// durable.go).
+//
+// A checkpoint in which nothing changed costs no sync and writes nothing:
+// it returns the previous checkpoint's id, whose manifest and contents
+// were made durable before that id was first returned, so the invariant
+// "contents reach the disk before a checkpoint names them" holds with
+// nothing new to sync. With a change tracker this is microseconds, which is
+// why a session's checkpoint of an unchanged tree adds nothing to a prompt.
+// A checkpoint under a reserved id (above) writes and syncs its small
+// manifest like any other, off the prompt's path; the transcript may name
+// that id before it is stored, which is safe because nothing ply runs
+// writes to the workspace until it is: a crash in between leaves a
+// transcript naming a checkpoint that was never stored (a rewind says so),
+// and a workspace ply had not changed.
+//
+// A content found with the wrong size is written again. A
 // restore first records the current state (the undo checkpoint), checks
 // the size and hash of every content it will write (an *ObjectError, and
 // nothing changed, when one is missing or damaged), then writes a journal

@@ -113,7 +113,36 @@ func (s *Store) Checkpoint(ctx context.Context, roots []string) (Result, error) 
 	return res, err
 }
 
+// NewID returns a fresh checkpoint id for CheckpointAs. Ids sort by the
+// time they were made, so a reserved id sorts before the checkpoints
+// made after it.
+func (s *Store) NewID() string { return newID(time.Now()) }
+
+// CheckpointAs is Checkpoint under id, which NewID returned: a caller
+// can name a checkpoint (in a transcript) before it is recorded. The
+// checkpoint is stored even when nothing changed, as a delta that names
+// no path.
+func (s *Store) CheckpointAs(ctx context.Context, roots []string, id string) (Result, error) {
+	if !validID(id) {
+		return Result{}, fmt.Errorf("checkpoint %q: not a checkpoint id", id)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
+	_, res, err := s.checkpointAs(ctx, roots, id)
+	return res, err
+}
+
 func (s *Store) checkpoint(ctx context.Context, roots []string) (*Manifest, Result, error) {
+	return s.checkpointAs(ctx, roots, "")
+}
+
+// checkpointAs records roots, under id when it is not empty.
+func (s *Store) checkpointAs(ctx context.Context, roots []string, id string) (*Manifest, Result, error) {
 	start := time.Now()
 	cache := s.loadCache(roots)
 	// The tracker is trusted only if this checkpoint succeeds: it drains
@@ -143,13 +172,20 @@ func (s *Store) checkpoint(ctx context.Context, roots []string) (*Manifest, Resu
 		return nil, res, err
 	}
 	s.tr = tr
-	if res.Reused {
+	switch {
+	case res.Reused && id != "":
+		// Nothing changed, but the caller named this checkpoint.
+		m = &Manifest{ID: id, Created: start, Roots: m.Roots, Entries: m.Entries, Depth: m.Depth}
+		res.ID = id
+	case res.Reused:
 		if m != cache.m {
 			// Files were read again and found unchanged: keep the
 			// checkpoint, refresh what the cache knows of them.
 			s.cache = newStatCache(m, start)
 		}
 		return m, res, nil
+	case id != "":
+		m.ID, res.ID = id, id
 	}
 	stored := m
 	if cache != nil && cache.m.Depth < maxDepth {
@@ -159,6 +195,13 @@ func (s *Store) checkpoint(ctx context.Context, roots []string) (*Manifest, Resu
 		}
 	}
 	if err := s.syncBlobs(res.newBlobs); err != nil {
+		return nil, res, err
+	}
+	var prev *Manifest
+	if cache != nil {
+		prev = cache.m
+	}
+	if err := s.saveChanges(prev, m); err != nil {
 		return nil, res, err
 	}
 	if err := s.saveManifest(stored); err != nil {

@@ -340,6 +340,7 @@ func (s *Store) Prune(cutoff time.Time) (removed int, err error) {
 			if os.Remove(s.manifestPath(id)) == nil {
 				removed++
 			}
+			os.Remove(s.changesPath(id))
 			continue
 		}
 		for _, e := range m.Entries {

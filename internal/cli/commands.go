@@ -55,9 +55,9 @@ func commands() []*command {
 			},
 			short: "list a session's prompts, put files and/or the conversation back to before prompt N, or undo that",
 			long: "--list prints the prompts of the latest session (or session ID), with the files changed since\n" +
-				"each. N puts the files and the conversation back to just before prompt N (1 is the first);\n" +
-				"--code or --conversation puts back only that one. --undo reverses the last rewind.\n" +
-				"--finish completes a rewind that a crash or SIGKILL left half done.",
+				"each up to the last checkpoint. N puts the files and the conversation back to just before prompt N\n" +
+				"(1 is the first); --code or --conversation puts back only that one. --undo reverses the last\n" +
+				"rewind. --finish completes a rewind that a crash or SIGKILL left half done.",
 			run:      rewindCommand,
 			helpWord: true,
 		},

@@ -104,17 +104,20 @@ func rewindCommand(ctx context.Context, args []string, sio IO) int {
 	if err != nil {
 		return fail(sio, exitcode.Input, fmt.Sprintf("finding the session: %v", err))
 	}
-	// Hold the session's lock: a ply still running it must not append
-	// while the conversation is rewound under it.
-	w, _, err := session.Open(sum.Path)
-	if err != nil {
-		return fail(sio, exitcode.Error, err.Error())
-	}
-	defer func() {
-		if err := w.Close(); err != nil {
-			fmt.Fprintf(sio.Stderr, "ply: saving the session: %v\n", err)
+	// A rewind holds the session's lock: a ply still running it must not
+	// append while the conversation is rewound under it. A listing only
+	// reads, and answers beside a running session.
+	var w *session.Writer
+	if !a.list {
+		if w, _, err = session.Open(sum.Path); err != nil {
+			return fail(sio, exitcode.Error, err.Error())
 		}
-	}()
+		defer func() {
+			if err := w.Close(); err != nil {
+				fmt.Fprintf(sio.Stderr, "ply: saving the session: %v\n", err)
+			}
+		}()
+	}
 	log, err := session.Prompts(sum.Path)
 	if err != nil {
 		return fail(sio, exitcode.Error, err.Error())

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plyhq/ply/internal/session"
+
 	fp "github.com/plyhq/ply/internal/fakeprovider"
 )
 
@@ -111,10 +113,25 @@ func rewindSession(t *testing.T, git bool) {
 	r := runPlyHome(t, dir, home, nil, "rewind", "--list")
 	t.Log(r.stdout)
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-	if r.code != 0 || len(lines) != 3 || !strings.Contains(lines[0], "one: edit and create") ||
-		!strings.Contains(lines[2], "0 files changed since") || !strings.Contains(lines[0], "files changed since") {
+	if r.code != 0 || len(lines) != 4 || !strings.Contains(lines[0], "one: edit and create") ||
+		!strings.Contains(lines[2], "0 files changed since") || !strings.Contains(lines[0], "files changed since") ||
+		!strings.Contains(lines[3], "counted up to the last checkpoint") {
 		t.Fatalf("--list: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+
+	// A listing takes no lock: it answers beside a ply holding the session.
+	sum, err := session.Latest(home, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, _, err := session.Open(sum.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r2 := runPlyHome(t, dir, home, nil, "rewind", "--list"); r2.code != 0 || r2.stdout != r.stdout {
+		t.Fatalf("--list beside a held session: exit %d\n%s%s", r2.code, r2.stdout, r2.stderr)
+	}
+	held.Close()
 
 	if r := runPlyHome(t, dir, home, nil, "rewind", "9"); r.code != 42 || !strings.Contains(r.stderr, "no prompt 9") {
 		t.Fatalf("bad N: exit %d, %s", r.code, r.stderr)

@@ -51,6 +51,9 @@ func (c *checkpointer) rewindFiles(ctx context.Context, uuid string, dryRun bool
 	if !ok {
 		return nil, fmt.Errorf("no checkpoint before user message %q: ply records one before each query this process ran", uuid)
 	}
+	if !c.waitBaseline(ctx) {
+		return nil, ctx.Err()
+	}
 	if dryRun {
 		now, err := c.store.Checkpoint(ctx, c.roots)
 		if err != nil {

@@ -39,6 +39,9 @@ type checkpointer struct {
 	// since.
 	notices    io.Writer
 	warnedOpen bool
+	// baseline is the first checkpoint, taken in the background from
+	// start-up (checkpoint_baseline.go); nil when none was started.
+	baseline *baseline
 }
 
 // setNotices sets where the warning of a half-done rewind goes, and
@@ -77,7 +80,7 @@ func OpenCheckpoints(home, root string, st settings.Checkpointing, track, truste
 
 // newCheckpointer returns the checkpointer of a session, or nil when
 // checkpointing is off or there is no PLY_HOME to keep checkpoints in.
-func newCheckpointer(cfg *Config, ws *tools.Workspace, sess *opened, reg *tools.Registry, log *slog.Logger) *checkpointer {
+func newCheckpointer(cfg *Config, ws *tools.Workspace, sess *opened, reg *tools.Registry, notices io.Writer, log *slog.Logger) *checkpointer {
 	st := cfg.Settings.Checkpointing
 	if !st.IsEnabled() || cfg.Home == "" {
 		return nil
@@ -87,8 +90,9 @@ func newCheckpointer(cfg *Config, ws *tools.Workspace, sess *opened, reg *tools.
 		log.Warn("checkpoints are off: opening the store failed", "err", err)
 		return nil
 	}
-	pruneDaily(store, st.Retention(), log)
-	return &checkpointer{store: store, roots: ws.Roots(), sess: sess, reg: reg, log: log}
+	c := &checkpointer{store: store, roots: ws.Roots(), sess: sess, reg: reg, log: log, notices: notices}
+	c.startBaseline(func() { pruneDaily(store, st.Retention(), log) })
+	return c
 }
 
 // pruneDaily removes checkpoints past their retention, at most once a day
@@ -108,9 +112,10 @@ func pruneDaily(store *checkpoint.Store, days int, log *slog.Logger) {
 	}
 }
 
-// close releases the store's change tracker.
+// close stops the baseline and releases the store's change tracker.
 func (c *checkpointer) close() {
 	if c != nil {
+		c.stopBaseline()
 		c.store.Close()
 	}
 }
@@ -120,11 +125,22 @@ func (c *checkpointer) close() {
 // failure is logged and returned, never fatal: the work goes on without
 // a way back.
 func (c *checkpointer) take(ctx context.Context, why string) (string, error) {
+	return c.takeAs(ctx, why, "")
+}
+
+// takeAs is take under id, reserved beforehand, when it is not empty.
+func (c *checkpointer) takeAs(ctx context.Context, why, id string) (string, error) {
 	if c.off {
 		return "", nil
 	}
 	start := time.Now()
-	r, err := c.store.Checkpoint(ctx, c.roots)
+	var r checkpoint.Result
+	var err error
+	if id != "" {
+		r, err = c.store.CheckpointAs(ctx, c.roots, id)
+	} else {
+		r, err = c.store.Checkpoint(ctx, c.roots)
+	}
 	if errors.Is(err, checkpoint.ErrTooLarge) {
 		c.off = true
 	}
@@ -159,7 +175,12 @@ func (c *checkpointer) onUserQuery(ctx context.Context, parts []llm.Part) []llm.
 		c.warnPending()
 	}
 	c.warnedOpen = false
-	id, err := c.take(ctx, "prompt")
+	// While the baseline is being taken, it is the prompt's checkpoint,
+	// and the prompt does not wait for it.
+	id, err := c.pendingBaseline(), error(nil)
+	if id == "" {
+		id, err = c.take(ctx, "prompt")
+	}
 	if err != nil && c.notices != nil {
 		// Said on every prompt it is true of: the user relies on
 		// /rewind to undo what the prompt's tools change.
@@ -180,7 +201,14 @@ func (c *checkpointer) beforeTools(ctx context.Context, calls []*turn.ToolCallRe
 	}
 	for _, call := range calls {
 		if t, ok := c.reg.Lookup(call.Name); ok && !t.Kind().ReadOnly() {
-			c.take(ctx, fmt.Sprintf("before %s", call.Name)) // a failure is logged
+			// UNFINISHED: a batch whose writes name their paths
+			// (write_file, edit) needs of the first checkpoint only those
+			// files' contents: it could save them and go on while the rest
+			// is recorded. It waits for the whole checkpoint instead, with
+			// a line to the user when the wait is long.
+			if c.waitBaseline(ctx) {
+				c.take(ctx, fmt.Sprintf("before %s", call.Name)) // a failure is logged
+			}
 			return
 		}
 	}

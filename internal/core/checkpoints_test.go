@@ -2,12 +2,19 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"iter"
 	"log/slog"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/plyhq/ply/internal/checkpoint"
+	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/session"
 	"github.com/plyhq/ply/internal/tools"
 	"github.com/plyhq/ply/internal/turn"
 )
@@ -49,4 +56,207 @@ func BenchmarkBeforeToolsReadOnly(b *testing.B) {
 	for b.Loop() {
 		cp.beforeTools(ctx, calls)
 	}
+}
+
+// A prompt sent while the baseline is being taken does not wait for it
+// and names it as its checkpoint; a writing batch waits for it (telling
+// the user when the wait is long), then records its own checkpoint.
+func TestPromptDoesNotWaitForTheBaseline(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.txt"), "a", 0o644)
+	ws, err := tools.NewWorkspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := checkpoint.Open(t.TempDir(), checkpoint.Options{Track: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := session.Create(t.TempDir(), t.TempDir(), "11111111-1111-1111-1111-111111111111", "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	started, release := make(chan struct{}), make(chan struct{})
+	baselineHook = func() { close(started); <-release }
+	defer func() { baselineHook = nil }()
+	var notices syncBuffer
+	cp := &checkpointer{store: store, roots: ws.Roots(), sess: &opened{w: w}, notices: &notices,
+		reg: tools.NewRegistry(tools.NewReadFile(ws), tools.NewWriteFile(ws)), log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	progressAfter = 0 // the wait below is announced at once
+	defer func() { progressAfter = time.Second }()
+	cp.startBaseline(func() {})
+	defer cp.close()
+	cp.requestSent()
+	<-started
+
+	// The baseline is blocked: the prompt and a read-only batch go on.
+	ctx := context.Background()
+	cp.onUserQuery(ctx, nil)
+	cp.beforeTools(ctx, []*turn.ToolCallRequest{{Name: "read_file"}})
+	w.Append(llm.Message{Role: llm.RoleUser, Parts: []llm.Part{{Text: "edit a.txt"}}})
+	if err := w.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if pl, err := session.Prompts(w.Path()); err != nil || len(pl.Prompts) != 1 || pl.Prompts[0].Checkpoint != cp.baseline.id {
+		t.Fatalf("prompts %+v (%v): want one naming the baseline %s", pl, err, cp.baseline.id)
+	}
+	if ids, _ := store.IDs(); len(ids) != 0 {
+		t.Fatalf("checkpoints stored while the baseline is blocked: %v", ids)
+	}
+
+	// A writing batch waits for the baseline.
+	wrote := make(chan struct{})
+	go func() {
+		cp.beforeTools(ctx, []*turn.ToolCallRequest{{Name: "write_file"}})
+		close(wrote)
+	}()
+	notices.waitFor(t, "first checkpoint")
+	select {
+	case <-wrote:
+		t.Fatal("a writing batch went on while the baseline was blocked")
+	default:
+	}
+	close(release)
+	<-wrote
+	m, err := store.Load(cp.baseline.id)
+	if err != nil {
+		t.Fatalf("the baseline the prompt names: %v", err)
+	}
+	if len(m.Entries) != 1 || m.Entries[0].Rel != "a.txt" {
+		t.Fatalf("baseline entries %+v", m.Entries)
+	}
+}
+
+// syncBuffer is a buffer a test can wait on.
+type syncBuffer struct {
+	mu      sync.Mutex
+	b       strings.Builder
+	written chan struct{}
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.b.Write(p)
+	if s.written != nil {
+		close(s.written)
+		s.written = nil
+	}
+	return len(p), nil
+}
+
+// waitFor returns once the buffer holds text.
+func (s *syncBuffer) waitFor(t *testing.T, text string) {
+	t.Helper()
+	deadline := time.After(time.Minute)
+	for {
+		s.mu.Lock()
+		if strings.Contains(s.b.String(), text) {
+			s.mu.Unlock()
+			return
+		}
+		ch := make(chan struct{})
+		s.written = ch
+		s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-deadline:
+			t.Fatalf("no %q in %q", text, s.b.String())
+		}
+	}
+}
+
+// BenchmarkFirstPromptCheckpoint measures what a new process's first
+// prompt waits for, in a workspace of 47 files: "background" is what
+// onUserQuery costs with the first checkpoint taken from start-up (target
+// under 1 ms), "inline" the same checkpoint taken before the prompt is
+// sent, as ply did before; "cold" is an empty store (every file read,
+// stored and synced), "warm" one that holds the workspace already.
+func BenchmarkFirstPromptCheckpoint(b *testing.B) {
+	dir := b.TempDir()
+	for i := range 47 {
+		writeFile(b, filepath.Join(dir, fmt.Sprintf("pkg/p%02d/f%02d.go", i/10, i)), strings.Repeat("package p // text\n", 40+i), 0o644)
+	}
+	ws, err := tools.NewWorkspace(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	warmDir := b.TempDir()
+	if s, err := checkpoint.Open(warmDir, checkpoint.Options{}); err != nil {
+		b.Fatal(err)
+	} else if _, err := s.Checkpoint(context.Background(), ws.Roots()); err != nil {
+		b.Fatal(err)
+	}
+	w, err := session.Create(b.TempDir(), b.TempDir(), "11111111-1111-1111-1111-111111111111", "m")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	for _, store := range []string{"cold", "warm"} {
+		for _, mode := range []string{"background", "inline"} {
+			b.Run(store+"/"+mode, func(b *testing.B) {
+				ctx := context.Background()
+				for b.Loop() {
+					b.StopTimer()
+					sd := warmDir
+					if store == "cold" {
+						sd = b.TempDir()
+					}
+					s, err := checkpoint.Open(sd, checkpoint.Options{Track: true})
+					if err != nil {
+						b.Fatal(err)
+					}
+					cp := &checkpointer{store: s, roots: ws.Roots(), sess: &opened{w: w}, log: log}
+					if mode == "background" {
+						cp.startBaseline(func() {})
+						cp.requestSent()
+					}
+					b.StartTimer()
+					if mode == "background" {
+						cp.onUserQuery(ctx, nil)
+					} else {
+						cp.take(ctx, "prompt")
+						w.AppendCheckpoint("x")
+					}
+					b.StopTimer()
+					cp.close()
+					b.StartTimer()
+				}
+			})
+		}
+	}
+}
+
+// The baseline starts once the first request is answered, not before.
+func TestBaselineStartsAfterTheFirstAnswer(t *testing.T) {
+	store, err := checkpoint.Open(t.TempDir(), checkpoint.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan struct{})
+	baselineHook = func() { close(started) }
+	defer func() { baselineHook = nil }()
+	baselineDelay = time.Hour
+	defer func() { baselineDelay = time.Second }()
+	cp := &checkpointer{store: store, roots: []string{t.TempDir()}, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	cp.startBaseline(func() {})
+	defer cp.close()
+	select {
+	case <-started:
+		t.Fatal("the baseline started before the first request was answered")
+	default:
+	}
+	p := answerSignal{Provider: oneChunk{}, c: &Session{cp: cp}}
+	for range p.Stream(context.Background(), &llm.Request{}) {
+	}
+	<-started
+}
+
+// oneChunk is a provider that answers every request with one chunk.
+type oneChunk struct{}
+
+func (oneChunk) Stream(context.Context, *llm.Request) iter.Seq2[llm.Chunk, error] {
+	return func(yield func(llm.Chunk, error) bool) { yield(llm.Chunk{}, nil) }
 }

@@ -73,11 +73,11 @@ func New(ctx context.Context, config Config, notices io.Writer, log *slog.Logger
 	if c.hooks, err = newHooks(cfg, c.ws.Root(), c.sess, c.policy, notices); err != nil {
 		return nil, exitcode.Config, err
 	}
-	chatCfg, err := c.newChat(cfg, cfg.Getenv, log, provider, asker, sysEnv)
+	chatCfg, err := c.newChat(cfg, cfg.Getenv, log, answerSignal{provider, c}, asker, sysEnv)
 	if err != nil {
 		return nil, exitcode.Config, err
 	}
-	c.newClient(cfg, log, modes, sysEnv)
+	c.newClient(cfg, log, modes, sysEnv, notices)
 	c.newFront()
 	c.cp.setNotices(notices)
 	c.configureSubagents(cfg, provider, chatCfg, sysEnv)
@@ -394,10 +394,10 @@ func (c *Session) newChat(cfg *Config, getenv func(string) string, log *slog.Log
 // newClient sets c.client, with the loop guards, the checkpoints, the
 // mode reminders of modes and the Stop hook, and the scheduler options
 // every entry layer starts from.
-func (c *Session) newClient(cfg *Config, log *slog.Logger, modes *modeSync, sysEnv sysprompt.Env) {
+func (c *Session) newClient(cfg *Config, log *slog.Logger, modes *modeSync, sysEnv sysprompt.Env, notices io.Writer) {
 	ws, sess, reg, ch, policy, hookRunner := c.ws, c.sess, c.reg, c.chat, c.policy, c.hooks
 	c.loops = newLoopDetector(cfg.Settings.Model)
-	c.cp = newCheckpointer(cfg, ws, sess, reg, log)
+	c.cp = newCheckpointer(cfg, ws, sess, reg, notices, log)
 	c.closers = append(c.closers, c.cp.close) // checkpoints: the change tracker's watches
 	modes.chat, modes.env = ch, sysEnv
 	c.modes = modes

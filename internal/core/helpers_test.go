@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func writeFile(t *testing.T, path, s string, mode os.FileMode) {
+func writeFile(t testing.TB, path, s string, mode os.FileMode) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)

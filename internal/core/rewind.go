@@ -17,6 +17,10 @@ import (
 // rewinder reads the session's prompts as the transcript holds them now;
 // what it says goes to the buffer.
 func (c *Session) rewinder() (*rewind.Rewinder, *bytes.Buffer, error) {
+	if c.cp != nil {
+		// Every checkpoint the transcript names is stored.
+		c.cp.waitBaseline(context.Background())
+	}
 	if err := c.sess.w.Sync(); err != nil {
 		return nil, nil, err
 	}

@@ -37,13 +37,15 @@ type Rewinder struct {
 }
 
 // List prints one line per prompt: number, time, first line, and how many
-// files changed since its checkpoint.
+// files changed from its checkpoint to the newest one. It reads the store
+// only: no scan of the workspace, no lock, so that it answers at once
+// beside a running session, whatever the size of the tree.
 func (r *Rewinder) List(ctx context.Context) error {
 	if len(r.Log.Prompts) == 0 {
 		fmt.Fprintln(r.Out, "This session has no prompts to rewind to.")
 		return nil
 	}
-	changes := r.ChangedSince(ctx)
+	changes, newest := r.changedToNewest()
 	for i, p := range r.Log.Prompts {
 		changed := "no checkpoint"
 		switch n := changes[i]; {
@@ -55,38 +57,75 @@ func (r *Rewinder) List(ctx context.Context) error {
 		first, _, _ := strings.Cut(p.Text, "\n")
 		fmt.Fprintf(r.Out, "%3d  %s  %-50s  %s\n", p.N, p.Time.Local().Format("2006-01-02 15:04"), clipLine(first, 50), changed)
 	}
+	if t, ok := checkpoint.IDTime(newest); ok {
+		fmt.Fprintf(r.Out, "Changes are counted up to the last checkpoint, %s.\n", t.Local().Format("2006-01-02 15:04:05"))
+	}
 	if r.Log.Last != nil {
 		fmt.Fprintln(r.Out, "The last rewind can be undone: ply rewind --undo")
 	}
 	return nil
 }
 
+// changedToNewest returns, prompt by prompt, how many files changed from
+// its checkpoint to the store's newest (see changedTo), and the newest's
+// id.
+func (r *Rewinder) changedToNewest() ([]int, string) {
+	if r.Store == nil {
+		return r.changedTo(""), ""
+	}
+	newest := r.Store.Newest()
+	return r.changedTo(newest), newest
+}
+
 // ChangedSince returns, prompt by prompt, how many files changed since
 // its checkpoint: -1 when it has none, -2 when it is gone.
 func (r *Rewinder) ChangedSince(ctx context.Context) []int {
-	out := make([]int, len(r.Log.Prompts))
-	var cur *checkpoint.Manifest
-	if r.Store != nil {
-		cur = r.current(ctx)
+	if r.Store == nil {
+		return r.changedTo("")
 	}
+	return r.changedTo(r.current(ctx))
+}
+
+// changedTo returns, prompt by prompt, how many files changed from its
+// checkpoint to the checkpoint to: -1 when it has none (or to is ""), -2
+// when it is gone. The counts come from the change records; a checkpoint
+// they do not reach is compared whole.
+func (r *Rewinder) changedTo(to string) []int {
+	out := make([]int, len(r.Log.Prompts))
+	ids := make([]string, len(r.Log.Prompts))
 	for i, p := range r.Log.Prompts {
-		out[i] = -1
-		if p.Checkpoint == "" || cur == nil {
-			continue
+		out[i], ids[i] = -1, p.Checkpoint
+	}
+	if to == "" {
+		return out
+	}
+	var whole *checkpoint.Manifest
+	for i, n := range r.Store.ChangeCounts(ids, to) {
+		switch {
+		case ids[i] == "":
+		case n >= 0:
+			out[i] = n
+		default:
+			m, err := r.Store.Load(ids[i])
+			if err != nil {
+				out[i] = -2
+				continue
+			}
+			if whole == nil {
+				if whole, err = r.Store.Load(to); err != nil {
+					return out
+				}
+			}
+			out[i] = len(checkpoint.Diff(m, whole))
 		}
-		m, err := r.Store.Load(p.Checkpoint)
-		if err != nil {
-			out[i] = -2
-			continue
-		}
-		out[i] = len(checkpoint.Diff(m, cur))
 	}
 	return out
 }
 
 // current records the workspace as it is now, with the roots of the
-// newest checkpoint of the session; nil when there is none.
-func (r *Rewinder) current(ctx context.Context) *checkpoint.Manifest {
+// newest checkpoint of the session, and returns its id; "" when there is
+// none.
+func (r *Rewinder) current(ctx context.Context) string {
 	for i := len(r.Log.Prompts) - 1; i >= 0; i-- {
 		m, err := r.Store.Load(r.Log.Prompts[i].Checkpoint)
 		if err != nil {
@@ -94,15 +133,11 @@ func (r *Rewinder) current(ctx context.Context) *checkpoint.Manifest {
 		}
 		res, err := r.Store.Checkpoint(ctx, m.Roots)
 		if err != nil {
-			return nil
+			return ""
 		}
-		cur, err := r.Store.Load(res.ID)
-		if err != nil {
-			return nil
-		}
-		return cur
+		return res.ID
 	}
-	return nil
+	return ""
 }
 
 // Rewind puts the files (code) and/or the conversation back to before

@@ -40,6 +40,7 @@ func main() {
 		module    = flag.String("module", ".", "the module root, for the Go benchmarks")
 		profile   = flag.String("profile", "", "write CPU profiles of the in-process tool figures to this directory")
 		longCnt   = flag.Int("long-count", 3, "runs of the long-session figures (minutes each); 0 skips them")
+		ckptFiles = flag.String("ckpt-files", "", "comma-separated tree sizes (files) for the checkpoint figures at scale, e.g. 50000,200000; empty skips them")
 	)
 	flag.Parse()
 	if *bin == "" || *n < 1 || *toolRuns < 1 {
@@ -63,6 +64,11 @@ func main() {
 	}
 	if *longCnt > 0 {
 		b.step("long sessions", func() error { return b.longSessions(*module, *longCnt) })
+	}
+	for _, f := range strings.Split(*ckptFiles, ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
+			b.step(fmt.Sprintf("checkpoints at %d files", n), func() error { return b.checkpointScale(*cache, n) })
+		}
 	}
 	if *benchTime != "off" {
 		b.step("Go benchmarks", func() error { return b.goBenchmarks(*module, *benchTime, *benchCnt) })

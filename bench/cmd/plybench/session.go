@@ -114,6 +114,7 @@ type runResult struct {
 	wall      time.Duration   // process start to exit
 	startup   time.Duration   // process start to the first byte of the first request
 	server    []time.Duration // per request: first byte to response sent
+	at        []time.Duration // per request: process start to its first byte
 	maxRSS    float64         // bytes
 	firstBody float64         // bytes of the first request's body
 	exchanges int
@@ -130,11 +131,16 @@ func (r runResult) serverTotal() time.Duration {
 
 // plyRun is one invocation of the binary.
 type plyRun struct {
-	bin    string
-	dir    string   // working directory, the workspace
-	args   []string // after the binary
-	env    []string // added to the minimal environment
-	rounds []round  // nil: no server (--version)
+	bin  string
+	dir  string   // working directory, the workspace
+	args []string // after the binary
+	env  []string // added to the minimal environment
+	// home, when set, is HOME (PLY_HOME its ply/), kept after the run;
+	// otherwise each run gets a fresh one.
+	home string
+	// settings, when set, is written as PLY_HOME/settings.json.
+	settings string
+	rounds   []round // nil: no server (--version)
 	// check validates the run beyond the exit code and the script.
 	check func(stdout string, reqs []fp.Request) error
 }
@@ -142,11 +148,23 @@ type plyRun struct {
 // run starts ply as a child process against a fresh fake server and
 // waits for it. An error means the scenario failed, not that it was slow.
 func (p plyRun) run(ctx context.Context) (runResult, error) {
-	home, err := os.MkdirTemp("", "plybench-home-")
-	if err != nil {
-		return runResult{}, err
+	home := p.home
+	if home == "" {
+		h, err := os.MkdirTemp("", "plybench-home-")
+		if err != nil {
+			return runResult{}, err
+		}
+		defer os.RemoveAll(h)
+		home = h
 	}
-	defer os.RemoveAll(home)
+	if p.settings != "" {
+		if err := os.MkdirAll(filepath.Join(home, "ply"), 0o700); err != nil {
+			return runResult{}, err
+		}
+		if err := os.WriteFile(filepath.Join(home, "ply", "settings.json"), []byte(p.settings), 0o600); err != nil {
+			return runResult{}, err
+		}
+	}
 
 	rec := newRecorder()
 	var srv *fp.Server
@@ -173,7 +191,7 @@ func (p plyRun) run(ctx context.Context) (runResult, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
-	err = cmd.Run()
+	err := cmd.Run()
 	wall := time.Since(start)
 
 	res := runResult{wall: wall, stderr: stderr.String()}
@@ -202,6 +220,7 @@ func (p plyRun) run(ctx context.Context) (runResult, error) {
 		res.firstBody = float64(len(reqs[0].Raw))
 		res.startup = exs[0].firstByte.Sub(start)
 		for _, e := range exs {
+			res.at = append(res.at, e.firstByte.Sub(start))
 			res.server = append(res.server, e.done.Sub(e.firstByte))
 		}
 		if err := toolErrors(reqs[len(reqs)-1]); err != nil {

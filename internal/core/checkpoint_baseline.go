@@ -1,0 +1,169 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"iter"
+	"sync"
+	"time"
+
+	"github.com/plyhq/ply/internal/chat"
+	"github.com/plyhq/ply/internal/llm"
+)
+
+// The first checkpoint of a process scans the whole workspace and, in a
+// new store, reads and stores every file: seconds for a large tree. It is
+// taken in the background from start-up, under an id reserved at once
+// (checkpoint.Store.NewID), so that no request waits for it:
+//
+//   - a prompt sent while it runs names it as its checkpoint: nothing ply
+//     runs writes before it ends, so it records the state before the
+//     prompt;
+//   - a batch that may write waits for it, then records its own
+//     checkpoint, which the change tracker makes cheap;
+//   - a rewind waits for it, so that every checkpoint the transcript
+//     names is stored.
+//
+// It starts once the session's first request has had its first answer
+// (requestSent) or a second after start-up, whichever is first: a
+// scan of a large tree keeps both cores of a small machine busy, and the
+// first request, which never waits for it, should not have to share them
+// either; a session that sends nothing at once (the TUI, waiting for a
+// prompt) starts it a second in.
+//
+// A crash before it ends, or a session that ends first (close cancels it
+// rather than hold the exit for a scan of a large tree), leaves the
+// transcript naming a checkpoint the store lacks ("checkpoint pruned" to a
+// rewind); ply wrote nothing meanwhile, so no state is lost with it, and
+// the next prompt's checkpoint holds the same files.
+
+// baseline is the checkpoint taken in the background from start-up.
+type baseline struct {
+	id     string
+	done   chan struct{} // closed when the checkpoint ends, stored or not
+	cancel context.CancelFunc
+	sent   chan struct{} // closed by requestSent
+	once   sync.Once
+}
+
+// baselineHook, when set by a test, runs in the baseline's goroutine
+// before it scans.
+var baselineHook func()
+
+// baselineDelay is the longest the baseline waits for the first request
+// to be answered before it starts.
+var baselineDelay = time.Second
+
+// progressAfter is how long a wait for the baseline lasts before the
+// user is told of it.
+var progressAfter = time.Second
+
+// startBaseline starts the session's first checkpoint in the background,
+// after first (pruning the store).
+func (c *checkpointer) startBaseline(first func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	b := &baseline{id: c.store.NewID(), done: make(chan struct{}), cancel: cancel, sent: make(chan struct{})}
+	c.baseline = b
+	hook := baselineHook
+	go func() {
+		defer close(b.done)
+		t := time.NewTimer(baselineDelay)
+		defer t.Stop()
+		select {
+		case <-b.sent:
+		case <-t.C:
+		case <-ctx.Done():
+			return
+		}
+		first()
+		if hook != nil {
+			hook()
+		}
+		c.takeAs(ctx, "start", b.id)
+	}()
+}
+
+// requestSent says the session's first request has been answered (or
+// has failed): the baseline may start.
+func (c *checkpointer) requestSent() {
+	if c != nil && c.baseline != nil {
+		c.baseline.once.Do(func() { close(c.baseline.sent) })
+	}
+}
+
+// pendingBaseline returns the id of the baseline while it is being taken,
+// "" once it has ended (or when there is none).
+func (c *checkpointer) pendingBaseline() string {
+	if b := c.baseline; b != nil {
+		select {
+		case <-b.done:
+		default:
+			return b.id
+		}
+	}
+	return ""
+}
+
+// waitBaseline waits for the baseline to end, telling the user when the
+// wait is long enough to be seen; false when ctx ended first.
+func (c *checkpointer) waitBaseline(ctx context.Context) bool {
+	if c.pendingBaseline() == "" {
+		return true
+	}
+	t := time.NewTimer(progressAfter)
+	defer t.Stop()
+	select {
+	case <-c.baseline.done:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		start := time.Now()
+		c.say("ply: recording the workspace's first checkpoint before changing files...")
+		defer func() {
+			c.say(fmt.Sprintf("ply: checkpoint recorded (waited %s)", time.Since(start).Round(100*time.Millisecond)))
+		}()
+	}
+	select {
+	case <-c.baseline.done:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// stopBaseline cancels the baseline and waits for its goroutine.
+func (c *checkpointer) stopBaseline() {
+	if b := c.baseline; b != nil {
+		b.cancel()
+		<-b.done
+	}
+}
+
+func (c *checkpointer) say(line string) {
+	if c.notices != nil {
+		io.WriteString(c.notices, line+"\n")
+	}
+}
+
+// answerSignal is the session's provider, telling the checkpointer when
+// the first request has its first answer (a chunk, or the end of the
+// stream), so that the baseline starts after it.
+type answerSignal struct {
+	chat.Provider
+	c *Session
+}
+
+func (p answerSignal) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Chunk, error] {
+	seq := p.Provider.Stream(ctx, req)
+	return func(yield func(llm.Chunk, error) bool) {
+		defer p.c.cp.requestSent()
+		for ch, err := range seq {
+			p.c.cp.requestSent()
+			if !yield(ch, err) {
+				return
+			}
+		}
+	}
+}
