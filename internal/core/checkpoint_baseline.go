@@ -6,6 +6,7 @@ import (
 	"io"
 	"iter"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/plyhq/ply/internal/chat"
@@ -32,11 +33,12 @@ import (
 // either; a session that sends nothing at once (the TUI, waiting for a
 // prompt) starts it a second in.
 //
-// A crash before it ends, or a session that ends first (close cancels it
-// rather than hold the exit for a scan of a large tree), leaves the
-// transcript naming a checkpoint the store lacks ("checkpoint pruned" to a
-// rewind); ply wrote nothing meanwhile, so no state is lost with it, and
-// the next prompt's checkpoint holds the same files.
+// A session that ends before it is stored finishes it when a prompt
+// named it, so that the transcript names no checkpoint the store lacks,
+// and cancels it otherwise. Only a crash meanwhile leaves a prompt naming
+// a checkpoint that was never stored ("checkpoint pruned" to a rewind);
+// ply wrote nothing meanwhile, so no state is lost with it, and the next
+// prompt's checkpoint holds the same files.
 
 // baseline is the checkpoint taken in the background from start-up.
 type baseline struct {
@@ -45,6 +47,8 @@ type baseline struct {
 	cancel context.CancelFunc
 	sent   chan struct{} // closed by requestSent
 	once   sync.Once
+	// named: a prompt's transcript entry names it (onUserQuery).
+	named atomic.Bool
 }
 
 // baselineHook, when set by a test, runs in the baseline's goroutine
@@ -80,7 +84,11 @@ func (c *checkpointer) startBaseline(first func()) {
 		if hook != nil {
 			hook()
 		}
-		c.takeAs(ctx, "start", b.id)
+		if _, err := c.takeAs(ctx, "start", b.id); err != nil && ctx.Err() == nil && b.named.Load() {
+			// Said as a prompt's own checkpoint failure is: the user
+			// relies on /rewind to undo what the prompt's tools change.
+			c.say("ply: warning: this prompt has no checkpoint, /rewind cannot return to before it: " + err.Error())
+		}
 	}()
 }
 
@@ -93,7 +101,7 @@ func (c *checkpointer) requestSent() {
 }
 
 // pendingBaseline returns the id of the baseline while it is being taken,
-// "" once it has ended (or when there is none).
+// "" once it has ended (or when there is none). See nameBaseline.
 func (c *checkpointer) pendingBaseline() string {
 	if b := c.baseline; b != nil {
 		select {
@@ -133,12 +141,20 @@ func (c *checkpointer) waitBaseline(ctx context.Context) bool {
 	}
 }
 
-// stopBaseline cancels the baseline and waits for its goroutine.
+// stopBaseline ends the baseline: it is finished when a prompt names it,
+// cancelled otherwise, and waited for.
 func (c *checkpointer) stopBaseline() {
-	if b := c.baseline; b != nil {
-		b.cancel()
-		<-b.done
+	b := c.baseline
+	if b == nil {
+		return
 	}
+	if b.named.Load() {
+		c.requestSent() // start it now if it has not started
+		<-b.done
+		return
+	}
+	b.cancel()
+	<-b.done
 }
 
 func (c *checkpointer) say(line string) {
@@ -166,4 +182,15 @@ func (p answerSignal) Stream(ctx context.Context, req *llm.Request) iter.Seq2[ll
 			}
 		}
 	}
+}
+
+// nameBaseline returns the id of the baseline while it is being taken, as
+// pendingBaseline does, and marks it named by a prompt: it is then
+// finished, not cancelled, when the session ends first.
+func (c *checkpointer) nameBaseline() string {
+	id := c.pendingBaseline()
+	if id != "" {
+		c.baseline.named.Store(true)
+	}
+	return id
 }

@@ -177,7 +177,7 @@ func (c *checkpointer) onUserQuery(ctx context.Context, parts []llm.Part) []llm.
 	c.warnedOpen = false
 	// While the baseline is being taken, it is the prompt's checkpoint,
 	// and the prompt does not wait for it.
-	id, err := c.pendingBaseline(), error(nil)
+	id, err := c.nameBaseline(), error(nil)
 	if id == "" {
 		id, err = c.take(ctx, "prompt")
 	}
