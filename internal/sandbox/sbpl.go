@@ -201,7 +201,7 @@ func seatbeltSpecFor(p Policy, resolve func(string) (string, error)) (seatbeltSp
 		return seatbeltSpec{}, err
 	}
 	spec := seatbeltSpec{WriteDirs: w, Network: p.AllowNetwork, ScopeSignals: p.ScopeSignals, ReadOnly: p.ReadOnly}
-	if p.ReadOnly {
+	if p.confinesReads() {
 		// Reads are confined as on Linux: the system's directories, what
 		// the caller names, what the command may write, and the user's
 		// git configuration, which git refuses to run without reading.
