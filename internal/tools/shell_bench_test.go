@@ -20,7 +20,7 @@ func BenchmarkShellStart(b *testing.B) {
 		ctx  context.Context
 	}{
 		{"plain", context.Background()},
-		{"confined", WithConfinement(context.Background())},
+		{"confined", WithConfinement(context.Background(), ConfineReadOnly)},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
