@@ -81,7 +81,7 @@ func (o *Options) specs() []flagSpec {
 		{long: "auth-type", str: &o.AuthType, help: "provider wire format: openai | openai-responses | anthropic | gemini"},
 		{long: "output-format", short: "o", str: &o.OutputFormat, help: "text | json | stream-json"},
 		{long: "input-format", str: &o.InputFormat, help: "text | stream-json"},
-		{long: "approval-mode", str: &o.ApprovalMode, help: "plan | default | auto-edit | yolo"},
+		{long: "approval-mode", str: &o.ApprovalMode, help: "plan | default | auto-edit | auto | yolo (auto: edits and every shell command unasked, commands in the kernel's workspace sandbox; all can be rewound)"},
 		{long: "acp", boolean: &o.ACP, help: "serve the Agent Client Protocol on stdin/stdout (for editors)"},
 		{long: "yolo", short: "y", boolean: &o.Yolo, help: "approve every tool call (same as --approval-mode yolo)"},
 		{long: "max-session-turns", integer: &o.MaxSessionTurns, help: "stop after this many model rounds"},
