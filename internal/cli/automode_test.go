@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/coder/acp-go-sdk"
+
 	"github.com/plyhq/ply/internal/core"
 	fp "github.com/plyhq/ply/internal/fakeprovider"
 	"github.com/plyhq/ply/internal/sandbox"
@@ -222,4 +224,37 @@ func TestAutoSessionRewinds(t *testing.T) {
 		t.Fatalf("rewind: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	sameTree(t, "after rewind 1 --code", treeOf(t, dir), before)
+}
+
+// TestAutoModeFromSDKAndACP checks that the SDK's set_permission_mode
+// and ACP's session/set_mode reach auto, and that the next request's
+// system prompt describes it.
+func TestAutoModeFromSDKAndACP(t *testing.T) {
+	t.Run("sdk", func(t *testing.T) {
+		srv := fp.New(t, fp.Turn{fp.Text("reply")})
+		p, code := startSDK(t, t.TempDir(), srv)
+		if r := p.control("m1", map[string]any{"subtype": "set_permission_mode", "mode": "auto"}); r["subtype"] != "success" {
+			t.Fatalf("set_permission_mode auto: %v", r)
+		}
+		p.send(userMsg("go"))
+		p.next("result", nil)
+		p.exitOf(code)
+		if sys := systemText(t, srv.Requests()[0]); !strings.Contains(sys, "# Approval mode: auto\n") {
+			t.Errorf("the system prompt is not auto's:\n%s", sys)
+		}
+	})
+	t.Run("acp", func(t *testing.T) {
+		dir, home := parityHome(t)
+		srv := fp.New(t, fp.Turn{fp.Text("reply")})
+		r, ctx, id := startACPSession(t, srv, dir, home)
+		if _, err := r.conn.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: id, ModeId: "auto"}); err != nil {
+			t.Fatalf("session/set_mode auto: %v", err)
+		}
+		if sr := acpPrompt(t, ctx, r, id, "go"); sr != sdk.StopReasonEndTurn {
+			t.Fatalf("stop reason %s", sr)
+		}
+		if sys := systemText(t, srv.Requests()[0]); !strings.Contains(sys, "# Approval mode: auto\n") {
+			t.Errorf("the system prompt is not auto's:\n%s", sys)
+		}
+	})
 }
