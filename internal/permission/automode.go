@@ -32,6 +32,11 @@ func (p *Policy) shellDefault(mode Mode, ci *callInfo) decision {
 	if p.noSandbox != nil {
 		return ask("approval mode auto runs commands unasked only inside the kernel's sandbox, which this system cannot provide (%v), so it asks as auto-edit does", p.noSandbox)
 	}
+	if ci.args.IsBackground {
+		// What a background command changes after its call has answered
+		// escapes the checks made when a sandboxed command ends.
+		return ask("approval mode auto runs background commands only with the user's approval")
+	}
 	d := allow("approval mode auto runs the command inside the workspace sandbox")
 	d.confine = tools.ConfineWorkspace
 	return d

