@@ -283,4 +283,11 @@ whose name contains KEY, SECRET, TOKEN, PASSWORD, PASSWD or CREDENTIAL, nor the 
 API key (settings shellEnvironment adjusts this); known secrets are printed as [redacted].
 Commands end with ply, however it ends.
 
+--approval-mode auto also runs edits inside the workspace and every other shell command without
+asking; a command runs in the kernel's workspace sandbox: it writes only the workspace, a private
+tmp and per-project caches under $PLY_HOME/sandbox-cache, reads nothing of the home directory but
+toolchains and module caches, and has no network. A command may ask to run outside the sandbox
+(it then asks; headless: refused). Everything done can be undone with ply rewind. Without Landlock,
+auto asks for commands as auto-edit does.
+
 `
