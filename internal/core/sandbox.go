@@ -42,6 +42,10 @@ func workspaceSandbox() error { return ReadOnlyAvailable() }
 func autoNotice(p *permission.Policy, notices io.Writer) {
 	if err := p.SandboxMissing(); err != nil {
 		fmt.Fprintf(notices, "ply: warning: approval mode auto runs shell commands unasked only inside the kernel's sandbox, which this system cannot provide (%v): commands ask, as in auto-edit\n", err)
+		return
+	}
+	if abi, err := SandboxAvailable(); err == nil && abi < sandbox.ScopeABI {
+		fmt.Fprintf(notices, "ply: warning: Landlock ABI %d cannot keep auto mode's commands from signalling other processes of yours (needs %d)\n", abi, sandbox.ScopeABI)
 	}
 }
 
