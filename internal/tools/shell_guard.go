@@ -18,6 +18,11 @@ import (
 // their next start. The shell keeps them as they were: it records them
 // before such a command and puts back whatever the command changed.
 
+// UNFINISHED: a process the command leaves running (a foreground command's
+// own background child) can still change these files after restore has
+// run, and other files agents load (AGENTS.md, .envrc, skills, custom
+// commands) are not guarded: ply rewind restores those, not this check.
+
 // guardedFiles and guardedDirs are those files, relative to a root; a
 // guarded directory's regular files are kept, and files added to it are
 // removed.
