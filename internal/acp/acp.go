@@ -177,6 +177,7 @@ var Modes = []sdk.SessionMode{
 	{Id: "plan", Name: "Plan", Description: sdk.Ptr("Read and plan only; no edits or commands")},
 	{Id: "default", Name: "Default", Description: sdk.Ptr("Ask before edits and commands")},
 	{Id: "auto-edit", Name: "Auto edit", Description: sdk.Ptr("Edit files without asking; ask before commands")},
+	{Id: "auto", Name: "Auto", Description: sdk.Ptr("Edit files and run commands without asking, commands in a sandbox that writes only the workspace and has no network; everything can be rewound")},
 	{Id: "yolo", Name: "YOLO", Description: sdk.Ptr("Run every tool call without asking")},
 }
 

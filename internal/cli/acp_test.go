@@ -320,7 +320,7 @@ func TestACPSession(t *testing.T) {
 	if err != nil {
 		t.Fatalf("session/new: %v", err)
 	}
-	if ns.Modes == nil || ns.Modes.CurrentModeId != "default" || len(ns.Modes.AvailableModes) != 4 {
+	if ns.Modes == nil || ns.Modes.CurrentModeId != "default" || len(ns.Modes.AvailableModes) != 5 {
 		t.Errorf("session/new modes = %+v", ns.Modes)
 	}
 

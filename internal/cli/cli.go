@@ -220,9 +220,9 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 		c.flagMode = "yolo"
 	}
 	switch c.flagMode {
-	case "", "yolo", "default", "auto-edit", "plan":
+	case "", "yolo", "default", "auto-edit", "auto", "plan":
 	default:
-		return nil, exitcode.Input, fmt.Errorf("unknown approval mode %q: use plan, default, auto-edit or yolo", c.flagMode)
+		return nil, exitcode.Input, fmt.Errorf("unknown approval mode %q: use plan, default, auto-edit, auto or yolo", c.flagMode)
 	}
 
 	// Prompt: -p, then positional words, then piped stdin.
@@ -319,9 +319,9 @@ func loadSettings(c *config, o *Options, env func(string) string) (int, error) {
 	c.settingsNotice = unknownSettings(files)
 	c.mode = cmp.Or(c.flagMode, st.ApprovalMode, "default")
 	switch c.mode {
-	case "yolo", "default", "auto-edit", "plan":
+	case "yolo", "default", "auto-edit", "auto", "plan":
 	default:
-		return exitcode.Config, fmt.Errorf("settings: unknown approvalMode %q: use plan, default, auto-edit or yolo", c.mode)
+		return exitcode.Config, fmt.Errorf("settings: unknown approvalMode %q: use plan, default, auto-edit, auto or yolo", c.mode)
 	}
 	if n := st.Model.MaxToolCallsPerTurn; n < 0 {
 		return exitcode.Config, fmt.Errorf("settings: model.maxToolCallsPerTurn is %d: it must be 1 or more (the default is 100)", n)

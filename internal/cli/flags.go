@@ -88,7 +88,7 @@ func (o *Options) specs() []flagSpec {
 		{long: "auth-type", str: &o.AuthType, help: "provider wire format: openai | openai-responses | anthropic | gemini"},
 		{long: "output-format", short: "o", str: &o.OutputFormat, help: "text | json | stream-json"},
 		{long: "input-format", str: &o.InputFormat, help: "text | stream-json"},
-		{long: "approval-mode", aliases: []string{"permission-mode"}, str: &o.ApprovalMode, help: "plan | default | auto-edit | yolo (Claude Code's acceptEdits and bypassPermissions too)"},
+		{long: "approval-mode", aliases: []string{"permission-mode"}, str: &o.ApprovalMode, help: "plan | default | auto-edit | auto | yolo (auto: edits and every shell command unasked, commands in the kernel's workspace sandbox; all can be rewound; Claude Code's acceptEdits and bypassPermissions work too)"},
 		{long: "acp", boolean: &o.ACP, help: "serve the Agent Client Protocol on stdin/stdout (for editors)"},
 		{long: "yolo", short: "y", boolean: &o.Yolo, help: "approve every tool call (same as --approval-mode yolo)"},
 		{long: "max-session-turns", aliases: []string{"max-turns"}, integer: &o.MaxSessionTurns, help: "stop after this many model rounds"},
@@ -297,6 +297,13 @@ command whose program is known only at run time. Commands, hooks and MCP servers
 whose name contains KEY, SECRET, TOKEN, PASSWORD, PASSWD or CREDENTIAL, nor the one holding the
 API key (settings shellEnvironment adjusts this); known secrets are printed as [redacted].
 Commands end with ply, however it ends.
+
+--approval-mode auto also runs edits inside the workspace and every other shell command without
+asking; a command runs in the kernel's workspace sandbox: it writes only the workspace, a private
+tmp and per-project caches under $PLY_HOME/sandbox-cache, reads nothing of the home directory but
+toolchains and module caches, and has no network. A command may ask to run outside the sandbox
+(it then asks; headless: refused). Everything done can be undone with ply rewind. Without Landlock,
+auto asks for commands as auto-edit does.
 
 `
 

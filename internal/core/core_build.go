@@ -124,6 +124,9 @@ func (c *Session) newShell(cfg *Config) (*tools.Shell, int, error) {
 		return nil, exitcode.Config, fmt.Errorf("settings: tools.shellOutputLimit is %d: it must be a positive number of characters", n)
 	}
 	shell.SetOutputLimit(n)
+	if cfg.Home != "" {
+		shell.SetCacheDir(filepath.Join(cfg.Home, "sandbox-cache"))
+	}
 	sandboxCleanup, err := setupSandbox(cfg.Sandbox, cfg.AllowUnsandboxed, c.ws, shell, cfg.Getenv, cfg.Stderr)
 	if err != nil {
 		return nil, exitcode.Input, err
@@ -222,6 +225,7 @@ func (c *Session) newPolicy(cfg *Config, notices io.Writer) (*modeSync, error) {
 		Mode: mode, Workspace: c.ws, Settings: ruleSets,
 		AllowedTools: append(slices.Clone(cfg.AllowedTools), trustedServers(cfg.MCP)...), ExcludeTools: cfg.ExcludeTools, CoreTools: cfg.CoreTools,
 		ReadOnlyProfile: readOnlyProfile(notices), AllowUnconfined: cfg.AllowUnsandboxed,
+		WorkspaceSandbox: workspaceSandbox,
 	})
 	if err != nil {
 		// A rule that does not parse could be a deny rule that would
@@ -229,6 +233,9 @@ func (c *Session) newPolicy(cfg *Config, notices io.Writer) (*modeSync, error) {
 		return nil, errors.New("bad permission rule: " + strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
 	c.policy = policy
+	if mode == permission.ModeAuto {
+		autoNotice(policy, notices)
+	}
 	reg := c.reg
 	c.skills = loadSkills(cfg, c.ws, policy, reg, notices)
 	// Offered only in plan mode (modeSync adds and removes it as the mode
@@ -324,7 +331,7 @@ func (c *Session) systemEnv(cfg *Config, appendPrompt string, repo func() *syspr
 		Workspace: c.ws.Root(), Tools: c.reg.OfferedNames(), Now: started,
 		Override: cfg.SystemPrompt, Append: strings.TrimSpace(appendPrompt),
 		Instructions: instructions, Mode: cfg.Mode, Interactive: cfg.Interactive || cfg.StreamInput,
-		Sandbox: sandboxSummary(cfg.Sandbox), Repo: repo(),
+		Sandbox: sandboxSummary(cfg.Sandbox), Repo: repo(), NoAutoSandbox: errText(c.policy.SandboxMissing()),
 	}
 	keepPromptFacts(c.sess, &env, c.log)
 	return env
@@ -433,7 +440,8 @@ func (c *Session) configureSubagents(cfg *Config, provider chat.Provider, chatCf
 	a := c.agents
 	a.provider, a.model, a.base, a.reg, a.schedOps, a.sessionID = provider, cfg.Model, chatCfg, reg, c.schedOps, sess.id
 	a.env = sysprompt.Env{Workspace: ws.Root(), Instructions: sysEnv.Instructions, Subagent: true,
-		Mode: cfg.Mode, Interactive: cfg.Interactive || cfg.StreamInput, Sandbox: sandboxSummary(cfg.Sandbox)}
+		Mode: cfg.Mode, Interactive: cfg.Interactive || cfg.StreamInput, Sandbox: sandboxSummary(cfg.Sandbox),
+		NoAutoSandbox: errText(workspaceSandbox())}
 	a.loops = cfg.Settings.Model
 	a.mode = policy
 	a.hooks = c.hooks

@@ -77,7 +77,7 @@ func (m *modeSync) ModeChanged(_, to permission.Mode) {
 	env.Tools = m.reg.OfferedNames()
 	m.chat.SetSystem(sysprompt.Build(env))
 	m.chat.SetTools(m.reg.Decls())
-	m.notes = append(m.notes[:0], modeNote(to))
+	m.notes = append(m.notes[:0], modeNote(to, m.policy.SandboxMissing()))
 }
 
 // TakeReminders implements client.Reminders: the note of the last change
@@ -95,7 +95,7 @@ func (m *modeSync) TakeReminders() []string {
 }
 
 // modeNote tells the model the approval mode changed during the session.
-func modeNote(to permission.Mode) string {
+func modeNote(to permission.Mode, noSandbox error) string {
 	var what string
 	switch to {
 	case permission.ModePlan:
@@ -104,6 +104,11 @@ func modeNote(to permission.Mode) string {
 		what = "Edits inside the workspace now run without asking; other shell commands still ask."
 	case permission.ModeYOLO:
 		what = "Every tool call now runs without asking."
+	case permission.ModeAuto:
+		what = "Edits inside the workspace and shell commands now run without asking; commands run in a sandbox that writes only the workspace, reads nothing of the home directory's private files and has no network."
+		if noSandbox != nil {
+			what = "Edits inside the workspace now run without asking; shell commands still ask, because this system has no sandbox to run them in."
+		}
 	default:
 		what = "Edits and shell commands that do not only read now ask for approval."
 	}

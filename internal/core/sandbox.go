@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/plyhq/ply/internal/permission"
 	"github.com/plyhq/ply/internal/sandbox"
 	"github.com/plyhq/ply/internal/tools"
 )
@@ -28,6 +29,32 @@ func readOnlyProfile(notices io.Writer) func() error {
 		}
 		return err
 	}
+}
+
+// workspaceSandbox is the permission policy's probe of auto mode's
+// workspace sandbox, which needs what the read-only profile needs:
+// Landlock and the system call filter.
+func workspaceSandbox() error { return ReadOnlyAvailable() }
+
+// autoNotice says, when the kernel cannot hold auto mode's commands in
+// the workspace sandbox, that auto asks for them as auto-edit does: auto
+// never runs a command unconfined.
+func autoNotice(p *permission.Policy, notices io.Writer) {
+	if err := p.SandboxMissing(); err != nil {
+		fmt.Fprintf(notices, "ply: warning: approval mode auto runs shell commands unasked only inside the kernel's sandbox, which this system cannot provide (%v): commands ask, as in auto-edit\n", err)
+		return
+	}
+	if abi, err := SandboxAvailable(); err == nil && abi < sandbox.ScopeABI {
+		fmt.Fprintf(notices, "ply: warning: Landlock ABI %d cannot keep auto mode's commands from signalling other processes of yours (needs %d)\n", abi, sandbox.ScopeABI)
+	}
+}
+
+// errText is err's message, "" for nil.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 // setupSandbox applies --sandbox and its companion flags to the shell

@@ -24,6 +24,7 @@ func denialHint(w io.Writer, denials []Denial) {
 		calls = fmt.Sprintf("%d tool calls were", len(denials))
 	}
 	fmt.Fprintf(w, "ply: %s refused (%s): a headless run has no one to ask. To allow such calls: "+
-		"--approval-mode auto-edit (edits inside the workspace), --allowed-tools with a rule "+
+		"--approval-mode auto-edit (edits inside the workspace), --approval-mode auto (edits, and "+
+		"shell commands inside the kernel's workspace sandbox), --allowed-tools with a rule "+
 		"(e.g. --allowed-tools 'Bash(npm test:*)'), or --yolo (everything)\n", calls, strings.Join(names, ", "))
 }

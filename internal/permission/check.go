@@ -27,6 +27,10 @@ type callArgs struct {
 	URL          string   `json:"url"`
 	IsBackground bool     `json:"is_background"`
 	Directory    string   `json:"directory"` // the shell's working directory
+	// RunOutsideSandbox and Justification are the shell's request to run
+	// a command outside the sandbox auto mode would run it in.
+	RunOutsideSandbox bool   `json:"run_outside_sandbox"`
+	Justification     string `json:"justification"`
 }
 
 // callInfo is one call as the policy sees it.
@@ -102,9 +106,10 @@ func (p *Policy) resolvedPaths(ci *callInfo) []resolvedPath {
 type decision struct {
 	verdict scheduler.Verdict
 	reason  string
-	// confined marks an allow that rests only on judging a shell command
-	// read-only: the command runs under the kernel's read-only profile.
-	confined bool
+	// confine marks an allow that rests on the kernel's profile: on
+	// judging a shell command read-only (tools.ConfineReadOnly), or on
+	// auto mode's workspace sandbox (tools.ConfineWorkspace).
+	confine tools.Confinement
 }
 
 func deny(format string, args ...any) decision {
@@ -129,11 +134,11 @@ func (p *Policy) Check(_ context.Context, c *scheduler.Call) (scheduler.Verdict,
 	return d.verdict, d.reason
 }
 
-// CheckConfined implements scheduler.ConfiningPolicy: Check, and whether
-// an allow rests only on the shell command being judged read-only.
-func (p *Policy) CheckConfined(_ context.Context, c *scheduler.Call) (scheduler.Verdict, string, bool) {
+// CheckConfined implements scheduler.ConfiningPolicy: Check, and how the
+// kernel must hold an allow that rests on its profile.
+func (p *Policy) CheckConfined(_ context.Context, c *scheduler.Call) (scheduler.Verdict, string, tools.Confinement) {
 	d := p.decide(newCallInfo(c))
-	return d.verdict, d.reason, d.confined
+	return d.verdict, d.reason, d.confine
 }
 
 func (p *Policy) decide(ci *callInfo) decision {
@@ -187,17 +192,8 @@ func (p *Policy) modeDefault(mode Mode, ci *callInfo) decision {
 		// The subagent's own calls meet this same policy one by one.
 		return allow("%s delegates; each call its subagent makes is checked", ci.name)
 	case ci.name == ToolShell:
-		if p.readOnlyShell(ci) {
-			if p.noProfile != nil {
-				return ask("the command only reads, but it would run without the kernel's read-only profile (%v), so it needs the user's approval. "+
-					"To run such commands unasked without the profile, the user can start ply with --allow-unsandboxed or set \"allowUnsandboxed\": true in their own settings", p.noProfile)
-			}
-			d := allow("the command only reads")
-			d.confined = true // the kernel holds the command to that
-			return d
-		}
-		return ask("approval mode %s asks before running commands that are not known to be read-only", mode)
-	case mode == ModeAutoEdit && ci.edits():
+		return p.shellDefault(mode, ci)
+	case (mode == ModeAutoEdit || mode == ModeAuto) && ci.edits():
 		paths := ci.paths()
 		if !ci.argsOK || len(paths) == 0 {
 			return ask("approval mode %s allows edits of workspace files only, and %s names no file", mode, ci.name)

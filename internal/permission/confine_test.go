@@ -22,13 +22,13 @@ func TestConfined(t *testing.T) {
 		"make test":             false, // a rule allows it
 		"rm -rf build":          false, // asks
 	} {
-		v, _, confined := p.CheckConfined(t.Context(), shellCall(t, cmd))
-		if confined != want || (want && v != scheduler.VerdictAllow) {
+		v, _, level := p.CheckConfined(t.Context(), shellCall(t, cmd))
+		if confined := level == tools.ConfineReadOnly; confined != want || (want && v != scheduler.VerdictAllow) {
 			t.Errorf("%q: verdict %v confined %v, want confined %v", cmd, v, confined, want)
 		}
 	}
 	p.SetMode(ModeYOLO)
-	if _, _, confined := p.CheckConfined(t.Context(), shellCall(t, "git status")); confined {
+	if _, _, level := p.CheckConfined(t.Context(), shellCall(t, "git status")); level != tools.Unconfined {
 		t.Error("yolo confined a read-only command")
 	}
 }
@@ -61,9 +61,9 @@ func TestReadOnlyShellNeedsProfile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, reason, confined := p.CheckConfined(t.Context(), shellCall(t, "git status"))
-		if v != c.want || confined != c.confined {
-			t.Errorf("%s: verdict %v confined %v (%s), want %v %v", c.name, v, confined, reason, c.want, c.confined)
+		v, reason, level := p.CheckConfined(t.Context(), shellCall(t, "git status"))
+		if confined := level == tools.ConfineReadOnly; v != c.want || confined != c.confined {
+			t.Errorf("%s: verdict %v confined %v (%s), want %v %v", c.name, v, level, reason, c.want, c.confined)
 		}
 		if v == scheduler.VerdictAsk && (!strings.Contains(reason, "--allow-unsandboxed") || !strings.Contains(reason, "allowUnsandboxed")) {
 			t.Errorf("%s: the reason does not say how to opt in: %s", c.name, reason)

@@ -243,7 +243,7 @@ func FuzzWorkspaceScopedRule(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, command string) {
 		d := p.decide(&callInfo{name: ToolShell, kind: tools.KindExecute, argsOK: true, args: callArgs{Command: command}})
-		if d.verdict != scheduler.VerdictAllow || d.confined {
+		if d.verdict != scheduler.VerdictAllow || d.confine != tools.Unconfined {
 			return
 		}
 		cmds, err := shell.SimpleCommands(command)

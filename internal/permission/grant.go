@@ -5,6 +5,8 @@ import (
 	"errors"
 	"slices"
 	"strings"
+
+	"github.com/plyhq/ply/internal/tools"
 )
 
 // granting is implemented by a tool whose call grants allow rules when it
@@ -28,7 +30,7 @@ func (p *Policy) SetUnattended(on bool) { p.unattended.Store(on) }
 func (p *Policy) grantDecision(ci *callInfo) decision {
 	if p.unattended.Load() {
 		d := allow("%s %s is loaded without granting %s: no one can approve that in this mode", ci.name, ci.grantName, strings.Join(ci.grants, ", "))
-		d.confined = true
+		d.confine = tools.ConfineReadOnly
 		return d
 	}
 	return ask("loading %s %s lets these run without asking until the user's next prompt: %s", ci.name, ci.grantName, strings.Join(ci.grants, ", "))

@@ -82,14 +82,14 @@ func TestSkillGrantsNeedApproval(t *testing.T) {
 		t.Errorf("load without grants: %s (%s)", verdictName(v), reason)
 	}
 	p.SetUnattended(true)
-	if v, reason, confined := p.CheckConfined(t.Context(), skillCall(t, "review")); v != allowV || !confined {
+	if v, reason, confined := p.CheckConfined(t.Context(), skillCall(t, "review")); v != allowV || confined != tools.ConfineReadOnly {
 		t.Errorf("unattended granting load: %s confined=%v (%s)", verdictName(v), confined, reason)
 	}
 	for _, p := range []*Policy{
 		newPolicy(t, root, ModeDefault, []string{"skill"}, nil, nil),
 		newPolicy(t, root, ModeYOLO, nil, nil, nil),
 	} {
-		if v, reason, confined := p.CheckConfined(t.Context(), skillCall(t, "review")); v != allowV || confined {
+		if v, reason, confined := p.CheckConfined(t.Context(), skillCall(t, "review")); v != allowV || confined != tools.Unconfined {
 			t.Errorf("%s: %s confined=%v (%s)", p.Mode(), verdictName(v), confined, reason)
 		}
 	}

@@ -22,6 +22,12 @@ const (
 	ModeAutoEdit
 	// ModeYOLO allows everything that no deny or ask rule catches.
 	ModeYOLO
+	// ModeAuto is ModeAutoEdit that also runs every other shell command
+	// unasked, inside the kernel's workspace sandbox
+	// (tools.ConfineWorkspace). Where the kernel has no such sandbox it
+	// is ModeAutoEdit: commands ask. A command that asks to run outside
+	// the sandbox asks.
+	ModeAuto
 )
 
 // ErrUnknownMode is wrapped by ParseMode's error.
@@ -32,10 +38,11 @@ var modeNames = [...]string{
 	ModePlan:     "plan",
 	ModeAutoEdit: "auto-edit",
 	ModeYOLO:     "yolo",
+	ModeAuto:     "auto",
 }
 
 // Modes returns the approval modes in the order users read them.
-func Modes() []Mode { return []Mode{ModePlan, ModeDefault, ModeAutoEdit, ModeYOLO} }
+func Modes() []Mode { return []Mode{ModePlan, ModeDefault, ModeAutoEdit, ModeAuto, ModeYOLO} }
 
 // String returns the mode's name as ParseMode accepts it.
 func (m Mode) String() string {
@@ -45,7 +52,7 @@ func (m Mode) String() string {
 	return fmt.Sprintf("Mode(%d)", int32(m))
 }
 
-// valid reports whether m is one of the four modes.
+// valid reports whether m is one of the modes.
 func (m Mode) valid() bool { return m >= 0 && int(m) < len(modeNames) }
 
 // modeAliases maps the spellings other agents and SDKs use (Claude's
@@ -58,11 +65,12 @@ var modeAliases = map[string]Mode{
 	"auto_edit":         ModeAutoEdit,
 	"autoedit":          ModeAutoEdit,
 	"acceptedits":       ModeAutoEdit,
+	"auto":              ModeAuto,
 	"yolo":              ModeYOLO,
 	"bypasspermissions": ModeYOLO,
 }
 
-// ParseMode returns the mode named s: plan, default, auto-edit or yolo
+// ParseMode returns the mode named s: plan, default, auto-edit, auto or yolo
 // (case does not matter; Claude's acceptEdits and bypassPermissions are
 // accepted too).
 func ParseMode(s string) (Mode, error) {

@@ -58,6 +58,12 @@ type Config struct {
 	// profile: where there is none it asks, as any other command does.
 	// It is called once, by New; nil means no profile.
 	ReadOnlyProfile func() error
+	// WorkspaceSandbox reports why the kernel cannot hold a shell command
+	// to the workspace (sandbox.WorkspacePolicy), or nil when it can. Auto
+	// mode runs commands unasked only inside it: where there is none,
+	// auto asks for commands as auto-edit does, whatever AllowUnconfined
+	// says. It is called once, by New; nil means no sandbox.
+	WorkspaceSandbox func() error
 	// AllowUnconfined lets a command judged read-only run unasked where
 	// the kernel has no read-only profile: the user accepted running such
 	// commands unconfined (--allow-unsandboxed, or allowUnsandboxed in
@@ -93,6 +99,9 @@ type Policy struct {
 	// noProfile is why a command judged read-only cannot be confined
 	// and so asks; nil when it can be, or the user accepted it unconfined.
 	noProfile error
+	// noSandbox is why auto mode cannot run commands in the workspace
+	// sandbox and so asks for them; nil when it can.
+	noSandbox error
 
 	mu       sync.RWMutex
 	session  []sourced
@@ -164,6 +173,11 @@ func New(cfg Config) (*Policy, error) {
 		if cfg.ReadOnlyProfile != nil {
 			p.noProfile = cfg.ReadOnlyProfile()
 		}
+	}
+
+	p.noSandbox = errNoProfileProbe
+	if cfg.WorkspaceSandbox != nil {
+		p.noSandbox = cfg.WorkspaceSandbox()
 	}
 
 	var errs []error
@@ -342,3 +356,8 @@ func (p *Policy) Unwithhold(name string) {
 // (the kernel cannot confine it, and the user did not accept running it
 // unconfined); nil when such commands run unasked.
 func (p *Policy) ReadsAsk() error { return p.noProfile }
+
+// SandboxMissing returns why auto mode cannot hold commands in the
+// kernel's workspace sandbox, and so asks for them as auto-edit does; nil
+// when it can.
+func (p *Policy) SandboxMissing() error { return p.noSandbox }

@@ -166,16 +166,16 @@ func TestQuoteWordRoundTrip(t *testing.T) {
 
 func TestParseMode(t *testing.T) {
 	for s, want := range map[string]Mode{
-		"plan": ModePlan, "default": ModeDefault, "auto-edit": ModeAutoEdit, "yolo": ModeYOLO,
+		"plan": ModePlan, "default": ModeDefault, "auto-edit": ModeAutoEdit, "auto": ModeAuto, "yolo": ModeYOLO,
 		"YOLO": ModeYOLO, " auto_edit ": ModeAutoEdit, "acceptEdits": ModeAutoEdit, "bypassPermissions": ModeYOLO,
 	} {
 		if got, err := ParseMode(s); err != nil || got != want {
 			t.Errorf("ParseMode(%q) = %v, %v; want %v", s, got, err, want)
 		}
 	}
-	_, err := ParseMode("auto")
-	if !errors.Is(err, ErrUnknownMode) || !strings.Contains(err.Error(), "plan, default, auto-edit, yolo") || !strings.Contains(err.Error(), `"auto"`) {
-		t.Errorf("ParseMode(auto) error = %v", err)
+	_, err := ParseMode("automatic")
+	if !errors.Is(err, ErrUnknownMode) || !strings.Contains(err.Error(), "plan, default, auto-edit, auto, yolo") || !strings.Contains(err.Error(), `"automatic"`) {
+		t.Errorf("ParseMode(automatic) error = %v", err)
 	}
 	for _, m := range Modes() {
 		b, err := m.MarshalText()

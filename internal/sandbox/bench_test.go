@@ -13,7 +13,9 @@ import (
 // guarded (every shell command: the token, the registration), and guarded
 // under the read-only profile (auto-approved commands: capabilities,
 // Landlock and the system call filter on a discarded thread, as the shell
-// does, or through the helper's re-exec, for comparison) or --sandbox's.
+// does, or through the helper's re-exec, for comparison), --sandbox's, or
+// auto mode's workspace profile (writes like --sandbox, reads confined
+// like the read-only profile).
 //
 // Besides the wall time it reports CPU time, which does not grow with
 // the machine's load: the started processes' (cpu-ns/op) and this
@@ -24,6 +26,8 @@ func BenchmarkStart(b *testing.B) {
 	ro := ReadOnlyPolicy(tmp)
 	ro.ReadableDirs = []string{b.TempDir()}
 	sb := Policy{WritableDirs: []string{b.TempDir(), tmp}, ScopeSignals: true}
+	ws := b.TempDir()
+	auto := WorkspacePolicy([]string{ws, tmp}, []string{ws})
 	for _, bc := range []struct {
 		name  string
 		start func(*exec.Cmd) error
@@ -32,6 +36,7 @@ func BenchmarkStart(b *testing.B) {
 		{"guarded", func(c *exec.Cmd) error { Guard(c); return c.Start() }},
 		{"guarded+readonly", func(c *exec.Cmd) error { Guard(c); return Start(c, ro) }},
 		{"guarded+sandbox", func(c *exec.Cmd) error { Guard(c); return Start(c, sb) }},
+		{"guarded+workspace", func(c *exec.Cmd) error { Guard(c); return Start(c, auto) }},
 		{"guarded+readonly-helper", func(c *exec.Cmd) error { Guard(c); return startThroughHelper(c, ro) }},
 	} {
 		b.Run(bc.name, func(b *testing.B) {

@@ -117,7 +117,16 @@ func readRuleset(p Policy, env []string) (landlock.Config, []landlock.Rule, stri
 		landlock.PathAccess(ll.AccessFSReadDir, "/dev").IgnoreIfMissing(),
 		landlock.ROFiles(sinkFiles...).IgnoreIfMissing(),
 	}
-	return cfg, rules, set.key()
+	key := set.key()
+	if !p.ReadOnly {
+		// A command that may use terminals and shared memory reads them
+		// too.
+		rules = append(rules,
+			landlock.ROFiles(devFiles...).IgnoreIfMissing(),
+			landlock.RODirs(devDirs...).IgnoreIfMissing())
+		key += "\x02devices"
+	}
+	return cfg, rules, key
 }
 
 // key lists the set's paths and the identity and change time of each

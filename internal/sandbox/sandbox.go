@@ -42,12 +42,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 )
 
 // Policy says what a confined command may do beyond reading and executing
-// files, which it may do anywhere unless the policy is ReadOnly.
+// files, which it may do anywhere unless the policy is ReadOnly or
+// ConfineReads.
 type Policy struct {
 	// WritableDirs are absolute directories under which the command may
 	// create, modify, rename and delete files. Directories that do not
@@ -69,11 +71,37 @@ type Policy struct {
 	// WritableDirs can be written. It also confines reads (see
 	// ReadOnlyPolicy) and denies changing any file's metadata.
 	ReadOnly bool `json:"read_only"`
-	// ReadableDirs are absolute paths a ReadOnly command may also read
-	// and execute, besides the system's and WritableDirs: the workspace,
-	// folders made readable to the read tools. None means none: reads
-	// stay confined.
+	// ConfineReads confines reads and execution as ReadOnly does (see
+	// ReadOnlyPolicy) without its other limits: the command may still
+	// write WritableDirs, the terminals and /dev/shm, and change the
+	// metadata of files it owns. ReadOnly implies it.
+	ConfineReads bool `json:"confine_reads,omitempty"`
+	// ReadableDirs are absolute paths a command whose reads are confined
+	// may also read and execute, besides the system's and WritableDirs:
+	// the workspace, folders made readable to the read tools. None means
+	// none: reads stay confined.
 	ReadableDirs []string `json:"readable_dirs,omitempty"`
+}
+
+// confinesReads reports whether p limits what the command may read.
+func (p Policy) confinesReads() bool { return p.ReadOnly || p.ConfineReads }
+
+// WorkspacePolicy is the profile of a command that runs without anyone's
+// approval in a mode where the kernel, not a judgement of the command,
+// keeps the user safe: it may write below writable (the workspace roots,
+// a private temporary directory, caches that belong to the sandbox), read
+// and execute what a ReadOnlyPolicy command may plus readable and
+// writable, has no network and no sockets but stream socket pairs, and
+// cannot signal processes outside its own tree. Unlike ReadOnlyPolicy it
+// may change the mode and times of files it owns (a build marks its
+// output executable).
+func WorkspacePolicy(writable, readable []string) Policy {
+	return Policy{
+		WritableDirs: slices.Clone(writable),
+		ReadableDirs: slices.Clone(readable),
+		ScopeSignals: true,
+		ConfineReads: true,
+	}
 }
 
 // ReadOnlyPolicy is the profile of a command that runs without anyone's

@@ -92,7 +92,7 @@ func confine(p Policy, env []string) error {
 	if err := dropCapabilities(); err != nil {
 		return fmt.Errorf("drop capabilities: %w", err)
 	}
-	if p.ReadOnly {
+	if p.confinesReads() {
 		if err := restrictReads(p, env); err != nil {
 			return err
 		}
@@ -111,7 +111,8 @@ func confine(p Policy, env []string) error {
 
 // ruleset turns p into a Landlock configuration for a kernel with the
 // given ABI and the rules that grant what p allows; for a ReadOnly p,
-// what it allows but reading, which the read layer grants.
+// what it allows but reading, which the read layer grants; the same for
+// a p that confines reads, which keeps the terminals and /dev/shm.
 func ruleset(p Policy, abi int) (landlock.Config, []landlock.Rule) {
 	// BestEffort drops the rights the running kernel does not know;
 	// runHelper has already refused a kernel with no Landlock at all,
@@ -139,15 +140,20 @@ func ruleset(p Policy, abi int) (landlock.Config, []landlock.Rule) {
 		// would make best effort enforce nothing.
 		writable = writable.WithRefer()
 	}
-	if p.ReadOnly {
+	devices := []landlock.Rule{
+		landlock.RWFiles(devFiles...).WithIoctlDev().IgnoreIfMissing(),
+		landlock.RWDirs(devDirs...).IgnoreIfMissing(),
+	}
+	switch {
+	case p.ReadOnly:
 		// The write layer: reads are the read layer's (readlayer_linux.go).
 		cfg.HandledAccessFS &^= readRights
 		return cfg, []landlock.Rule{writable, landlock.RWFiles(sinkFiles...).IgnoreIfMissing()}
+	case p.ConfineReads:
+		cfg.HandledAccessFS &^= readRights
+		return cfg, append([]landlock.Rule{writable}, devices...)
 	}
-	return cfg, append([]landlock.Rule{landlock.RODirs("/"), writable},
-		landlock.RWFiles(devFiles...).WithIoctlDev().IgnoreIfMissing(),
-		landlock.RWDirs(devDirs...).IgnoreIfMissing(),
-	)
+	return cfg, append([]landlock.Rule{landlock.RODirs("/"), writable}, devices...)
 }
 
 // ReadOnlyAvailable reports why ReadOnlyPolicy cannot be enforced here,

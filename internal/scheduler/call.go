@@ -69,9 +69,10 @@ type Call struct {
 
 	notify func(*Call)
 	pre    PreDecision // set with Params, before the call is published
-	// confined is set while approving, before the call is scheduled: the
-	// policy allowed it only because it reads (ConfiningPolicy).
-	confined bool
+	// confine is set while approving, before the call is scheduled: how
+	// the kernel holds a call the policy allowed on the strength of its
+	// profile (ConfiningPolicy).
+	confine tools.Confinement
 
 	mu        sync.Mutex
 	state     State

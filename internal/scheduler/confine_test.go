@@ -17,11 +17,14 @@ func (p confiningPolicy) Check(ctx context.Context, c *Call) (Verdict, string) {
 	v, r, _ := p.CheckConfined(ctx, c)
 	return v, r
 }
-func (confiningPolicy) CheckConfined(_ context.Context, c *Call) (Verdict, string, bool) {
-	if string(c.Params) == `{"tag":"ro"}` {
-		return VerdictAllow, "only reads", true
+func (confiningPolicy) CheckConfined(_ context.Context, c *Call) (Verdict, string, tools.Confinement) {
+	switch string(c.Params) {
+	case `{"tag":"ro"}`:
+		return VerdictAllow, "only reads", tools.ConfineReadOnly
+	case `{"tag":"rw"}`:
+		return VerdictAllow, "held to the workspace", tools.ConfineWorkspace
 	}
-	return VerdictAsk, "asks", false
+	return VerdictAsk, "asks", tools.ConfineWorkspace
 }
 
 // TestConfinement checks that a call the policy allowed only because it
@@ -30,18 +33,26 @@ func (confiningPolicy) CheckConfined(_ context.Context, c *Call) (Verdict, strin
 func TestConfinement(t *testing.T) {
 	var mu sync.Mutex
 	confined := map[string]bool{}
+	levels := map[string]tools.Confinement{}
 	tool := &fakeTool{name: "shell", kind: tools.KindExecute, run: func(ctx context.Context, tag string, _ tools.Output) (tools.Result, error) {
 		mu.Lock()
 		confined[tag] = tools.Confined(ctx)
+		levels[tag] = tools.ConfinementOf(ctx)
 		mu.Unlock()
 		return tools.Result{Output: "ok"}, nil
 	}}
 	s := New(tools.NewRegistry(tool), WithPolicy(confiningPolicy{}), WithApprover(approverFunc(func(context.Context, *Call) (Decision, error) {
 		return Decision{Outcome: OutcomeAllowOnce}, nil
 	})))
-	mustRun(t, s, req("shell", "ro"), req("shell", "approved"))
+	mustRun(t, s, req("shell", "ro"), req("shell", "rw"), req("shell", "approved"))
 	if !confined["ro"] || confined["approved"] {
 		t.Fatalf("confined = %v; want ro only", confined)
+	}
+	want := map[string]tools.Confinement{"ro": tools.ConfineReadOnly, "rw": tools.ConfineWorkspace, "approved": tools.Unconfined}
+	for tag, w := range want {
+		if levels[tag] != w {
+			t.Errorf("%s ran %v, want %v", tag, levels[tag], w)
+		}
 	}
 	if calls := mustRun(t, New(tools.NewRegistry(tool), WithPolicy(YOLO{})), req("shell", "ro")); calls[0].State() != StateSuccess || confined["ro"] {
 		t.Fatalf("a yolo call ran confined: %v", confined)

@@ -132,8 +132,8 @@ func invoke(ctx context.Context, c *Call, out tools.Output) (res tools.Result, e
 		}
 	}()
 	ctx = tools.WithCallID(ctx, c.CallID)
-	if c.confined {
-		ctx = tools.WithConfinement(ctx)
+	if c.confine != tools.Unconfined {
+		ctx = tools.WithConfinement(ctx, c.confine)
 	}
 	return c.Tool.Execute(ctx, c.Params, out)
 }

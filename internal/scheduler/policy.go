@@ -1,6 +1,10 @@
 package scheduler
 
-import "context"
+import (
+	"context"
+
+	"github.com/plyhq/ply/internal/tools"
+)
 
 // Verdict is a Policy's answer for one validated call. The zero value is
 // VerdictAsk, so a policy that forgets to decide asks rather than allows.
@@ -27,17 +31,20 @@ type Policy interface {
 }
 
 // ConfiningPolicy is implemented by a Policy whose allow verdicts can
-// rest on a judgement that the call only reads, rather than on a rule, a
-// mode or a human. The scheduler then runs the call with
-// tools.WithConfinement, and a tool that runs programs confines them to
-// that judgement (a read-only, no-network profile): a wrong judgement
-// fails instead of doing harm. When implemented, CheckConfined is used
-// instead of Check.
+// rest on the kernel's profile rather than on a rule, a mode or a human:
+// on a judgement that the call only reads (tools.ConfineReadOnly), or on
+// a mode that runs commands unasked inside a workspace sandbox
+// (tools.ConfineWorkspace). The scheduler then runs the call with
+// tools.WithConfinement at that level, and a tool that runs programs
+// confines them to it: a wrong judgement, or a command that reaches
+// beyond the workspace, fails instead of doing harm. When implemented,
+// CheckConfined is used instead of Check.
 type ConfiningPolicy interface {
 	Policy
-	// CheckConfined is Check plus whether an allow verdict is the
-	// read-only judgement's (ignored for other verdicts).
-	CheckConfined(ctx context.Context, c *Call) (v Verdict, reason string, confined bool)
+	// CheckConfined is Check plus how the kernel must hold a call it
+	// allows (ignored for other verdicts; tools.Unconfined for an allow
+	// that rests on a rule or a mode).
+	CheckConfined(ctx context.Context, c *Call) (v Verdict, reason string, confine tools.Confinement)
 }
 
 // YOLO allows every call without asking.

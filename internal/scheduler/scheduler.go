@@ -229,7 +229,7 @@ func (s *Scheduler) approve(ctx context.Context, calls []*Call) {
 			c.cancel("")
 			continue
 		}
-		v, reason, confined := s.check(ctx, c)
+		v, reason, confine := s.check(ctx, c)
 		hook := c.pre.Verdict
 		switch {
 		case v == VerdictDeny:
@@ -237,9 +237,12 @@ func (s *Scheduler) approve(ctx context.Context, calls []*Call) {
 			c.fail(ErrorTypeExecutionDenied, withReason(fmt.Sprintf("Execution of tool %q was denied by the permission policy.", c.Name), reason))
 		case hook != HookAsk && (v == VerdictAllow || hook == HookAllow || s.alwaysAllowed(c.Name)):
 			// A hook's ask holds even in yolo and over an allow-always.
-			// Only the policy's own read-only judgement confines: set
-			// before the call can execute, never changed after.
-			c.confined = v == VerdictAllow && confined
+			// Only the policy's own allow confines: set before the call
+			// can execute, never changed after. A hook's or an earlier
+			// answer's allow runs as approved.
+			if v == VerdictAllow {
+				c.confine = confine
+			}
 			c.setState(StateScheduled)
 		case precheckFailed(ctx, c):
 			// It would fail: no one is asked to approve it, and where no
@@ -265,13 +268,14 @@ func (s *Scheduler) approve(ctx context.Context, calls []*Call) {
 	}
 }
 
-// check asks the policy, with the read-only judgement when it gives one.
-func (s *Scheduler) check(ctx context.Context, c *Call) (Verdict, string, bool) {
+// check asks the policy, with the confinement of its allow when it gives
+// one.
+func (s *Scheduler) check(ctx context.Context, c *Call) (Verdict, string, tools.Confinement) {
 	if cp, ok := s.policy.(ConfiningPolicy); ok {
 		return cp.CheckConfined(ctx, c)
 	}
 	v, reason := s.policy.Check(ctx, c)
-	return v, reason, false
+	return v, reason, tools.Unconfined
 }
 
 // ask runs the approval dialogue for one call and applies its outcome.

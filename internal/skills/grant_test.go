@@ -32,7 +32,7 @@ func TestToolGrantsOnlyWhenApproved(t *testing.T) {
 		t.Errorf("an unknown skill grants %q", rules)
 	}
 
-	res, err := tool.Execute(tools.WithConfinement(context.Background()), json.RawMessage(`{"skill":"plyproj"}`), nil)
+	res, err := tool.Execute(tools.WithConfinement(context.Background(), tools.ConfineReadOnly), json.RawMessage(`{"skill":"plyproj"}`), nil)
 	if err != nil || res.IsError {
 		t.Fatalf("%v %+v", err, res)
 	}

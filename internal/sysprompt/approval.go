@@ -37,6 +37,15 @@ func approvalSection(env Env) string {
 		b.WriteString("- Reading and searching tools, and edit and write_file on files inside the workspace, run without asking.\n")
 		b.WriteString("- Shell commands known to only read run without asking (for example: " + readOnlyExamples + "), confined so that they cannot write or use the network.\n")
 		b.WriteString("- Any other shell command, and edits outside the workspace, " + needs + ".\n")
+	case "auto":
+		b.WriteString("- Reading and searching tools, and edit and write_file on files inside the workspace, run without asking.\n")
+		if env.NoAutoSandbox != "" {
+			b.WriteString("- Shell commands known to only read run without asking (for example: " + readOnlyExamples + "). This system has no sandbox for other commands (" + env.NoAutoSandbox + "), so any other shell command, and edits outside the workspace, " + needs + ".\n")
+			break
+		}
+		b.WriteString("- Every shell command runs without asking, inside a sandbox: it may write only the workspace, its own $TMPDIR and per-project caches (GOCACHE, pip, npm, XDG_CACHE_HOME); it reads the workspace, the system and toolchains but not the rest of the home directory; it has no network. Run the project's tests and builds to verify your work.\n")
+		b.WriteString("- A command the sandbox refused says so in its result. Only if the task needs it, call run_shell_command again with run_outside_sandbox: true and a one-line justification: such calls " + needs + ".\n")
+		b.WriteString("- Edits outside the workspace, and web_fetch, " + needs + ". Everything done in this mode can be rewound by the user.\n")
 	default:
 		b.WriteString("- Reading and searching tools run without asking.\n")
 		b.WriteString("- Shell commands known to only read run without asking (for example: " + readOnlyExamples + "), confined so that they cannot write or use the network.\n")

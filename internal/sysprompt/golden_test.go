@@ -27,7 +27,7 @@ func TestGoldenPrompts(t *testing.T) {
 	tools := []string{"read_file", "edit", "write_file", "run_shell_command", "grep_search"}
 	base := Env{Workspace: "/home/u/project", Tools: tools, Now: now, Repo: repo}
 	cases := map[string]Env{}
-	for _, mode := range []string{"default", "auto-edit", "plan", "yolo"} {
+	for _, mode := range []string{"default", "auto-edit", "auto", "plan", "yolo"} {
 		e := base
 		e.Mode = mode
 		cases[mode+"-headless"] = e
@@ -37,6 +37,9 @@ func TestGoldenPrompts(t *testing.T) {
 	sb := base
 	sb.Mode, sb.Sandbox = "default", "shell commands may write only in the workspace and the temp directory, and may not use the network"
 	cases["default-sandbox"] = sb
+	noSandbox := base
+	noSandbox.Mode, noSandbox.NoAutoSandbox = "auto", "the kernel was built without Landlock"
+	cases["auto-nosandbox"] = noSandbox
 	sub := Env{Workspace: "/home/u/project", Tools: []string{"read_file", "grep_search", "glob"}, Now: now, Mode: "default", Subagent: true,
 		Append: "You are the explore subagent."}
 	cases["subagent-explore"] = sub

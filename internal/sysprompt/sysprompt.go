@@ -36,6 +36,9 @@ type Env struct {
 	Interactive bool
 	// Sandbox describes the confinement of shell commands ("" for none).
 	Sandbox string
+	// NoAutoSandbox is why auto mode cannot run commands in the kernel's
+	// workspace sandbox ("" when it can): they then ask.
+	NoAutoSandbox string
 	// Repo is the repository snapshot taken at start, nil for none; the
 	// branch named is its branch, or without it the one checked out now.
 	Repo *Repo

@@ -29,7 +29,7 @@ func TestSearchToolSchemas(t *testing.T) {
 	}{
 		{NewGlob(ws), "glob", KindSearch, []string{"pattern"}, []string{"pattern", "path"}},
 		{NewGrep(ws), "grep_search", KindSearch, []string{"pattern"}, []string{"pattern", "path", "glob", "limit", "case_insensitive", "context", "before", "after", "output_mode"}},
-		{sh, "run_shell_command", KindExecute, []string{"command"}, []string{"command", "description", "directory", "is_background", "timeout"}},
+		{sh, "run_shell_command", KindExecute, []string{"command"}, []string{"command", "description", "directory", "is_background", "run_outside_sandbox", "justification", "timeout"}},
 	} {
 		if tc.tool.Name() != tc.name || tc.tool.Kind() != tc.kind || tc.tool.Description() == "" {
 			t.Errorf("%s: name %q kind %q", tc.name, tc.tool.Name(), tc.tool.Kind())

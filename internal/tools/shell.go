@@ -60,6 +60,9 @@ type Shell struct {
 	// terminals, when set, runs unconfined foreground commands in an
 	// editor's terminals (shell_terminal.go).
 	terminals Terminals
+	// cacheRoot holds the workspace sandbox's per-project caches
+	// (shell_auto.go).
+	cacheRoot string
 }
 
 // SetOutputLimit caps the characters of a command's output kept for the
@@ -148,6 +151,14 @@ var shellSchema = json.RawMessage(`{
       "type": "boolean",
       "description": "Whether to run the command in the background and return at once (for servers, watchers and other processes that do not exit by themselves). Defaults to false."
     },
+    "run_outside_sandbox": {
+      "type": "boolean",
+      "description": "Ask to run this command outside the sandbox, unconfined. Only after the same command failed because the sandbox refused it (its result says so) and the task needs it; give justification. The user is asked; where no one can be asked it is refused. Defaults to false."
+    },
+    "justification": {
+      "type": "string",
+      "description": "With run_outside_sandbox: one line, shown to the user, saying why the command must run outside the sandbox (what it needs: a path, a host)."
+    },
     "timeout": {
       "type": ["number", "string"],
       "exclusiveMinimum": 0,
@@ -166,6 +177,10 @@ type shellParams struct {
 	Directory    *string  `json:"directory"`
 	IsBackground bool     `json:"is_background"`
 	Timeout      *float64 `json:"timeout"`
+	// RunOutsideSandbox and Justification are for the permission policy,
+	// which asks the user before such a call runs unconfined.
+	RunOutsideSandbox bool   `json:"run_outside_sandbox"`
+	Justification     string `json:"justification"`
 }
 
 // ConcurrencySafe reports whether the command only reads, so that it may
@@ -208,7 +223,7 @@ func (t *Shell) Execute(ctx context.Context, args json.RawMessage, out Output) (
 		return Errorf("SHELL_SANDBOX_UNAVAILABLE", "Command: %s\nError: not run: %s", p.Command, t.refusal), nil
 	}
 	if p.IsBackground {
-		return t.startBackground(p.Command, dir, Confined(ctx))
+		return t.startBackground(p.Command, dir, ConfinementOf(ctx))
 	}
 	res, ok, err := t.inTerminal(ctx, p.Command, dir, timeout)
 	if !ok {
@@ -226,7 +241,12 @@ func (t *Shell) run(ctx context.Context, command, dir string, timeout time.Durat
 	if err != nil {
 		return Errorf("SHELL_EXECUTE_ERROR", "cannot create the output pipe: %v", err), nil
 	}
-	cmd, start, cleanup, err := t.command(command, dir, w, Confined(ctx))
+	level := ConfinementOf(ctx)
+	var guard *guardSnapshot
+	if level == ConfineWorkspace {
+		guard = snapshotGuarded(t.ws.Roots())
+	}
+	cmd, start, cleanup, err := t.command(command, dir, w, level)
 	if err == nil {
 		defer cleanup()
 		err = start()
@@ -272,7 +292,16 @@ func (t *Shell) run(ctx context.Context, command, dir string, timeout time.Durat
 	<-readDone
 
 	code, sig := shellExitStatus(cmd.ProcessState)
-	return shellResult(ctx, command, dir, capture.String(), code, sig, timedOut, timeout)
+	res, err := shellResult(ctx, command, dir, capture.String(), code, sig, timedOut, timeout)
+	if level == ConfineWorkspace && (code != 0 || sig != "") && ctx.Err() == nil {
+		if note := sandboxRefusalNote(capture.String(), t.ws.Roots()); note != "" {
+			res.Output += "\n" + note
+		}
+	}
+	if guard != nil {
+		res.Output += guard.restore()
+	}
+	return res, err
 }
 
 // shellResult is the answer for a foreground command that ended with
@@ -375,12 +404,12 @@ func shellCopy(r io.Reader, c *shellCapture, out Output) {
 
 // startBackground starts command and returns at once; the job manager
 // keeps its output and its process group.
-func (t *Shell) startBackground(command, dir string, confined bool) (Result, error) {
+func (t *Shell) startBackground(command, dir string, level Confinement) (Result, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return Errorf("SHELL_EXECUTE_ERROR", "cannot create the output pipe: %v", err), nil
 	}
-	cmd, start, cleanup, err := t.command(command, dir, w, confined)
+	cmd, start, cleanup, err := t.command(command, dir, w, level)
 	var job *shellJob
 	if err == nil {
 		job, err = t.jobs.start(cmd, start, r, command, dir, t.outputDir, cleanup)

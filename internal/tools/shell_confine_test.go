@@ -21,7 +21,7 @@ import (
 func shellConfinedRun(t *testing.T, sh *Shell, command string) Result {
 	t.Helper()
 	raw, _ := json.Marshal(map[string]any{"command": command})
-	res, err := sh.Execute(WithConfinement(context.Background()), raw, nil)
+	res, err := sh.Execute(WithConfinement(context.Background(), ConfineReadOnly), raw, nil)
 	if err != nil {
 		t.Fatalf("Execute(%s): %v", command, err)
 	}

@@ -86,10 +86,11 @@ var readOnlyUnavailable sync.Once
 // and everything it starts are tied to ply's life (sandbox.GuardTree). start starts it, confined when
 // the sandbox or confined asks for it (sandbox.Start).
 //
-// confined runs it under the read-only profile when the kernel has one;
-// a private temporary directory is then created, and cleanup removes it:
-// call cleanup once the command is done, whatever happened.
-func (t *Shell) command(command, dir string, w *os.File, confined bool) (cmd *exec.Cmd, start func() error, cleanup func(), err error) {
+// level ConfineReadOnly runs it under the read-only profile when the
+// kernel has one, ConfineWorkspace under the workspace sandbox (or not at
+// all); a private temporary directory is then created, and cleanup
+// removes it: call cleanup once the command is done, whatever happened.
+func (t *Shell) command(command, dir string, w *os.File, level Confinement) (cmd *exec.Cmd, start func() error, cleanup func(), err error) {
 	cmd = exec.Command(t.shell, "-c", command)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = w, w // one pipe: the interleaving is the real one
@@ -107,10 +108,17 @@ func (t *Shell) command(command, dir string, w *os.File, confined bool) (cmd *ex
 		cmd.Env = append(cmd.Env, "TMPDIR="+t.tempDir)
 	}
 	policy, cleanup := t.sandbox, func() {}
-	if confined {
-		if policy, cleanup, err = t.confine(cmd); err != nil {
-			return nil, nil, nil, err
-		}
+	switch level {
+	case Unconfined:
+	case ConfineReadOnly:
+		policy, cleanup, err = t.confine(cmd)
+	case ConfineWorkspace:
+		policy, cleanup, err = t.confineWorkspace(cmd)
+	default:
+		err = fmt.Errorf("unknown confinement %d", level)
+	}
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	// Tied to ply's life: the caller calls sandbox.Track once it has
 	// started.

@@ -42,7 +42,7 @@ func TestShellRunsInTheClientsTerminal(t *testing.T) {
 
 	// A confined command and a background one stay ply's: the client's
 	// terminal has no sandbox and no job control of ply's.
-	ctx := WithConfinement(context.Background())
+	ctx := WithConfinement(context.Background(), ConfineReadOnly)
 	if _, err := sh.Execute(ctx, json.RawMessage(`{"command":"echo local"}`), nil); err != nil {
 		t.Fatal(err)
 	}

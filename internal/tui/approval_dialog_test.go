@@ -312,3 +312,16 @@ func TestDiffDialogShowsOtherArguments(t *testing.T) {
 		t.Fatalf("the dialog does not say replace_all:\n%s", box)
 	}
 }
+
+// TestEscalationShowsJustification: a command that asks to run outside
+// the sandbox shows that request and the model's justification right
+// under the command.
+func TestEscalationShowsJustification(t *testing.T) {
+	h, _ := openDialog(t, "run_shell_command", map[string]any{"command": "go mod download", "description": "fetch",
+		"run_outside_sandbox": true, "justification": "the build needs modules the cache lacks"}, nil)
+	got := dialogText(h.view())
+	i, j, k := strings.Index(got, "command: go mod download"), strings.Index(got, "justification: the build needs modules the cache lacks"), strings.Index(got, "description: fetch")
+	if i < 0 || j < 0 || !strings.Contains(got, "run_outside_sandbox: true") || !(i < j && j < k) {
+		t.Fatalf("the dialog does not show the request and its justification under the command:\n%s", got)
+	}
+}

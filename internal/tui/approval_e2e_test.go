@@ -120,3 +120,38 @@ func TestTmuxPlanApprovedWithAutoEdits(t *testing.T) {
 		t.Fatalf("the edit did not run: %q", got)
 	}
 }
+
+// TestTmuxAutoEscalationAsks: in auto mode a command runs unasked in the
+// sandbox, and one that asks to run outside it opens the dialog with its
+// justification; approved, it runs unconfined.
+func TestTmuxAutoEscalationAsks(t *testing.T) {
+	bin := buildPly(t)
+	dir := t.TempDir()
+	outside := t.TempDir()
+	marker := filepath.Join(outside, "ran-outside")
+	srv := fp.New(t,
+		fp.Turn{fp.ToolCall("call_1", "run_shell_command", args(map[string]any{"command": "touch made-in-sandbox"}))},
+		fp.Turn{fp.ToolCall("call_2", "run_shell_command", args(map[string]any{"command": "touch " + marker,
+			"run_outside_sandbox": true, "justification": "the marker lives outside the workspace"}))},
+		fp.Turn{fp.Text("all done")},
+	)
+	x := startPly(t, bin, dir, srv, 100, 30, []string{"NO_COLOR=1"}, "--approval-mode", "auto")
+	s := x.waitFor("test-model · auto mode")
+	if strings.Contains(s, "no sandbox") || strings.Contains(s, "cannot provide") {
+		t.Skipf("this kernel has no sandbox for auto mode:\n%s", s)
+	}
+	x.run("send-keys", "-t", "ply", "-l", "go")
+	x.run("send-keys", "-t", "ply", "Enter")
+	s = x.waitFor("Allow run_shell_command?")
+	if r := readable(s); !strings.Contains(r, "justification: the marker lives outside the workspace") || !strings.Contains(r, "run_outside_sandbox: true") {
+		t.Fatalf("the dialog does not show the request and its justification:\n%s", s)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "made-in-sandbox")); err != nil {
+		t.Errorf("the sandboxed command did not run unasked: %v", err)
+	}
+	x.run("send-keys", "-t", "ply", "-l", "y")
+	x.waitFor("all done")
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("the approved command did not run outside the sandbox: %v", err)
+	}
+}

@@ -120,10 +120,13 @@ func sortedKeys(m map[string]any) []string {
 		keys = append(keys, k)
 	}
 	rank := func(k string) int {
-		if strings.Contains(k, "path") || k == "command" {
+		switch {
+		case strings.Contains(k, "path") || k == "command":
 			return 0
+		case k == "run_outside_sandbox" || k == "justification":
+			return 1 // why a command asks to leave the sandbox
 		}
-		return 1
+		return 2
 	}
 	slices.SortFunc(keys, func(a, b string) int {
 		return cmp.Or(cmp.Compare(rank(a), rank(b)), strings.Compare(a, b))

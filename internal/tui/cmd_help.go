@@ -25,7 +25,7 @@ const helpKeys = `Keys at the prompt:
   Tab             complete a /command or an @path (suggestions show as you type)
   !command        run a shell command yourself; the model sees its output with your next prompt
   @path           add a file's content to the prompt
-  Shift+Tab       next approval mode (plan, default, auto-edit; never yolo)
+  Shift+Tab       next approval mode (plan, default, auto-edit, auto; never yolo)
   Ctrl+Y          retry the last failed request
   Esc Esc         rewind to before a prompt (on an empty prompt)
   Ctrl+C twice    leave (on an empty prompt)

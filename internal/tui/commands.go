@@ -34,7 +34,7 @@ var commands = []slashCommand{
 	{name: "/compress", help: "[focus]  summarise the older conversation now, to free context (focus: what the summary should keep)", idle: true, run: (*model).compressCommand},
 	{name: "/stats", help: "token usage, rounds, tool calls and time of this session", run: func(m *model, _ string) tea.Cmd { return m.commit(m.statsText()) }},
 	{name: "/model", help: "[name|N]  list the models, or switch to one", run: (*model).modelCommand},
-	{name: "/approval-mode", help: "[mode]  show the approval mode, or set it (Shift+Tab cycles plan, default and auto-edit; yolo only here)", run: (*model).approvalCommand},
+	{name: "/approval-mode", help: "[mode]  show the approval mode, or set it (Shift+Tab cycles plan, default, auto-edit and auto; yolo only here)", run: (*model).approvalCommand},
 	{name: "/resume", help: "pick a saved session of this workspace to go on with", idle: true, run: (*model).resumeCommand},
 	{name: "/rewind", help: "put the files and/or the conversation back to before a prompt", idle: true, run: func(m *model, _ string) tea.Cmd { return m.openRewind() }},
 	{name: "/tools", help: "list the tools the model may call", run: (*model).toolsCommand},

@@ -513,3 +513,18 @@ func TestPasteKeepsTabs(t *testing.T) {
 		t.Fatalf("sent again %q, want %q", sent[len(sent)-1].parts[0].Text, rule)
 	}
 }
+
+// TestShiftTabReachesAuto: with the session's modes in core's order,
+// Shift+Tab goes from auto-edit to auto, and from auto past yolo to plan.
+func TestShiftTabReachesAuto(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	cur := "auto-edit"
+	h.m.cfg.Session = &session{modes: []string{"plan", "default", "auto-edit", "auto", "yolo"}, mode: func() string { return cur },
+		setMode: func(n string) error { cur = n; return nil }}
+	for _, want := range []string{"auto", "plan"} {
+		h.press(tea.KeyTab, tea.ModShift)
+		if cur != want {
+			t.Fatalf("Shift+Tab: mode %q, want %q", cur, want)
+		}
+	}
+}

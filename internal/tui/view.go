@@ -36,6 +36,7 @@ func newStyles(noColor bool) styles {
 		"plan":      plain.Foreground(lipgloss.Color("14")),
 		"default":   plain.Foreground(lipgloss.Color("10")),
 		"auto-edit": plain.Foreground(lipgloss.Color("11")),
+		"auto":      plain.Foreground(lipgloss.Color("13")),
 		"yolo":      plain.Foreground(lipgloss.Color("9")).Bold(true),
 	}
 	return s
