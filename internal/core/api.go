@@ -60,7 +60,7 @@ func (c *Session) SkillNames() []string { return c.skillNames() }
 // Runner runs sched's tool calls for a loop, with a checkpoint before
 // each batch that may write when checkpoints is set.
 func (c *Session) Runner(sched *scheduler.Scheduler, checkpoints bool) *Runner {
-	r := &Runner{sched: sched, chat: c.chat}
+	r := &Runner{sched: sched, chat: c.chat, base: c.cp}
 	if checkpoints {
 		r.cp = c.cp
 	}

@@ -196,20 +196,37 @@ func (c *checkpointer) onUserQuery(ctx context.Context, parts []llm.Part) []llm.
 // beforeTools records the workspace when the batch holds a call that may
 // write. A batch of read-only calls costs one registry lookup per call.
 func (c *checkpointer) beforeTools(ctx context.Context, calls []*turn.ToolCallRequest) {
+	if call := c.firstWrite(calls); call != nil {
+		// UNFINISHED: a batch whose writes name their paths
+		// (write_file, edit) needs of the first checkpoint only those
+		// files' contents: it could save them and go on while the rest
+		// is recorded. It waits for the whole checkpoint instead, with a
+		// line to the user when the wait is long.
+		if c.waitBaseline(ctx) {
+			c.take(ctx, fmt.Sprintf("before %s", call.Name)) // a failure is logged
+		}
+	}
+}
+
+// beforeWrite waits for the session's first checkpoint before a batch
+// that may write, where no checkpoint is taken before batches (ACP): a
+// prompt may name it, and it must hold the files as they were before.
+func (c *checkpointer) beforeWrite(ctx context.Context, calls []*turn.ToolCallRequest) {
+	if c.firstWrite(calls) != nil {
+		c.waitBaseline(ctx)
+	}
+}
+
+// firstWrite is the first call of calls that may write; nil when none
+// may, or when checkpoints are off (c nil).
+func (c *checkpointer) firstWrite(calls []*turn.ToolCallRequest) *turn.ToolCallRequest {
 	if c == nil {
-		return
+		return nil
 	}
 	for _, call := range calls {
 		if t, ok := c.reg.Lookup(call.Name); ok && !t.Kind().ReadOnly() {
-			// UNFINISHED: a batch whose writes name their paths
-			// (write_file, edit) needs of the first checkpoint only those
-			// files' contents: it could save them and go on while the rest
-			// is recorded. It waits for the whole checkpoint instead, with
-			// a line to the user when the wait is long.
-			if c.waitBaseline(ctx) {
-				c.take(ctx, fmt.Sprintf("before %s", call.Name)) // a failure is logged
-			}
-			return
+			return call
 		}
 	}
+	return nil
 }

@@ -162,7 +162,10 @@ func loopOf(l *loopdetect.Loop) *client.Loop {
 type Runner struct {
 	sched *scheduler.Scheduler
 	chat  *chat.Chat
-	cp    *checkpointer
+	// cp takes a checkpoint before each batch that may write; without it
+	// (ACP), base only waits for the session's first checkpoint before
+	// such a batch, which every prompt's checkpoint may rest on.
+	cp, base *checkpointer
 }
 
 func (r *Runner) RunTools(ctx context.Context, calls []*turn.ToolCallRequest) ([]loop.Outcome, error) {
@@ -190,7 +193,11 @@ func (r *Runner) RunTools(ctx context.Context, calls []*turn.ToolCallRequest) ([
 		reqs = append(reqs, scheduler.Request{CallID: c.CallID, Name: c.Name, Args: c.Args, WasOutputTruncated: c.WasOutputTruncated})
 		idx = append(idx, i)
 	}
-	r.cp.beforeTools(ctx, calls)
+	if r.cp != nil {
+		r.cp.beforeTools(ctx, calls)
+	} else {
+		r.base.beforeWrite(ctx, calls)
+	}
 	done, err := r.sched.Run(ctx, reqs)
 	for k, call := range done {
 		resp := call.Response()

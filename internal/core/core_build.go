@@ -249,6 +249,7 @@ func (c *Session) newPolicy(cfg *Config, notices io.Writer) (*modeSync, error) {
 	if mode == permission.ModePlan {
 		reg.Register(exitPlan)
 	}
+	offerEscalation(reg, mode)
 	offerExit := policy.Offered(tools.ExitPlanModeName)
 	for _, n := range reg.Names() {
 		if !policy.Offered(n) {

@@ -72,6 +72,7 @@ func (m *modeSync) ModeChanged(_, to permission.Mode) {
 		}
 		m.later = nil
 	}
+	offerEscalation(m.reg, to)
 	env := m.env
 	env.Mode = to.String()
 	env.Tools = m.reg.OfferedNames()
@@ -120,3 +121,16 @@ func modeNote(to permission.Mode, noSandbox error) string {
 type currentMode struct{ p *permission.Policy }
 
 func (m currentMode) String() string { return m.p.Mode().String() }
+
+// offerEscalation declares the shell's arguments that ask to leave auto
+// mode's sandbox exactly while the mode is auto: no other mode has that
+// sandbox, and every request of theirs would carry them for nothing.
+func offerEscalation(reg *tools.Registry, mode permission.Mode) {
+	t, ok := reg.Lookup((*tools.Shell)(nil).Name())
+	if !ok {
+		return
+	}
+	if sh, ok := t.(interface{ OfferEscalation(bool) }); ok {
+		sh.OfferEscalation(mode == permission.ModeAuto)
+	}
+}

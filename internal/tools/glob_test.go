@@ -20,6 +20,9 @@ func TestSearchToolSchemas(t *testing.T) {
 	}
 	sh := NewShell(ws)
 	defer sh.Close()
+	auto := NewShell(ws) // in auto mode, with the arguments that leave its sandbox
+	defer auto.Close()
+	auto.OfferEscalation(true)
 	for _, tc := range []struct {
 		tool     Tool
 		name     string
@@ -29,7 +32,8 @@ func TestSearchToolSchemas(t *testing.T) {
 	}{
 		{NewGlob(ws), "glob", KindSearch, []string{"pattern"}, []string{"pattern", "path"}},
 		{NewGrep(ws), "grep_search", KindSearch, []string{"pattern"}, []string{"pattern", "path", "glob", "limit", "case_insensitive", "context", "before", "after", "output_mode"}},
-		{sh, "run_shell_command", KindExecute, []string{"command"}, []string{"command", "description", "directory", "is_background", "run_outside_sandbox", "justification", "timeout"}},
+		{sh, "run_shell_command", KindExecute, []string{"command"}, []string{"command", "description", "directory", "is_background", "timeout"}},
+		{auto, "run_shell_command", KindExecute, []string{"command"}, []string{"command", "description", "directory", "is_background", "run_outside_sandbox", "justification", "timeout"}},
 	} {
 		if tc.tool.Name() != tc.name || tc.tool.Kind() != tc.kind || tc.tool.Description() == "" {
 			t.Errorf("%s: name %q kind %q", tc.name, tc.tool.Name(), tc.tool.Kind())

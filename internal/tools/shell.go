@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -37,9 +38,12 @@ const (
 // Shell is the run_shell_command tool. It owns the background jobs it
 // starts; Close ends them.
 type Shell struct {
-	ws    *Workspace
-	shell string // bash, or sh when there is no bash
-	jobs  shellJobs
+	// escalation: the arguments asking to leave auto mode's sandbox are
+	// declared (OfferEscalation).
+	escalation atomic.Bool
+	ws         *Workspace
+	shell      string // bash, or sh when there is no bash
+	jobs       shellJobs
 	// sandbox, when set, confines every command; refusal, when set, is
 	// why no command may run at all. Both are set before the first call.
 	sandbox *sandbox.Policy
@@ -151,14 +155,6 @@ var shellSchema = json.RawMessage(`{
       "type": "boolean",
       "description": "Whether to run the command in the background and return at once (for servers, watchers and other processes that do not exit by themselves). Defaults to false."
     },
-    "run_outside_sandbox": {
-      "type": "boolean",
-      "description": "Ask to run this command outside the sandbox, unconfined. Only after the same command failed because the sandbox refused it (its result says so) and the task needs it; give justification. The user is asked; where no one can be asked it is refused. Defaults to false."
-    },
-    "justification": {
-      "type": "string",
-      "description": "With run_outside_sandbox: one line, shown to the user, saying why the command must run outside the sandbox (what it needs: a path, a host)."
-    },
     "timeout": {
       "type": ["number", "string"],
       "exclusiveMinimum": 0,
@@ -169,7 +165,35 @@ var shellSchema = json.RawMessage(`{
   "additionalProperties": false
 }`)
 
-func (*Shell) Schema() json.RawMessage { return shellSchema }
+// escalationProps are the arguments that ask to run a command outside
+// auto mode's sandbox; they are declared only while that mode holds
+// (OfferEscalation), so that no other mode's requests carry them.
+const escalationProps = `
+    "run_outside_sandbox": {
+      "type": "boolean",
+      "description": "Ask to run this command outside the sandbox, unconfined. Only after the same command failed because the sandbox refused it (its result says so) and the task needs it; give justification. The user is asked; where no one can be asked it is refused. Defaults to false."
+    },
+    "justification": {
+      "type": "string",
+      "description": "With run_outside_sandbox: one line, shown to the user, saying why the command must run outside the sandbox (what it needs: a path, a host)."
+    },`
+
+// shellEscalationSchema is shellSchema with escalationProps.
+var shellEscalationSchema = json.RawMessage(strings.Replace(string(shellSchema), `
+    "timeout": {`, escalationProps+`
+    "timeout": {`, 1))
+
+// OfferEscalation declares (on) or withdraws the arguments that ask to
+// run a command outside auto mode's sandbox; the session calls it when
+// the approval mode changes, before it rebuilds the tool list.
+func (t *Shell) OfferEscalation(on bool) { t.escalation.Store(on) }
+
+func (t *Shell) Schema() json.RawMessage {
+	if t != nil && t.escalation.Load() {
+		return shellEscalationSchema
+	}
+	return shellSchema
+}
 
 type shellParams struct {
 	Command      string   `json:"command"`
