@@ -14,6 +14,7 @@ import (
 // conversation": the file is back, the prompt is in the input box, and
 // the next request holds the history up to before that prompt.
 func TestTmuxRewind(t *testing.T) {
+	t.Parallel()
 	bin := buildPly(t)
 	dir := t.TempDir()
 	notes := filepath.Join(dir, "notes.txt")
