@@ -42,6 +42,7 @@ func TestTmuxEscReturnsQueued(t *testing.T) {
 	// Sending it now works as typed.
 	x.run("send-keys", "-t", "ply", "Enter")
 	x.waitFor("ANSWER-TWO")
+	x.waitIdle()
 
 	// /clear and a closed picker leave no copy of what the input held.
 	x.submit("/clear")

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -55,6 +56,14 @@ func (x *tmux) waitGone(gone string) string {
 	return x.waitScreen(fmt.Sprintf("%q to go", gone), func(string) bool {
 		return !strings.Contains(x.run("capture-pane", "-p", "-t", "ply"), gone)
 	})
+}
+
+// waitIdle waits until the agent is idle: the live area's "working…"
+// line is gone. A reply is on screen before its turn ends, and the
+// commands that change the conversation refuse to run until it has.
+func (x *tmux) waitIdle() {
+	x.t.Helper()
+	x.waitGone("working…")
 }
 
 // waitScreen polls the screen until ok accepts it.
@@ -106,12 +115,17 @@ func buildPly(t *testing.T) string {
 	return plyBin
 }
 
+// sockets numbers the tmux servers of a run.
+var sockets atomic.Int64
+
 // startPly runs bin in dir on a private tmux server of its own, in a
 // w×h terminal, against srv, with a fresh PLY_HOME and env added; the
 // server is killed when the test ends.
 func startPly(t *testing.T, bin, dir string, srv *fp.Server, w, h int, env []string, flags ...string) *tmux {
 	t.Helper()
-	x := &tmux{t: t, socket: fmt.Sprintf("ply-test-%d-%s", os.Getpid(), strings.NewReplacer("/", "-", " ", "-").Replace(t.Name()))}
+	// The number keeps the name fresh when -count runs a test again: the
+	// last run's server may still be on its way out.
+	x := &tmux{t: t, socket: fmt.Sprintf("ply-test-%d-%d-%s", os.Getpid(), sockets.Add(1), strings.NewReplacer("/", "-", " ", "-").Replace(t.Name()))}
 	env = append([]string{
 		"OPENAI_API_KEY=test-key", "OPENAI_MODEL=test-model", "OPENAI_BASE_URL=" + srv.URL,
 		"PLY_HOME=" + filepath.Join(t.TempDir(), "home"), "PLY_RETRY_DELAY_SCALE=0.001", "TERM=xterm-256color",

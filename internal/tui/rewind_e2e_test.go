@@ -35,6 +35,7 @@ func TestTmuxRewind(t *testing.T) {
 		x.run("send-keys", "-t", "ply", "Enter")
 		x.waitFor(p.done)
 	}
+	x.waitIdle()
 	if b, _ := os.ReadFile(notes); string(b) != "second\n" {
 		t.Fatalf("notes.txt = %q before the rewind", b)
 	}
