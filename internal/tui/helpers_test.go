@@ -6,13 +6,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	fp "github.com/plyhq/ply/internal/fakeprovider"
+	"github.com/plyhq/ply/internal/sandbox/sandboxtest"
 )
 
 // waitLimit bounds a wait on the screen. It only bounds a failure: the
@@ -132,7 +135,17 @@ func startPly(t *testing.T, bin, dir string, srv *fp.Server, w, h int, env []str
 	}, env...)
 	cmd := "cd " + dir + " && exec env " + strings.Join(env, " ") + " " + strings.Join(append([]string{bin}, flags...), " ")
 	x.run("new-session", "-d", "-s", "ply", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), cmd)
-	t.Cleanup(func() { _ = exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
+	// The pane's process is ply itself (the shell and env exec it). It may
+	// still be writing into its directories after its server is killed:
+	// they are removed only once it is gone.
+	pid, _ := strconv.Atoi(strings.TrimSpace(x.run("display-message", "-p", "-t", "ply", "#{pane_pid}")))
+	t.Cleanup(func() {
+		_ = exec.Command("tmux", "-L", x.socket, "kill-server").Run()
+		if pid > 0 && !sandboxtest.WaitGone(pid, waitLimit) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Errorf("ply (pid %d) still runs after its tmux server was killed", pid)
+		}
+	})
 	return x
 }
 
