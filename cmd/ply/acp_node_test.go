@@ -23,6 +23,7 @@ const acpSDKVersion = "2.4.0"
 // session/load of that session in a second process. It skips where node
 // or npm is missing or the package cannot be installed.
 func TestACPNodeClient(t *testing.T) {
+	t.Parallel()
 	node, modules := nodeWith(t, "@agentclientprotocol/sdk", acpSDKVersion)
 	bin := buildPly(t)
 

@@ -17,6 +17,7 @@ import (
 // runs, then --continue: the call that finished (a write) reaches the
 // model with its real result, the one cut short as cancelled.
 func TestSIGINTKeepsFinishedResults(t *testing.T) {
+	t.Parallel()
 	bin := buildPly(t)
 	dir := t.TempDir()
 	home := filepath.Join(t.TempDir(), "home")

@@ -13,31 +13,19 @@ import (
 	"time"
 
 	fp "github.com/plyhq/ply/internal/fakeprovider"
+	"github.com/plyhq/ply/internal/sandbox/sandboxtest"
 )
 
-// buildPly builds the real binary once per test binary run.
-func buildPly(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the binary")
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "ply-main-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
 	}
-	bin := filepath.Join(t.TempDir(), "ply")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
-func plyCmd(t *testing.T, bin, dir string, srv *fp.Server, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "OPENAI_API_KEY=k", "OPENAI_MODEL=m", "OPENAI_BASE_URL="+srv.URL,
-		"PLY_HOME="+filepath.Join(t.TempDir(), "home"))
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	return cmd, &out, &errb
+	plyDir = dir
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // TestSignals checks the real process: the first SIGINT cancels the
@@ -87,19 +75,7 @@ func TestSignals(t *testing.T) {
 	if _, err := fmt.Sscan(strings.TrimSpace(string(b)), &pid); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond)
-	if alive(pid) {
+	if !sandboxtest.WaitGone(pid, 10*time.Second) {
 		t.Fatalf("sleep (pid %d) survived the cancellation", pid)
 	}
-}
-
-// alive reports whether pid runs; a zombie (killed, not yet reaped by a
-// container's init) does not count.
-func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return syscall.Kill(pid, 0) == nil
-	}
-	f := strings.Fields(string(b))
-	return len(f) > 2 && f[2] != "Z"
 }

@@ -16,6 +16,7 @@ import (
 // (/proc/$PPID/environ, same user) fails too. Run as root, the test runs
 // ply as nobody, since root reads every process's files.
 func TestCommandCannotReadPlysEnvironment(t *testing.T) {
+	t.Parallel()
 	built := buildPly(t)
 	base, err := os.MkdirTemp("", "ply-protect-")
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 // which that call has exactly one synthetic error response, and the
 // transcript must have lost no entry.
 func TestKillDuringToolThenContinue(t *testing.T) {
+	t.Parallel()
 	bin := buildPly(t)
 	dir := t.TempDir()
 	home := filepath.Join(t.TempDir(), "home")

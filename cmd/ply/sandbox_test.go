@@ -14,6 +14,7 @@ import (
 // shell command through ply itself as the helper: the model's write
 // outside the workspace fails, its write inside succeeds.
 func TestSandboxE2E(t *testing.T) {
+	t.Parallel()
 	if abi, err := sandbox.Available(); err != nil {
 		t.Skipf("no Landlock here: %v", err)
 	} else {

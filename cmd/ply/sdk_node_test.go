@@ -27,6 +27,7 @@ const qwenSDKVersion = "0.1.14"
 // pathToQwenExecutable. It skips, never fails, when node or npm is missing
 // or the package cannot be installed, since those say nothing about ply.
 func TestQwenSDK(t *testing.T) {
+	t.Parallel()
 	node, modules := nodeWith(t, "@qwen-code/sdk", qwenSDKVersion)
 	bin := buildPly(t)
 

@@ -20,6 +20,7 @@ import (
 // interrupt. Like TestQwenSDK it skips where node, npm or the package is
 // missing.
 func TestQwenSDKSession(t *testing.T) {
+	t.Parallel()
 	node, modules := nodeWith(t, "@qwen-code/sdk", qwenSDKVersion)
 	bin := buildPly(t)
 

@@ -9,6 +9,7 @@ import (
 )
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	got, err := Parse([]byte(`{
 		"model": "ignored",
 		"hooks": {
@@ -62,6 +63,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestMatcher(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		matcher string
 		yes, no []string
@@ -95,6 +97,7 @@ func TestMatcher(t *testing.T) {
 }
 
 func TestNewRunner(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := e.runner(Config{Stop: {{Hooks: []Command{{Type: "prompt", Command: "judge it"}, {Command: "true"}}}}})
 	w := e.reported()

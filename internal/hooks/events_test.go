@@ -12,6 +12,7 @@ import (
 var ctx = context.Background()
 
 func TestSessionStart(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	plain := e.script("plain.sh", `cat > start.json; echo "Branch: main, 3 uncommitted files"`)
 	jsonCtx := e.script("json.sh", `echo '{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"Resumed: remember the TODO list"}}'`)
@@ -41,6 +42,7 @@ func TestSessionStart(t *testing.T) {
 }
 
 func TestUserPromptSubmit(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	cmd := e.script("ups.sh", `
 input=$(cat)
@@ -74,6 +76,7 @@ esac`)
 }
 
 func TestPreToolUse(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	cmd := e.script("pre.sh", `
 input=$(cat)
@@ -127,6 +130,7 @@ esac`)
 }
 
 func TestPostToolUse(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	cmd := e.script("post.sh", `
 input=$(cat)
@@ -156,6 +160,7 @@ esac`)
 }
 
 func TestPostToolBatch(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	cmd := e.script("batch.sh", `
 input=$(cat)
@@ -199,6 +204,7 @@ esac`)
 }
 
 func TestStop(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	// Blocks once, then lets the agent stop when stop_hook_active is set,
 	// as a well-behaved Claude Code Stop hook does.
@@ -249,6 +255,7 @@ esac`)
 }
 
 func TestSessionEnd(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	cmd := e.script("end.sh", `input=$(cat); echo "$input" > end.json; echo "$input" >> ends.log`)
 	r := e.runner(Config{SessionEnd: {{Matcher: "clear|other", Hooks: []Command{{Command: cmd}}}}})

@@ -44,6 +44,7 @@ func (e *env) answering(kind, name, body string) Command {
 }
 
 func TestPostToolUseFailure(t *testing.T) {
+	t.Parallel()
 	for _, kind := range kinds {
 		t.Run(kind, func(t *testing.T) {
 			e := newEnv(t)
@@ -73,6 +74,7 @@ func TestPostToolUseFailure(t *testing.T) {
 // The scheduler adapter fires PostToolUseFailure, not PostToolUse, for
 // a call that failed.
 func TestSchedulerFailureEvent(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	post := e.script("post.sh", `cat > post.json; echo '{"hookSpecificOutput":{"additionalContext":"post"}}'`)
 	fail := e.script("fail.sh", `cat > fail.json; echo '{"hookSpecificOutput":{"additionalContext":"try --force"}}'`)
@@ -104,6 +106,7 @@ func (failTool) Execute(context.Context, json.RawMessage, tools.Output) (tools.R
 }
 
 func TestPermissionRequest(t *testing.T) {
+	t.Parallel()
 	for _, kind := range kinds {
 		t.Run(kind, func(t *testing.T) {
 			for _, tc := range []struct {
@@ -136,6 +139,7 @@ func TestPermissionRequest(t *testing.T) {
 
 // A script's exit code 2 denies with its stderr.
 func TestPermissionRequestExit2(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := e.runner(one(PermissionRequest, "", `echo "ask the lead" >&2; exit 2`, 0))
 	got, err := r.PermissionRequest(ctx, "edit", "c1", nil)
@@ -147,6 +151,7 @@ func TestPermissionRequestExit2(t *testing.T) {
 // Through the approver wrapper: a hook's answer replaces the user's; no
 // answer asks the user, and the Notification hooks hear of it.
 func TestApproverWrapper(t *testing.T) {
+	t.Parallel()
 	for _, kind := range kinds {
 		t.Run(kind, func(t *testing.T) {
 			e := newEnv(t)
@@ -184,6 +189,7 @@ func TestApproverWrapper(t *testing.T) {
 }
 
 func TestNotification(t *testing.T) {
+	t.Parallel()
 	for _, kind := range kinds {
 		t.Run(kind, func(t *testing.T) {
 			e := newEnv(t)
@@ -205,6 +211,7 @@ func TestNotification(t *testing.T) {
 }
 
 func TestSubagentStartStop(t *testing.T) {
+	t.Parallel()
 	for _, kind := range kinds {
 		t.Run(kind, func(t *testing.T) {
 			e := newEnv(t)
@@ -243,6 +250,7 @@ func TestSubagentStartStop(t *testing.T) {
 }
 
 func TestCompactHooks(t *testing.T) {
+	t.Parallel()
 	for _, kind := range kinds {
 		t.Run(kind, func(t *testing.T) {
 			e := newEnv(t)
@@ -273,6 +281,7 @@ func TestCompactHooks(t *testing.T) {
 // Every event ply fires reaches an http hook, with its name and the
 // fields every event carries.
 func TestHTTPHookEveryEvent(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	got := make(chan map[string]any, 32)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -384,6 +393,7 @@ func TestHTTPHookHeadersAndFailures(t *testing.T) {
 }
 
 func TestParseHTTPHook(t *testing.T) {
+	t.Parallel()
 	c, err := Parse([]byte(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[
 		{"type":"http","url":"https://hooks.example/pre","timeout":5,"headers":{"Authorization":"Bearer $T"},"allowedEnvVars":["T"]}]}],
 		"Stop":[{"type":"http","url":"http://127.0.0.1:9/stop"}]}}`))
@@ -425,6 +435,7 @@ func FuzzExpandHeader(f *testing.F) {
 // The first seven events' decisions, given by http hooks: the same
 // semantics as the command hooks' tests above.
 func TestHTTPHookDecisions(t *testing.T) {
+	t.Parallel()
 	hook := func(t *testing.T, event, body string) (*env, *Runner) {
 		e := newEnv(t)
 		return e, e.runner(Config{event: {{Hooks: []Command{e.answering(TypeHTTP, "h", body)}}}})

@@ -69,6 +69,7 @@ func TestTimeout(t *testing.T) {
 
 // TestFailures: every way a hook can fail is a warning and no decision.
 func TestFailures(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, body string
 		is         error
@@ -108,6 +109,7 @@ func TestFailures(t *testing.T) {
 
 // TestExit2 blocks with stderr as the reason and ignores stdout.
 func TestExit2(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	cmd := e.script("block.sh", `echo '{"hookSpecificOutput":{"permissionDecision":"allow"}}'; echo "rm -rf is not allowed here" >&2; exit 2`)
 	d, err := e.runner(one(PreToolUse, "", cmd, 0)).Run(context.Background(), PreToolUse, Input{ToolName: "edit"})
@@ -122,6 +124,7 @@ func TestExit2(t *testing.T) {
 // TestInput: the hook runs in the workspace with the project variables
 // set and reads the event on stdin.
 func TestInput(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	sub := filepath.Join(e.dir, "sub")
 	if err := os.Mkdir(sub, 0o755); err != nil {
@@ -184,6 +187,7 @@ func TestStrayHoldsStdout(t *testing.T) {
 // TestIgnoresStdin: a hook that exits without reading a large input is
 // not an error.
 func TestIgnoresStdin(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	big, _ := json.Marshal(map[string]string{"content": strings.Repeat("x", 1<<20)})
 	d, err := e.runner(one(PreToolUse, "", "exit 0", 0)).Run(context.Background(), PreToolUse, Input{ToolName: "write_file", ToolInput: big})
@@ -195,6 +199,7 @@ func TestIgnoresStdin(t *testing.T) {
 // TestParallelAndCombined: the hooks of an event run at the same time
 // (each waits for the other to start) and their answers combine.
 func TestParallelAndCombined(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	wait := func(me, other string) string {
 		return `touch ` + me + `; for i in $(seq 100); do [ -e ` + other + ` ] && break; sleep 0.05; done; [ -e ` + other + ` ] || exit 1; `
@@ -230,6 +235,7 @@ func TestParallelAndCombined(t *testing.T) {
 }
 
 func TestMerge(t *testing.T) {
+	t.Parallel()
 	var d Decision
 	for _, b := range []Decision{
 		{Verdict: VerdictAllow, Reason: "fine"},
@@ -261,6 +267,7 @@ func TestCancel(t *testing.T) {
 }
 
 func TestNilRunner(t *testing.T) {
+	t.Parallel()
 	var r *Runner
 	ctx := context.Background()
 	if d, err := r.Run(ctx, Stop, Input{}); err != nil || d.Block {

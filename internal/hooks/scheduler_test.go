@@ -2,7 +2,6 @@ package hooks
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -11,31 +10,9 @@ import (
 	"github.com/plyhq/ply/internal/tools"
 )
 
-// echoTool stands in for ply's shell tool: it returns its command.
-type echoTool struct{ name string }
-
-func (t echoTool) Name() string        { return t.name }
-func (t echoTool) Description() string { return "echo" }
-func (t echoTool) Kind() tools.Kind    { return tools.KindExecute }
-func (t echoTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"command":{"type":"string"}},"required":["command"],"additionalProperties":false}`)
-}
-
-func (t echoTool) Execute(_ context.Context, args json.RawMessage, _ tools.Output) (tools.Result, error) {
-	var p struct{ Command string }
-	if err := json.Unmarshal(args, &p); err != nil {
-		return tools.Result{}, err
-	}
-	return tools.Result{Output: "ran: " + p.Command}, nil
-}
-
-func shellReq(id, command string) scheduler.Request {
-	args, _ := json.Marshal(map[string]string{"command": command})
-	return scheduler.Request{CallID: id, Name: "run_shell_command", Args: string(args)}
-}
-
 // TestForScheduler drives the real scheduler with real hook scripts.
 func TestForScheduler(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	pre := e.script("pre.sh", `
 input=$(cat)
@@ -112,10 +89,4 @@ case "$input" in *'"tool_use_id":"t2"'*) echo "coverage dropped" >&2; exit 2 ;; 
 	if w := e.reported(); len(w) != 0 {
 		t.Errorf("warnings: %v", w)
 	}
-}
-
-type approver func(c *scheduler.Call) scheduler.Decision
-
-func (a approver) Approve(_ context.Context, c *scheduler.Call) (scheduler.Decision, error) {
-	return a(c), nil
 }

@@ -28,6 +28,7 @@ func (denyRM) Check(_ context.Context, c *scheduler.Call) (scheduler.Verdict, st
 // PermissionRequest hook's allow with an updatedInput runs the call with
 // the new arguments, validated again and checked against the deny rules.
 func TestPermissionRequestUpdatedInput(t *testing.T) {
+	t.Parallel()
 	for _, kind := range kinds {
 		t.Run(kind, func(t *testing.T) {
 			e := newEnv(t)

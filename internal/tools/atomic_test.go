@@ -1,35 +1,11 @@
 package tools
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// failRename makes the final rename of writeFileAtomic and of
-// Workspace.writeFile fail for the rest of the test. Tests using it must
-// not run in parallel.
-func failRename(t *testing.T) {
-	t.Helper()
-	orig, origAt := renameFile, renameAt
-	renameFile = func(string, string) error { return errors.New("simulated rename failure") }
-	renameAt = func(int, string, int, string) error { return errors.New("simulated rename failure") }
-	t.Cleanup(func() { renameFile, renameAt = orig, origAt })
-}
-
-// ftWantNoTempFiles fails if writeFileAtomic left a temporary file
-// anywhere under dir.
-func ftWantNoTempFiles(t *testing.T, dir string) {
-	t.Helper()
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && strings.Contains(d.Name(), ".ply-tmp-") {
-			t.Errorf("temporary file left behind: %s", p)
-		}
-		return nil
-	})
-}
 
 func TestWriteFileAtomic(t *testing.T) {
 	dir := t.TempDir()

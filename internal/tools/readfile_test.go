@@ -16,73 +16,6 @@ import (
 
 // Helpers shared by the file tool tests.
 
-// ftWorkspace returns a fresh workspace and its (symlink-resolved) root.
-func ftWorkspace(t testing.TB) (string, *Workspace) {
-	t.Helper()
-	ws, err := NewWorkspace(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ws.Root(), ws
-}
-
-// ftExec runs tool with args marshalled to JSON (a string is sent as is).
-func ftExec(t testing.TB, tool Tool, args any) Result {
-	t.Helper()
-	var raw []byte
-	if s, ok := args.(string); ok {
-		raw = []byte(s)
-	} else {
-		var err error
-		if raw, err = json.Marshal(args); err != nil {
-			t.Fatal(err)
-		}
-	}
-	res, err := tool.Execute(context.Background(), raw, nil)
-	if err != nil {
-		t.Fatalf("%s: unexpected Go error: %v", tool.Name(), err)
-	}
-	return res
-}
-
-func ftWriteFile(t testing.TB, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func ftReadFile(t testing.TB, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-func ftWantError(t testing.TB, res Result, errType string, msgParts ...string) {
-	t.Helper()
-	if !res.IsError || res.ErrorType != errType {
-		t.Fatalf("got IsError=%v ErrorType=%q (output %q), want error %q", res.IsError, res.ErrorType, res.Output, errType)
-	}
-	for _, p := range msgParts {
-		if !strings.Contains(res.Output, p) {
-			t.Errorf("error message %q does not mention %q", res.Output, p)
-		}
-	}
-}
-
-func ftWantOK(t testing.TB, res Result) {
-	t.Helper()
-	if res.IsError {
-		t.Fatalf("unexpected error %s: %s", res.ErrorType, res.Output)
-	}
-}
-
 // numberedLines returns "line 1\n" ... "line n\n".
 // numbered is how read_file shows lines starting at line first.
 func numbered(first int, lines ...string) string {
@@ -92,14 +25,6 @@ func numbered(first int, lines ...string) string {
 			b.WriteByte('\n')
 		}
 		fmt.Fprintf(&b, "%6d\t%s", first+i, l)
-	}
-	return b.String()
-}
-
-func numberedLines(n int) string {
-	var b strings.Builder
-	for i := 1; i <= n; i++ {
-		fmt.Fprintf(&b, "line %d\n", i)
 	}
 	return b.String()
 }

@@ -13,6 +13,7 @@ import (
 // configuration names do not run for a confined git command, though they
 // do for the same command run unconfined.
 func TestShellConfinedGitDrivers(t *testing.T) {
+	t.Parallel()
 	requireReadOnlyProfile(t)
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")

@@ -117,6 +117,7 @@ func TestShellConfinedMisclassified(t *testing.T) {
 // TestShellConfinedReads checks that the profile lets read-only commands
 // do their work: read, list, search, use a temporary file, run git.
 func TestShellConfinedReads(t *testing.T) {
+	t.Parallel()
 	requireReadOnlyProfile(t)
 	sh, _ := shellTestTool(t)
 	res := shellConfinedRun(t, sh, `cat sub/file.txt && ls sub && grep -r hi . >/dev/null && sort <<< "b

@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -36,8 +35,9 @@ func playPly(command string) {
 // the command's whole process group must end with it, before the command
 // could make its change.
 func TestShellDiesWithPly(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
-		t.Skip("takes 5 s")
+		t.Skip("runs this binary as ply and kills it")
 	}
 	dir := t.TempDir()
 	self, err := os.Executable()
@@ -47,8 +47,12 @@ func TestShellDiesWithPly(t *testing.T) {
 	ply := exec.Command(self, "-test.run=^$")
 	ply.Dir = dir
 	// A child in the group, one that left it with setsid, one under
-	// nohup, and the command itself.
-	ply.Env = append(os.Environ(), shellDeathEnv+"=(sleep 3; touch child-marker) & setsid sh -c 'touch ready; sleep 3; touch setsid-marker' & nohup sh -c 'sleep 3; touch nohup-marker' >/dev/null 2>&1 & echo $$ > pid; sleep 3; touch marker")
+	// nohup, and the command itself; each writes a marker after 3 s
+	// unless it dies first, and the pids of all four are written down.
+	ply.Env = append(os.Environ(), shellDeathEnv+"=(sleep 3; touch child-marker) & echo $! > child.pid; "+
+		"setsid sh -c 'touch ready; sleep 3; touch setsid-marker' & echo $! > setsid.pid; "+
+		"nohup sh -c 'sleep 3; touch nohup-marker' >/dev/null 2>&1 & echo $! > nohup.pid; "+
+		"echo $$ > pid; sleep 3; touch marker")
 	if err := ply.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -58,16 +62,32 @@ func TestShellDiesWithPly(t *testing.T) {
 		_ = ply.Wait()
 		t.Fatal("the command did not start")
 	}
+	// The pid file is written after the others.
+	var pids []int
+	for _, f := range []string{"child.pid", "setsid.pid", "nohup.pid"} {
+		p := sandboxtest.WaitPID(filepath.Join(dir, f), time.Second)
+		if p == 0 {
+			t.Fatalf("%s was not written before pid", f)
+		}
+		pids = append(pids, p)
+	}
 	_ = ply.Process.Signal(syscall.SIGKILL)
 	_ = ply.Wait()
 
-	time.Sleep(5 * time.Second)
+	// Once every process that would write a marker is gone, none can
+	// appear any more.
+	if !sandboxtest.WaitGroupGone(pid, 10*time.Second) {
+		t.Errorf("process group %d is still there after ply died (kill: %v)", pid, syscall.Kill(-pid, 0))
+	}
+	for _, p := range pids {
+		if !sandboxtest.WaitGone(p, 10*time.Second) {
+			t.Errorf("process %d still runs after ply died", p)
+			_ = syscall.Kill(p, syscall.SIGKILL)
+		}
+	}
 	for _, f := range []string{"marker", "child-marker", "setsid-marker", "nohup-marker"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); !os.IsNotExist(err) {
 			t.Errorf("the command went on after ply died: %s exists (stat: %v)", f, err)
 		}
-	}
-	if err := syscall.Kill(-pid, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Errorf("process group %d is still there after ply died (kill: %v)", pid, err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 // of its end, where errors are, than of its start, and the note on the
 // left-out middle says how many of its lines look like errors.
 func TestShellOutputKeepsMoreTailAndCountsErrors(t *testing.T) {
+	t.Parallel()
 	sh, _ := shellTestTool(t)
 	sh.SetOutputDir(t.TempDir())
 	// 20000 lines; among them, far from both ends, 3 errors, 2 failures

@@ -13,6 +13,7 @@ import (
 // TestShellSandbox checks that a sandboxed shell confines foreground and
 // background commands to the policy's directories.
 func TestShellSandbox(t *testing.T) {
+	t.Parallel()
 	if _, err := sandbox.Available(); err != nil {
 		t.Skipf("no Landlock here: %v", err)
 	}

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,70 +9,13 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
 
-	"github.com/plyhq/ply/internal/sandbox/sandboxtest"
 	"github.com/plyhq/ply/internal/shell"
 )
-
-func shellTestTool(t *testing.T) (*Shell, *Workspace) {
-	t.Helper()
-	_, ws := searchTestWorkspace(t, map[string]string{"sub/file.txt": "hi\n"})
-	sh := NewShell(ws)
-	t.Cleanup(func() { sh.Close() })
-	return sh, ws
-}
-
-// shellTestBuffer is an Output safe to read while the command writes.
-type shellTestBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *shellTestBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *shellTestBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
-// shellTestGone reports whether pid no longer runs.
-func shellTestGone(pid int) bool { return sandboxtest.Gone(pid) }
-
-func shellTestWaitGone(t *testing.T, pid int) {
-	t.Helper()
-	if !sandboxtest.WaitGone(pid, 3*time.Second) {
-		syscall.Kill(pid, syscall.SIGKILL)
-		t.Fatalf("process %d still runs", pid)
-	}
-}
-
-// shellTestPID waits for the first line of out to be a PID and returns it.
-func shellTestPID(t *testing.T, out *shellTestBuffer) int {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		if line, _, ok := strings.Cut(out.String(), "\n"); ok {
-			pid, err := strconv.Atoi(strings.TrimSpace(line))
-			if err != nil {
-				t.Fatalf("first line %q is not a pid", line)
-			}
-			return pid
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatal("no pid printed")
-	return 0
-}
 
 func TestShellExitCodeAndStderr(t *testing.T) {
 	sh, ws := shellTestTool(t)
@@ -122,6 +64,7 @@ func TestShellTimeoutKillsTheGroup(t *testing.T) {
 }
 
 func TestShellTimeoutEscalatesToSIGKILL(t *testing.T) {
+	t.Parallel()
 	sh, _ := shellTestTool(t)
 	var live shellTestBuffer
 	start := time.Now()

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -11,51 +10,6 @@ import (
 	"syscall"
 	"testing"
 )
-
-// searchTestTree creates files (slash paths relative to root, with their
-// contents) under root.
-func searchTestTree(t testing.TB, root string, files map[string]string) {
-	t.Helper()
-	for p, content := range files {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// searchTestWorkspace returns a workspace over a fresh directory holding
-// files.
-func searchTestWorkspace(t testing.TB, files map[string]string) (string, *Workspace) {
-	t.Helper()
-	ws, err := NewWorkspace(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	searchTestTree(t, ws.Root(), files)
-	return ws.Root(), ws
-}
-
-// searchTestRun executes tool with args (marshalled unless already raw).
-func searchTestRun(t testing.TB, tool Tool, args any) Result {
-	t.Helper()
-	raw, ok := args.(string)
-	if !ok {
-		b, err := json.Marshal(args)
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw = string(b)
-	}
-	res, err := tool.Execute(context.Background(), json.RawMessage(raw), nil)
-	if err != nil {
-		t.Fatalf("Execute(%s): unexpected Go error %v", raw, err)
-	}
-	return res
-}
 
 func walkTestList(t *testing.T, opts walkOptions) []string {
 	t.Helper()

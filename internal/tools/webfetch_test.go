@@ -408,6 +408,7 @@ func TestWebFetchCancelMidBody(t *testing.T) {
 }
 
 func TestWebFetchTimeout(t *testing.T) {
+	t.Parallel()
 	srv := newWFServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():

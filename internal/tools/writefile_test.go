@@ -146,13 +146,6 @@ func TestResolveDanglingSymlink(t *testing.T) {
 	}
 }
 
-func mustSymlink(t testing.TB, target, link string) {
-	t.Helper()
-	if err := os.Symlink(target, link); err != nil {
-		t.Skipf("symlinks unavailable: %v", err)
-	}
-}
-
 // BenchmarkWriteFile measures one write_file call replacing a file three
 // directories deep: resolution, the walk beneath the root, the temporary
 // file, its fsync and the rename.

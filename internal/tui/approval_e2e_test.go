@@ -28,6 +28,7 @@ func readable(screen string) string {
 // included. Denied, it does not run; the next command's "allow always" is
 // saved to the project's settings from the dialog.
 func TestTmuxLongCommandReadable(t *testing.T) {
+	t.Parallel()
 	bin := buildPly(t)
 	dir := t.TempDir()
 	if err := os.Mkdir(filepath.Join(dir, "build"), 0o755); err != nil {
@@ -83,6 +84,7 @@ func TestTmuxLongCommandReadable(t *testing.T) {
 // is shown rendered in full with the plan's choices; "approve, auto-accept
 // edits" switches to auto-edit, so the edit that follows runs unasked.
 func TestTmuxPlanApprovedWithAutoEdits(t *testing.T) {
+	t.Parallel()
 	bin := buildPly(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "notes.txt")

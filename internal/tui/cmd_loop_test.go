@@ -66,6 +66,7 @@ func loopHarness(t *testing.T, slow time.Duration) (*harness, *schedule.Schedule
 }
 
 func TestLoopFiresThreeTimes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("takes 3 s")
 	}
@@ -95,6 +96,7 @@ func TestLoopFiresThreeTimes(t *testing.T) {
 // While the first firing's round runs (2.5 s), the firings due meanwhile
 // are skipped, and the next one that goes out says so.
 func TestLoopSkipsWhileTheFiringRuns(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("takes 4 s")
 	}

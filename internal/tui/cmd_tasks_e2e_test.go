@@ -13,6 +13,7 @@ import (
 // The model starts a server in the background; /tasks lists it with its
 // last line, and /tasks stop ends it, children and all.
 func TestTmuxTasks(t *testing.T) {
+	t.Parallel()
 	bin := buildPly(t)
 	dir := t.TempDir()
 	srv := fp.New(t,

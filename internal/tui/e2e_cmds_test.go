@@ -13,6 +13,7 @@ import (
 // custom command with $ARGUMENTS, a !cmd whose output reaches the model
 // with the next prompt, and /export writing the conversation.
 func TestTmuxCustomCommandBangExport(t *testing.T) {
+	t.Parallel()
 	bin := buildPly(t)
 	dir := t.TempDir()
 	home := filepath.Join(t.TempDir(), "home")

@@ -26,9 +26,13 @@ func longReply() string {
 // TestTmuxContinueDrawsAll: `ply -c` in a terminal opens the UI on the
 // latest session with the whole conversation drawn, at 30 and 120 rows.
 func TestTmuxContinueDrawsAll(t *testing.T) {
+	t.Parallel()
 	bin := buildPly(t)
 	for _, h := range []int{30, 120} {
-		t.Run(fmt.Sprint(h), func(t *testing.T) { testTmuxContinueDrawsAll(t, bin, h) })
+		t.Run(fmt.Sprint(h), func(t *testing.T) {
+			t.Parallel()
+			testTmuxContinueDrawsAll(t, bin, h)
+		})
 	}
 }
 
@@ -103,9 +107,11 @@ func checkInOrder(t *testing.T, s string, want []string) {
 // TestTmuxResumeDrawsAll: /resume in a fresh UI draws the whole chosen
 // conversation, and nothing of the picker stays on screen.
 func TestTmuxResumeDrawsAll(t *testing.T) {
+	t.Parallel()
 	bin := buildPly(t)
 	for _, h := range []int{30, 120} {
 		t.Run(fmt.Sprint(h), func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			home := filepath.Join(t.TempDir(), "home")
 			srv := fp.New(t, fp.Turn{fp.Text(longReply())}, fp.Turn{fp.Text("AFTER-RESUME")})
@@ -147,6 +153,7 @@ func TestTmuxResumeDrawsAll(t *testing.T) {
 // TestTmuxPromptInteractive: -i sends its prompt from the UI as if typed
 // (its @path inlined once), on a new session and with -c on the latest.
 func TestTmuxPromptInteractive(t *testing.T) {
+	t.Parallel()
 	bin := buildPly(t)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("NOTE-CONTENT\n"), 0o644); err != nil {

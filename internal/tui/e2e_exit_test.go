@@ -31,6 +31,7 @@ func quitAndWait(t *testing.T, x *tmux) string {
 // tokens and the command that resumes the session; leaving without one
 // keeps no session.
 func TestTmuxExitSummary(t *testing.T) {
+	t.Parallel()
 	bin := buildPly(t)
 	dir := t.TempDir()
 	home := filepath.Join(t.TempDir(), "home")

@@ -13,6 +13,7 @@ import (
 // prompt tokens, the footer's context figure is within 10% of that, of
 // an assumed window ("~") for a model ply does not know; yolo is red.
 func TestTmuxFooterContext(t *testing.T) {
+	t.Parallel()
 	bin := buildPly(t)
 	dir := t.TempDir()
 	srv := fp.New(t, fp.Turn{fp.Text("short answer"), fp.Usage(27000, 20)})

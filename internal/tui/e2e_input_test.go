@@ -13,6 +13,7 @@ import (
 // screen keeps no stale copy of the input line after /clear or a closed
 // picker.
 func TestTmuxEscReturnsQueued(t *testing.T) {
+	t.Parallel()
 	bin := buildPly(t)
 	dir := t.TempDir()
 	srv := fp.New(t,
@@ -41,6 +42,7 @@ func TestTmuxEscReturnsQueued(t *testing.T) {
 	// Sending it now works as typed.
 	x.run("send-keys", "-t", "ply", "Enter")
 	x.waitFor("ANSWER-TWO")
+	x.waitIdle()
 
 	// /clear and a closed picker leave no copy of what the input held.
 	x.submit("/clear")
@@ -48,7 +50,7 @@ func TestTmuxEscReturnsQueued(t *testing.T) {
 	x.submit("/resume")
 	x.waitFor("Resume a session")
 	x.run("send-keys", "-t", "ply", "Escape")
-	time.Sleep(500 * time.Millisecond)
+	x.waitGone("Resume a session")
 	all := x.run("capture-pane", "-p", "-J", "-t", "ply", "-S", "-")
 	for _, stale := range []string{"> /clear", "> /resume", "Resume a session"} {
 		if strings.Contains(all, stale) {

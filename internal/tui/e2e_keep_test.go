@@ -15,6 +15,7 @@ import (
 // write's real result for the next prompt's request, and reaching the
 // per-turn cap asks whether to go on instead of ending the turn.
 func TestTmuxCutBatchAndTurnCap(t *testing.T) {
+	t.Parallel()
 	bin := buildPly(t)
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, ".ply"), 0o755); err != nil {

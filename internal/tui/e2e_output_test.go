@@ -10,6 +10,7 @@ import (
 // TestTmuxCtrlOShowsOutput: a finished command's card keeps its last
 // lines, and Ctrl+O prints its whole output.
 func TestTmuxCtrlOShowsOutput(t *testing.T) {
+	t.Parallel()
 	bin := buildPly(t)
 	dir := t.TempDir()
 	srv := fp.New(t,

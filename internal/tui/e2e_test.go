@@ -1,8 +1,6 @@
 package tui_test
 
 import (
-	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,89 +12,10 @@ import (
 	fp "github.com/plyhq/ply/internal/fakeprovider"
 )
 
-// tmux drives the real binary in a real pseudo-terminal on a private
-// tmux server, so the test touches no tmux session of the user's.
-type tmux struct {
-	t      *testing.T
-	socket string
-}
-
-func (x *tmux) run(args ...string) string {
-	x.t.Helper()
-	out, err := exec.Command("tmux", append([]string{"-L", x.socket, "-f", "/dev/null"}, args...)...).CombinedOutput()
-	if err != nil {
-		x.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
-
-// submit types text into the input box and presses Enter.
-func (x *tmux) submit(text string) {
-	x.t.Helper()
-	x.run("send-keys", "-t", "ply", "-l", text)
-	x.run("send-keys", "-t", "ply", "Enter")
-}
-
-func (x *tmux) screen() string { return x.run("capture-pane", "-p", "-t", "ply", "-S", "-100") }
-
-// waitFor polls the screen until it contains want.
-func (x *tmux) waitFor(want string) string {
-	x.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		s := x.screen()
-		if strings.Contains(s, want) {
-			return s
-		}
-		if time.Now().After(deadline) {
-			x.t.Fatalf("timed out waiting for %q; screen:\n%s", want, s)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// buildPly skips a test that needs a terminal where it cannot have one,
-// and builds the binary it drives.
-func buildPly(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the binary and drives a terminal")
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed: the pseudo-terminal test needs it")
-	}
-	bin := filepath.Join(t.TempDir(), "ply")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/plyhq/ply/cmd/ply").CombinedOutput(); err != nil {
-		t.Fatalf("building ply: %v\n%s", err, out)
-	}
-	return bin
-}
-
-// startPly runs bin in dir on a private tmux server of its own, in a
-// w×h terminal, against srv, with a fresh PLY_HOME and env added; the
-// server is killed when the test ends.
-func startPly(t *testing.T, bin, dir string, srv *fp.Server, w, h int, env []string, flags ...string) *tmux {
-	t.Helper()
-	x := &tmux{t: t, socket: fmt.Sprintf("ply-test-%d-%s", os.Getpid(), strings.NewReplacer("/", "-", " ", "-").Replace(t.Name()))}
-	env = append([]string{
-		"OPENAI_API_KEY=test-key", "OPENAI_MODEL=test-model", "OPENAI_BASE_URL=" + srv.URL,
-		"PLY_HOME=" + filepath.Join(t.TempDir(), "home"), "PLY_RETRY_DELAY_SCALE=0.001", "TERM=xterm-256color",
-	}, env...)
-	cmd := "cd " + dir + " && exec env " + strings.Join(env, " ") + " " + strings.Join(append([]string{bin}, flags...), " ")
-	x.run("new-session", "-d", "-s", "ply", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), cmd)
-	t.Cleanup(func() { _ = exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
-	return x
-}
-
-// args encodes a tool call's arguments.
-func args(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
-}
-
 func TestTmuxApproveEdit(t *testing.T) {
-	t.Run("100x30", func(t *testing.T) { testTmuxApproveEdit(t, 100, 30, false) })
-	t.Run("80x24 NO_COLOR", func(t *testing.T) { testTmuxApproveEdit(t, 80, 24, true) })
+	t.Parallel()
+	t.Run("100x30", func(t *testing.T) { t.Parallel(); testTmuxApproveEdit(t, 100, 30, false) })
+	t.Run("80x24 NO_COLOR", func(t *testing.T) { t.Parallel(); testTmuxApproveEdit(t, 80, 24, true) })
 }
 
 // colour matches an SGR sequence that sets a foreground colour (39, the
@@ -167,6 +86,7 @@ func testTmuxApproveEdit(t *testing.T, w, h int, noColor bool) {
 // and a blocked prompt is shown as such and never sent. The folder is not
 // trusted at first: ply asks, and the hooks load once the user trusts it.
 func TestTmuxPromptHooks(t *testing.T) {
+	t.Parallel()
 	bin := buildPly(t)
 	dir := t.TempDir()
 	write := func(name, body string, mode os.FileMode) string {
@@ -248,6 +168,7 @@ echo PROMPT-CTX-9
 // TestTmuxSubagentAsks checks that a subagent's call that needs approval
 // is asked in the UI's dialog, and runs once allowed.
 func TestTmuxSubagentAsks(t *testing.T) {
+	t.Parallel()
 	bin := buildPly(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "notes.txt")

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"go.uber.org/goleak"
 
 	"github.com/plyhq/ply/internal/client"
 	"github.com/plyhq/ply/internal/inbox"
@@ -19,15 +18,6 @@ import (
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/turn"
 )
-
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m,
-		// The e2e test's fake server keeps keep-alive connections.
-		goleak.IgnoreTopFunction("net/http.(*persistConn).readLoop"),
-		goleak.IgnoreTopFunction("net/http.(*persistConn).writeLoop"),
-		goleak.IgnoreTopFunction("internal/poll.runtime_pollWait"),
-	)
-}
 
 // roundsFunc scripts the client: one function call per round.
 type roundsFunc func(ctx context.Context, parts []llm.Part, typ client.SendType) []turn.Event

@@ -14,6 +14,7 @@ import (
 // conversation": the file is back, the prompt is in the input box, and
 // the next request holds the history up to before that prompt.
 func TestTmuxRewind(t *testing.T) {
+	t.Parallel()
 	bin := buildPly(t)
 	dir := t.TempDir()
 	notes := filepath.Join(dir, "notes.txt")
@@ -34,6 +35,7 @@ func TestTmuxRewind(t *testing.T) {
 		x.run("send-keys", "-t", "ply", "Enter")
 		x.waitFor(p.done)
 	}
+	x.waitIdle()
 	if b, _ := os.ReadFile(notes); string(b) != "second\n" {
 		t.Fatalf("notes.txt = %q before the rewind", b)
 	}

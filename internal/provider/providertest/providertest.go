@@ -7,12 +7,15 @@ package providertest
 
 import (
 	"bufio"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -20,9 +23,22 @@ import (
 )
 
 // Main runs a provider package's tests and fails them if goroutines leak.
-// Call it from TestMain.
+// Call it from TestMain. When tests skipped for missing recorded fixtures,
+// it prints one line saying how many, after the tests.
 func Main(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(reportingM{m})
+}
+
+// reportingM runs the tests, then reports the fixture skips.
+type reportingM struct{ m *testing.M }
+
+func (r reportingM) Run() int {
+	code := r.m.Run()
+	if n := fixtureSkips.Load(); n > 0 {
+		fmt.Printf("%s: %d tests skipped, recorded fixtures missing at %s (%s=1 fails them)\n",
+			filepath.Base(os.Args[0]), n, fixtureSkipWhere.Load(), RequireFixturesEnv)
+	}
+	return code
 }
 
 // PieceSizes are the write sizes recorded streams are replayed with: once
@@ -31,31 +47,64 @@ func Main(m *testing.M) {
 // characters.
 var PieceSizes = []int{0, 1, 7}
 
-// RecordedDir finds shared/fixtures/recorded beside the repository: the
-// directory holding go.mod, then ../shared. It skips the test when the
+// FixturesDirEnv names the variable that, when set, is the directory of
+// recorded fixtures, in place of ../shared/fixtures/recorded beside the
+// repository.
+const FixturesDirEnv = "PLY_FIXTURES_DIR"
+
+// RequireFixturesEnv names the variable that, set to 1, turns a missing
+// fixture from a skip into a failure. .ci/run sets it.
+const RequireFixturesEnv = "PLY_REQUIRE_FIXTURES"
+
+var (
+	// fixtureSkips counts the tests skipped for a missing fixture; Main
+	// reports it.
+	fixtureSkips atomic.Int64
+	// fixtureSkipWhere is the path the last such skip looked at.
+	fixtureSkipWhere atomic.Value
+)
+
+// missingFixture fails the test when PLY_REQUIRE_FIXTURES=1 and otherwise
+// skips it, counting the skip for Main's report. where is the path that
+// was looked at; why says what was wrong with it.
+func missingFixture(t testing.TB, where string, why error) {
+	t.Helper()
+	if os.Getenv(RequireFixturesEnv) == "1" {
+		t.Fatalf("recorded fixtures required (%s=1) but missing at %s: %v", RequireFixturesEnv, where, why)
+	}
+	fixtureSkips.Add(1)
+	fixtureSkipWhere.Store(where)
+	t.Skipf("recorded fixtures missing at %s: %v", where, why)
+}
+
+// RecordedDir finds the recorded fixtures: $PLY_FIXTURES_DIR when it is
+// set, otherwise shared/fixtures/recorded beside the repository (the
+// directory holding go.mod, then ../shared). It skips the test when the
 // fixtures are not there, or fails it when PLY_REQUIRE_FIXTURES=1.
 func RecordedDir(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
+	rec := os.Getenv(FixturesDirEnv)
+	if rec == "" {
+		dir, err := os.Getwd()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+				break
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				missingFixture(t, "../shared/fixtures/recorded", errors.New("go.mod not found above the test directory"))
+			}
+			dir = parent
+		}
+		rec = filepath.Join(dir, "..", "shared", "fixtures", "recorded")
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-	rec := filepath.Join(dir, "..", "shared", "fixtures", "recorded")
-	if _, err := os.Stat(rec); err != nil {
-		if os.Getenv("PLY_REQUIRE_FIXTURES") == "1" {
-			t.Fatalf("recorded fixtures required (PLY_REQUIRE_FIXTURES=1) but not available at %s: %v", rec, err)
-		}
-		t.Skipf("recorded fixtures not available at %s: %v", rec, err)
+	if fi, err := os.Stat(rec); err != nil {
+		missingFixture(t, rec, err)
+	} else if !fi.IsDir() {
+		missingFixture(t, rec, errors.New("not a directory"))
 	}
 	return rec
 }
@@ -75,12 +124,13 @@ type Cassette struct {
 }
 
 // LoadCassette decodes the named cassette from RecordedDir, skipping the
-// test when it is absent.
+// test when it is absent (failing it when PLY_REQUIRE_FIXTURES=1).
 func LoadCassette(t testing.TB, name string) *Cassette {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(RecordedDir(t), name))
+	path := filepath.Join(RecordedDir(t), name)
+	b, err := os.ReadFile(path)
 	if err != nil {
-		t.Skipf("fixture %s not available: %v", name, err)
+		missingFixture(t, path, err)
 	}
 	var c Cassette
 	if err := yaml.Unmarshal(b, &c); err != nil {
@@ -91,12 +141,13 @@ func LoadCassette(t testing.TB, name string) *Cassette {
 
 // ChunkLines reads the named .chunks.txt fixture from RecordedDir: one
 // decoded chunk a line, returned trimmed, blank lines left out. It skips
-// the test when the fixture is absent.
+// the test when the fixture is absent (fails it when PLY_REQUIRE_FIXTURES=1).
 func ChunkLines(t testing.TB, name string) []string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(RecordedDir(t), name))
+	path := filepath.Join(RecordedDir(t), name)
+	f, err := os.Open(path)
 	if err != nil {
-		t.Skipf("fixture %s not available: %v", name, err)
+		missingFixture(t, path, err)
 	}
 	defer f.Close()
 	var lines []string
