@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -24,9 +25,9 @@ func listSessions(cfg *config, root string, out io.Writer) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tLAST ACTIVE\tTURNS\tFIRST PROMPT")
+	fmt.Fprintln(tw, "ID\tLAST ACTIVE\tTURNS\tNAME\tFIRST PROMPT")
 	for _, s := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", s.ID, s.Modified.Local().Format(time.DateTime), s.Turns, s.FirstPrompt)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", s.ID, s.Modified.Local().Format(time.DateTime), s.Turns, cmp.Or(s.Title, "-"), s.FirstPrompt)
 	}
 	return tw.Flush()
 }
