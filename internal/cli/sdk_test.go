@@ -35,7 +35,9 @@ func startSDKHome(t *testing.T, dir, home string, srv *fp.Server, args ...string
 		"PLY_HOME": home, "PLY_RETRY_DELAY_SCALE": "0.001"}
 	var stderr strings.Builder
 	code := make(chan int, 1)
+	exited := make(chan struct{})
 	go func() {
+		defer close(exited)
 		c := Main(context.Background(), append([]string{"--input-format", "stream-json", "--output-format", "stream-json", "--channel=SDK"}, args...),
 			IO{Stdin: inR, Stdout: outW, Stderr: &stderr, Getenv: func(k string) string { return env[k] }, Cwd: dir})
 		outW.Close()
@@ -56,7 +58,17 @@ func startSDKHome(t *testing.T, dir, home string, srv *fp.Server, args ...string
 			p.lines <- m
 		}
 	}()
-	t.Cleanup(func() { inW.Close() })
+	// The end of input ends the session; its directories are removed
+	// (TempDir's cleanup, which runs after this one) only once ply is done
+	// with them.
+	t.Cleanup(func() {
+		inW.Close()
+		select {
+		case <-exited:
+		case <-time.After(30 * time.Second):
+			t.Error("ply did not exit 30 s after its input ended")
+		}
+	})
 	return p, code
 }
 
