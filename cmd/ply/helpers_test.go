@@ -2,24 +2,17 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	fp "github.com/plyhq/ply/internal/fakeprovider"
+	"github.com/plyhq/ply/internal/plytest"
 )
 
-var (
-	// plyDir is the directory TestMain makes for the binary and removes
-	// after the tests.
-	plyDir   string
-	plyOnce  sync.Once
-	plyBin   string
-	plyBuild error
-)
+// ply is the binary the process tests run, built once (TestMain removes it).
+var ply plytest.Binary
 
 // buildPly returns the real binary, built once for all the tests of a run
 // (the first test that needs it builds it). It skips in -short mode.
@@ -28,20 +21,7 @@ func buildPly(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	plyOnce.Do(func() {
-		bin := filepath.Join(plyDir, "ply")
-		cmd := exec.Command("go", "build", "-o", bin, ".")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			plyBuild = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
-		plyBin = bin
-	})
-	if plyBuild != nil {
-		t.Fatal(plyBuild)
-	}
-	return plyBin
+	return ply.Path(t)
 }
 
 // plyCmd is bin run in dir against srv with a fresh PLY_HOME, its output

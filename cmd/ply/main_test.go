@@ -17,14 +17,8 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "ply-main-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	plyDir = dir
 	code := m.Run()
-	_ = os.RemoveAll(dir)
+	ply.Remove()
 	os.Exit(code)
 }
 

@@ -8,13 +8,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	fp "github.com/plyhq/ply/internal/fakeprovider"
+	"github.com/plyhq/ply/internal/plytest"
 	"github.com/plyhq/ply/internal/sandbox/sandboxtest"
 )
 
@@ -85,14 +85,9 @@ func (x *tmux) waitScreen(what string, ok func(screen string) bool) string {
 	}
 }
 
-var (
-	// plyDir is the directory TestMain makes for the binary and removes
-	// after the tests.
-	plyDir   string
-	plyOnce  sync.Once
-	plyBin   string
-	plyBuild error
-)
+// ply is the binary the terminal tests drive, built once (TestMain
+// removes it).
+var ply plytest.Binary
 
 // buildPly skips a test that needs a terminal where it cannot have one,
 // and returns the binary it drives, built once for all the tests.
@@ -104,18 +99,7 @@ func buildPly(t *testing.T) string {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed: the pseudo-terminal test needs it")
 	}
-	plyOnce.Do(func() {
-		bin := filepath.Join(plyDir, "ply")
-		if out, err := exec.Command("go", "build", "-o", bin, "github.com/plyhq/ply/cmd/ply").CombinedOutput(); err != nil {
-			plyBuild = fmt.Errorf("building ply: %v\n%s", err, out)
-			return
-		}
-		plyBin = bin
-	})
-	if plyBuild != nil {
-		t.Fatal(plyBuild)
-	}
-	return plyBin
+	return ply.Path(t)
 }
 
 // sockets numbers the tmux servers of a run.

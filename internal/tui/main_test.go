@@ -1,7 +1,6 @@
 package tui_test
 
 import (
-	"fmt"
 	"os"
 	"testing"
 
@@ -9,12 +8,6 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "ply-tui-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	plyDir = dir
 	goleak.VerifyTestMain(m,
 		// The e2e test's fake server keeps keep-alive connections.
 		goleak.IgnoreTopFunction("net/http.(*persistConn).readLoop"),
@@ -22,7 +15,7 @@ func TestMain(m *testing.M) {
 		goleak.IgnoreTopFunction("internal/poll.runtime_pollWait"),
 		// The binary the terminal tests share goes with the test binary.
 		goleak.Cleanup(func(code int) {
-			_ = os.RemoveAll(dir)
+			ply.Remove()
 			os.Exit(code)
 		}),
 	)
