@@ -150,7 +150,12 @@ func (c *checkpointer) stopBaseline() {
 	}
 	if b.named.Load() {
 		c.requestSent() // start it now if it has not started
-		<-b.done
+		select {
+		case <-b.done:
+		case <-time.After(progressAfter):
+			c.say("ply: finishing the workspace's first checkpoint before exit (a prompt of this session names it)...")
+			<-b.done
+		}
 		return
 	}
 	b.cancel()
