@@ -14,8 +14,6 @@ import (
 // The permission rules as the entry layers show and edit them: the
 // approval dialog's "allow always" and /permissions.
 
-var errNoMCP = errors.New("no MCP server is configured")
-
 // AlwaysScope returns the rules that answering "allow always" to call
 // adds, and a phrase naming the calls they cover; no rules means nothing
 // can be remembered for it.

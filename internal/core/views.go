@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/plyhq/ply/internal/agent"
@@ -96,6 +97,9 @@ func (c *Session) MCPPrompts(ctx context.Context) []info.MCPPrompt {
 	}
 	return out
 }
+
+// errNoMCP: a session without MCP servers has no prompt to render.
+var errNoMCP = errors.New("no MCP server is configured")
 
 func (c *Session) GetMCPPrompt(ctx context.Context, command, args string) (string, error) {
 	if c.mcpm == nil {

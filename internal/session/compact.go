@@ -133,20 +133,7 @@ func (w *Writer) AppendCompaction(history []llm.Message) {
 // appendReplacing appends the record v, which holds history in full, and
 // makes history what the file rebuilds from here on.
 func (w *Writer) appendReplacing(what string, v any, history []llm.Message) {
-	if w.isClosed() {
-		return
-	}
-	line, err := encodeLine(v)
-	if err != nil {
-		w.setErr(fmt.Errorf("session: %s: encode %s: %w", w.path, what, err))
-		return
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.closed {
-		w.mirror = slices.Clone(history)
-		w.enqueueLocked(item{line: line})
-	}
+	w.appendRecordAnd(what, v, func() { w.mirror = slices.Clone(history) })
 }
 
 // firstErr returns the first of a and b that is not nil.

@@ -182,7 +182,11 @@ func (w *Writer) AppendCancelled(reason string) {
 	}{typeCancelled, time.Now().UTC(), reason})
 }
 
-func (w *Writer) appendRecord(what string, v any) {
+func (w *Writer) appendRecord(what string, v any) { w.appendRecordAnd(what, v, nil) }
+
+// appendRecordAnd is appendRecord that also runs also (when not nil)
+// under the writer's lock, just before the line is queued.
+func (w *Writer) appendRecordAnd(what string, v any, also func()) {
 	if w.isClosed() {
 		return
 	}
@@ -194,6 +198,9 @@ func (w *Writer) appendRecord(what string, v any) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.closed {
+		if also != nil {
+			also()
+		}
 		w.enqueueLocked(item{line: line})
 	}
 }
