@@ -85,7 +85,7 @@ func (w *Workspace) locate(path string) (root, rel string, err error) {
 
 // split finds the first root holding p by name; rel is "." for the root.
 func (w *Workspace) split(p string) (root, rel string, ok bool) {
-	for _, r := range w.roots {
+	for _, r := range w.Roots() {
 		if within(r, p) {
 			rel, err := filepath.Rel(r, p)
 			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
@@ -109,7 +109,7 @@ func (w *Workspace) follow(l *linkMet) (root, rel string, err error) {
 	root, rel, ok := w.split(full)
 	if !ok {
 		return "", "", outsideError(fmt.Sprintf("%s is a symbolic link to %s, outside the workspace (%s); refusing to write through it",
-			l.at, l.target, strings.Join(w.roots, ", ")))
+			l.at, l.target, strings.Join(w.Roots(), ", ")))
 	}
 	for _, part := range strings.Split(rel, string(filepath.Separator)) {
 		if strings.EqualFold(part, ".git") {
@@ -121,7 +121,7 @@ func (w *Workspace) follow(l *linkMet) (root, rel string, err error) {
 }
 
 func (w *Workspace) outside(p string) error {
-	return fmt.Errorf("%w: %s (workspace: %s)", ErrOutsideWorkspace, p, strings.Join(w.roots, ", "))
+	return fmt.Errorf("%w: %s (workspace: %s)", ErrOutsideWorkspace, p, strings.Join(w.Roots(), ", "))
 }
 
 // outsideError is an ErrOutsideWorkspace whose message says it all.

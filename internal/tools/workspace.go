@@ -16,9 +16,10 @@ var ErrOutsideWorkspace = errors.New("path is outside the workspace")
 // Workspace is the set of directory roots the file tools may touch. The
 // first root is where relative paths resolve.
 type Workspace struct {
-	roots []string // absolute, symlinks resolved, cleaned
+	primary string // roots[0], which never changes
 
 	mu       sync.RWMutex
+	roots    []string  // absolute, symlinks resolved, cleaned; AddRoot appends
 	readOnly []string  // extra roots the read tools may read; same form as roots
 	files    TextFiles // an editor's files, or nil for the disk (textfiles.go)
 }
@@ -39,14 +40,56 @@ func NewWorkspace(roots ...string) (*Workspace, error) {
 		}
 		w.roots = append(w.roots, filepath.Clean(abs))
 	}
+	w.primary = w.roots[0]
 	return w, nil
 }
 
 // Root returns the primary root.
-func (w *Workspace) Root() string { return w.roots[0] }
+func (w *Workspace) Root() string { return w.primary }
 
-// Roots returns all roots.
-func (w *Workspace) Roots() []string { return w.roots }
+// Roots returns all roots, the primary first. The slice is the caller's.
+func (w *Workspace) Roots() []string {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	return append([]string(nil), w.roots...)
+}
+
+// AddRoot adds the existing directory dir (absolute, or relative to the
+// primary root) as a root the file tools may read and write, for the
+// rest of the session, and returns it as added: absolute, symlinks
+// resolved. A directory already inside a root is refused, as is one
+// that holds a root (the roots would overlap).
+func (w *Workspace) AddRoot(dir string) (string, error) {
+	if dir == "" {
+		return "", errors.New("no directory given")
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(w.primary, dir)
+	}
+	real, err := filepath.EvalSymlinks(filepath.Clean(dir))
+	if err != nil {
+		return "", fmt.Errorf("adding %s to the workspace: %w", dir, err)
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return "", fmt.Errorf("adding %s to the workspace: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("adding %s to the workspace: not a directory", dir)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, r := range w.roots {
+		if within(r, real) {
+			return "", fmt.Errorf("%s is already in the workspace (under %s)", dir, r)
+		}
+		if within(real, r) {
+			return "", fmt.Errorf("%s holds the workspace root %s: add a directory beside it, not above it", dir, r)
+		}
+	}
+	w.roots = append(w.roots, real)
+	return real, nil
+}
 
 // AddReadOnly adds dir as a root that read and search tools accept and no
 // write tool does (a session's saved outputs). It is not among Roots.
@@ -91,14 +134,15 @@ func (w *Workspace) resolve(p string, read bool) (string, error) {
 		return "", errors.New("empty path")
 	}
 	if !filepath.IsAbs(p) {
-		p = filepath.Join(w.roots[0], p)
+		p = filepath.Join(w.primary, p)
 	}
 	p = filepath.Clean(p)
 	real, err := realPath(p)
 	if err != nil {
 		return "", err
 	}
-	for _, r := range w.roots {
+	roots := w.Roots()
+	for _, r := range roots {
 		if within(r, real) {
 			return p, nil
 		}
@@ -110,7 +154,7 @@ func (w *Workspace) resolve(p string, read bool) (string, error) {
 			}
 		}
 	}
-	return "", fmt.Errorf("%w: %s (workspace: %s)", ErrOutsideWorkspace, p, strings.Join(w.roots, ", "))
+	return "", fmt.Errorf("%w: %s (workspace: %s)", ErrOutsideWorkspace, p, strings.Join(roots, ", "))
 }
 
 // maxSymlinkHops bounds how many dangling symlinks realPath follows by hand,
