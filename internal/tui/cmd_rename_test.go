@@ -87,12 +87,12 @@ func TestResumePickerSearch(t *testing.T) {
 // or a typo's nearest.
 func TestUnknownCommandSuggests(t *testing.T) {
 	h := newHarness(t, nil, nil)
-	for _, line := range []string{"/cost", "/stast", "/frobnicate"} {
+	for _, line := range []string{"/usage", "/stast", "/frobnicate"} {
 		h.typeText(line)
 		h.enter()
 	}
 	p := h.printed()
-	for _, w := range []string{"unknown command /cost (did you mean /stats?)", "unknown command /stast (did you mean /stats?)", "unknown command /frobnicate (try /help)"} {
+	for _, w := range []string{"unknown command /usage (did you mean /stats?)", "unknown command /stast (did you mean /stats?)", "unknown command /frobnicate (try /help)"} {
 		if !strings.Contains(p, w) {
 			t.Errorf("lacks %q:\n%s", w, p)
 		}

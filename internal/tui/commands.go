@@ -121,7 +121,7 @@ func (m *model) command(text string) tea.Cmd {
 // peerCommands are other agents' names for what a ply command does, for
 // the hint after an unknown command.
 var peerCommands = map[string]string{
-	"/cost": "/stats", "/usage": "/stats", "/status": "/stats",
+	"/usage": "/stats", "/status": "/stats",
 	"/new": "/clear", "/reset": "/clear", "/compact": "/compress", "/summarize": "/compress",
 	"/continue": "/resume", "/sessions": "/resume", "/checkpoint": "/rewind", "/undo": "/rewind", "/restore": "/rewind",
 	"/allowed-tools": "/permissions", "/tasks-list": "/tasks", "/bashes": "/tasks",
