@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/plyhq/ply/internal/chat"
+	"github.com/plyhq/ply/internal/core"
 	"github.com/plyhq/ply/internal/exitcode"
 	"github.com/plyhq/ply/internal/provider/anthropic"
 	"github.com/plyhq/ply/internal/provider/gemini"
@@ -21,6 +22,7 @@ type wireFormat struct {
 	keyEnv, baseEnv   string
 	modelEnvs         []string
 	keyOptional       bool
+	defaultBase       string // where requests go without a base URL
 	newProvider       func(base, key, model string, headers map[string]string, n netLimits) chat.Provider
 	keyFlag, baseFlag func(o *Options) string
 }
@@ -29,6 +31,7 @@ var wireFormats = []wireFormat{
 	{
 		name: "openai", keyEnv: "OPENAI_API_KEY", baseEnv: "OPENAI_BASE_URL", modelEnvs: []string{"OPENAI_MODEL"},
 		keyFlag: func(o *Options) string { return o.OpenAIKey }, baseFlag: func(o *Options) string { return o.OpenAIBaseURL },
+		defaultBase: openai.DefaultBaseURL,
 		newProvider: func(base, key, model string, h map[string]string, n netLimits) chat.Provider {
 			return openai.New(openai.Config{BaseURL: base, APIKey: key, Model: model, Headers: h,
 				StreamIdleTimeout: n.idle, MaxResponseBytes: n.maxBytes})
@@ -37,6 +40,7 @@ var wireFormats = []wireFormat{
 	{
 		name: "openai-responses", keyEnv: "OPENAI_API_KEY", baseEnv: "OPENAI_BASE_URL", modelEnvs: []string{"OPENAI_MODEL"},
 		keyFlag: func(o *Options) string { return o.OpenAIKey }, baseFlag: func(o *Options) string { return o.OpenAIBaseURL },
+		defaultBase: responses.DefaultBaseURL,
 		newProvider: func(base, key, model string, h map[string]string, n netLimits) chat.Provider {
 			return responses.New(responses.Config{BaseURL: base, APIKey: key, Model: model, Headers: h,
 				StreamIdleTimeout: n.idle, MaxResponseBytes: n.maxBytes})
@@ -44,6 +48,7 @@ var wireFormats = []wireFormat{
 	},
 	{
 		name: "gemini", keyEnv: "GEMINI_API_KEY", baseEnv: "GOOGLE_GEMINI_BASE_URL", modelEnvs: []string{"GEMINI_MODEL"},
+		defaultBase: gemini.DefaultBaseURL,
 		newProvider: func(base, key, model string, h map[string]string, n netLimits) chat.Provider {
 			return gemini.New(gemini.Config{BaseURL: base, APIKey: key, Model: model, Headers: h,
 				StreamIdleTimeout: n.idle, MaxResponseBytes: n.maxBytes})
@@ -51,6 +56,7 @@ var wireFormats = []wireFormat{
 	},
 	{
 		name: "anthropic", keyEnv: "ANTHROPIC_API_KEY", baseEnv: "ANTHROPIC_BASE_URL", modelEnvs: []string{"ANTHROPIC_MODEL"},
+		defaultBase: anthropic.DefaultBaseURL,
 		newProvider: func(base, key, model string, h map[string]string, n netLimits) chat.Provider {
 			return anthropic.New(anthropic.Config{BaseURL: base, APIKey: key, Model: model, Headers: h,
 				StreamIdleTimeout: n.idle, MaxResponseBytes: n.maxBytes})
@@ -94,6 +100,18 @@ func formatNames() string {
 		n = append(n, f.name)
 	}
 	return strings.Join(n, ", ")
+}
+
+// endpoint describes where c's requests go, for /doctor.
+func (c *config) endpoint() core.Endpoint {
+	e := core.Endpoint{Wire: c.wire.name, BaseURL: firstNonEmpty(c.baseURL, c.wire.defaultBase), KeyFrom: c.keyEnv}
+	if c.keyEnv == "" && c.apiKey != "" {
+		e.KeyFrom = "the --" + c.wire.name + "-api-key flag"
+	}
+	if c.apiKey == "" {
+		e.KeyFrom = ""
+	}
+	return e
 }
 
 // resolveProvider picks the wire format and reads its key, base URL and

@@ -37,6 +37,9 @@ type Config struct {
 	// to providers other than the session's, each with its provider's
 	// name: SetModel refuses them (this session cannot reach them).
 	OtherModels map[string]string
+	// Endpoint is where requests go and where the key came from, for
+	// /doctor; it never holds the key.
+	Endpoint Endpoint
 	// Models are the other models the session's provider serves (the
 	// settings' modelProviders with its wire format, endpoint and key),
 	// as Models lists them.
@@ -96,6 +99,14 @@ type Config struct {
 	// LabelAsker marks a background subagent's context with who asks
 	// for approval; nil leaves it as it is.
 	LabelAsker func(ctx context.Context, label string) context.Context
+}
+
+// Endpoint describes the provider's endpoint without its secret: the
+// wire format (--auth-type), the base URL requests go to, and where the
+// key came from ("OPENAI_API_KEY", "the --openai-api-key flag"; "" for
+// none).
+type Endpoint struct {
+	Wire, BaseURL, KeyFrom string
 }
 
 // Sandbox is how shell commands are confined: with Enabled, they may

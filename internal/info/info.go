@@ -88,3 +88,29 @@ type FileChange struct {
 	Binary    bool
 	NoContent bool // the old content was not saved (over the size cap)
 }
+
+// Check is one finding of /doctor: what was checked, how it stands,
+// what was found and, when it is not OK, what to do about it.
+type Check struct {
+	Name   string
+	Status CheckStatus
+	Detail string
+	Fix    string
+}
+
+// CheckStatus is how a Check stands.
+type CheckStatus int
+
+const (
+	CheckOK CheckStatus = iota
+	CheckWarn
+	CheckFail
+)
+
+// Setting is one setting /config shows: its dotted name, the kind of
+// value it takes, its value as JSON ("" when no file sets it), the file
+// that sets it, and whether only the user's own file may.
+type Setting struct {
+	Name, Kind, Value, From string
+	UserOnly                bool
+}
