@@ -141,3 +141,42 @@ type skillSet struct {
 
 func (s skillSet) SkillList() []SkillInfo                        { return s.list() }
 func (s skillSet) InvokeSkill(name, args string) (string, error) { return s.invoke(name, args) }
+
+type addDirFunc func(string) (string, []string, error)
+
+func (f addDirFunc) AddDir(dir string) (string, []string, error) { return f(dir) }
+
+type doctorFunc func(context.Context) []info.Check
+
+func (f doctorFunc) Doctor(ctx context.Context) []info.Check { return f(ctx) }
+
+// configurer keeps settings in a map, as /config's session would in a
+// file.
+type configurer struct {
+	set   map[string]string
+	where []string
+}
+
+func (c *configurer) ConfigSettings() []info.Setting {
+	var out []info.Setting
+	for _, n := range []string{"approvalMode", "ui.theme", "tools.shellOutputLimit"} {
+		s := info.Setting{Name: n, Kind: "text"}
+		if v, ok := c.set[n]; ok {
+			s.Value, s.From = v, "/home/u/.ply/settings.json"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func (c *configurer) SetSetting(name, text, where string) (string, error) {
+	c.where = append(c.where, where)
+	c.set[name] = `"` + text + `"`
+	return "it takes effect when ply next starts", nil
+}
+
+func (c *configurer) UnsetSetting(name, where string) (bool, error) {
+	_, ok := c.set[name]
+	delete(c.set, name)
+	return ok, nil
+}

@@ -13,8 +13,9 @@ var helpGroups = []struct {
 }{
 	{"Conversation", []string{"/clear", "/compress", "/resume", "/rewind", "/export", "/copy", "/init"}},
 	{"Model, approval and look", []string{"/model", "/approval-mode", "/permissions", "/theme"}},
-	{"What is going on", []string{"/stats", "/context", "/diff", "/tools", "/mcp", "/agents", "/memory", "/help"}},
+	{"What is going on", []string{"/stats", "/cost", "/context", "/diff", "/tools", "/mcp", "/agents", "/memory", "/help"}},
 	{"Background work and skills", []string{"/tasks", "/loop", "/skills"}},
+	{"Set-up", []string{"/doctor", "/config", "/add-dir"}},
 }
 
 // helpKeys lists the keys by where they work.
