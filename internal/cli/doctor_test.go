@@ -84,6 +84,9 @@ func TestDoctor(t *testing.T) {
 	findCheck(t, checks, "sandbox")
 	findCheck(t, checks, "folder trust")
 	findCheck(t, checks, "git")
+	if v := findCheck(t, checks, "ply"); !strings.Contains(v.Detail, Version) || !strings.Contains(v.Detail, "go1.") {
+		t.Errorf("ply: %+v", v)
+	}
 
 	// Nothing listens on a port just closed.
 	closed, err := net.Listen("tcp", "127.0.0.1:0")

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"time"
 
@@ -19,14 +20,15 @@ import (
 // doctorDialTimeout bounds /doctor's connection to the endpoint.
 const doctorDialTimeout = 5 * time.Second
 
-// Doctor checks what the session depends on (/doctor): the provider's
-// endpoint and key, the kernel's sandbox, folder trust, the settings
-// files, the hooks, the MCP servers, ply's home, checkpoints and git. It
-// reaches the network only to open (and close) one TCP connection to the
-// endpoint, or to the proxy the environment names; it sends nothing over
-// it, so no key leaves the process.
+// Doctor checks what the session depends on (/doctor): ply's version,
+// the provider's endpoint and key, the kernel's sandbox, folder trust,
+// the settings files, the hooks, the MCP servers, ply's home,
+// checkpoints and git. It reaches the network only to open (and close)
+// one TCP connection to the endpoint, or to the proxy the environment
+// names; it sends nothing over it, so no key leaves the process.
 func (c *Session) Doctor(ctx context.Context) []info.Check {
-	checks := []info.Check{c.providerCheck(), reachCheck(ctx, c.cfg.Endpoint.BaseURL, c.cfg.Getenv)}
+	ply := info.Check{Name: "ply", Detail: fmt.Sprintf("%s, %s, %s/%s", c.cfg.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)}
+	checks := []info.Check{ply, c.providerCheck(), reachCheck(ctx, c.cfg.Endpoint.BaseURL, c.cfg.Getenv)}
 	checks = append(checks, sandboxCheck(), c.trustCheck())
 	checks = append(checks, c.settingsChecks()...)
 	checks = append(checks, c.mcpChecks()...)

@@ -125,6 +125,7 @@ var peerCommands = map[string]string{
 	"/new": "/clear", "/reset": "/clear", "/compact": "/compress", "/summarize": "/compress",
 	"/continue": "/resume", "/sessions": "/resume", "/checkpoint": "/rewind", "/undo": "/rewind", "/restore": "/rewind",
 	"/allowed-tools": "/permissions", "/tasks-list": "/tasks", "/bashes": "/tasks",
+	"/directory": "/add-dir", "/dir": "/add-dir", "/settings": "/config", "/about": "/doctor",
 }
 
 // suggestCommands names the commands name may have meant: another
