@@ -1,0 +1,181 @@
+package cli
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	fp "github.com/plyhq/ply/internal/fakeprovider"
+	"github.com/plyhq/ply/internal/session"
+)
+
+// gitRepo makes a repository with one committed file, a.txt.
+func gitRepo(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := filepath.Join(t.TempDir(), "repo")
+	gitIn(t, filepath.Dir(dir), "init", "-q", dir)
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("original\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, dir, "add", ".")
+	gitIn(t, dir, "-c", "user.name=a", "-c", "user.email=a@example.com", "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "first")
+	return dir
+}
+
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// writeTurn is a reply that writes path with text, then the final answer.
+func writeTurns(path, text, answer string) []fp.Turn {
+	return []fp.Turn{
+		{fp.ToolCall("c1", "write_file", `{"file_path":"`+path+`","content":"`+text+`"}`)},
+		{fp.Text(answer)},
+	}
+}
+
+func TestWorktreeRunResumeAndRemove(t *testing.T) {
+	dir, home := gitRepo(t), t.TempDir()
+	wtDir := filepath.Join(dir, ".ply", "worktrees", "feat")
+	turns := writeTurns("new.txt", "made in the worktree", "done")
+	turns = append(turns, fp.Turn{fp.ToolCall("c2", "read_file", `{"file_path":"new.txt"}`)}, fp.Turn{fp.Text("read it")})
+	srv := fp.New(t, turns...)
+	id := "3f2a7c1e-8d4b-4c2a-9e6f-0a1b2c3d4e5f"
+	r := runPlyHome(t, dir, home, srv, "-y", "--worktree", "feat", "--session-id", id, "-p", "make a file")
+	if r.code != 0 || !strings.Contains(r.stderr, "created worktree feat (branch ply/feat)") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(wtDir, "new.txt")); err != nil || string(b) != "made in the worktree" {
+		t.Fatalf("the worktree's new.txt = %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new.txt")); !os.IsNotExist(err) {
+		t.Fatalf("the file was written in the main work tree too: %v", err)
+	}
+	if st := gitIn(t, dir, "status", "--porcelain"); st != "" {
+		t.Fatalf("the main work tree is not clean: %q", st)
+	}
+	sum, err := session.Find(home, wtDir, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := session.Load(sum.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := tr.Meta.Worktree; w == nil || w.Name != "feat" || w.Branch != "ply/feat" {
+		t.Fatalf("the transcript's worktree = %+v", w)
+	}
+
+	// Resumed from the main work tree, the session goes back to its
+	// worktree: new.txt is there, relative to the workspace.
+	r = runPlyHome(t, dir, home, srv, "-y", "-r", id[:8], "-p", "read it back")
+	if r.code != 0 || !strings.Contains(r.stderr, "working in worktree feat") || !strings.Contains(r.stdout, "read it") {
+		t.Fatalf("resume: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	reqs := srv.Requests()
+	last := reqs[len(reqs)-1].Messages
+	if got := last[len(last)-1].Text(); !strings.Contains(got, "made in the worktree") {
+		t.Fatalf("read_file in the resumed session answered %q", got)
+	}
+	if list, _ := session.List(home, dir); len(list) != 0 {
+		t.Fatalf("the resume made sessions in the main work tree: %+v", list)
+	}
+
+	r = runPlyHome(t, dir, home, nil, "worktree", "list")
+	if r.code != 0 || !strings.Contains(r.stdout, "feat") || !strings.Contains(r.stdout, "ply/feat") {
+		t.Fatalf("worktree list: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	// new.txt is not committed: removal is refused, and loses nothing.
+	r = runPlyHome(t, dir, home, nil, "worktree", "remove", "feat")
+	if r.code != 42 || !strings.Contains(r.stderr, "uncommitted") {
+		t.Fatalf("remove with changes: %d %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(wtDir, "new.txt")); err != nil {
+		t.Fatalf("a refused removal lost the file: %v", err)
+	}
+	r = runPlyHome(t, dir, home, nil, "worktree", "remove", "--force", "feat")
+	if r.code != 0 || !strings.Contains(r.stdout, "branch ply/feat is kept") {
+		t.Fatalf("remove --force: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(wtDir); !os.IsNotExist(err) {
+		t.Fatalf("the worktree is still there: %v", err)
+	}
+}
+
+func TestWorktreeOutsideGitRefused(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir, home := t.TempDir(), t.TempDir()
+	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(dir))
+	srv := fp.New(t, fp.Turn{fp.Text("never")})
+	r := runPlyHome(t, dir, home, srv, "--worktree", "-p", "hello")
+	if r.code != 42 || !strings.Contains(r.stderr, "not in a git repository") {
+		t.Fatalf("exit %d stderr %s", r.code, r.stderr)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("%d requests were sent", n)
+	}
+	for _, args := range [][]string{{"worktree", "list"}, {"worktree", "remove", "x"}} {
+		if r := runPlyHome(t, dir, home, nil, args...); r.code != 42 || !strings.Contains(r.stderr, "not in a git repository") {
+			t.Fatalf("%v: exit %d stderr %s", args, r.code, r.stderr)
+		}
+	}
+}
+
+// A session in a worktree has checkpoints, and ply rewind run in the
+// worktree puts its files back there, leaving the main work tree alone.
+func TestWorktreeRewind(t *testing.T) {
+	dir, home := gitRepo(t), t.TempDir()
+	wtDir := filepath.Join(dir, ".ply", "worktrees", "rw")
+	srv := fp.New(t, writeTurns("a.txt", "changed by the agent", "done")...)
+	if r := runPlyHome(t, dir, home, srv, "-y", "--worktree=rw", "-p", "change a.txt"); r.code != 0 {
+		t.Fatalf("exit %d stderr %s", r.code, r.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(wtDir, "a.txt")); string(b) != "changed by the agent" {
+		t.Fatalf("a.txt in the worktree = %q", b)
+	}
+	r := runPlyHome(t, wtDir, home, nil, "rewind", "1", "--code")
+	if r.code != 0 {
+		t.Fatalf("rewind: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(wtDir, "a.txt")); string(b) != "original\n" {
+		t.Fatalf("a.txt in the worktree after rewind = %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "original\n" {
+		t.Fatalf("a.txt in the main work tree = %q", b)
+	}
+}
+
+func TestParseWorktreeFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args       []string
+		name, rest string
+	}{
+		{[]string{"--worktree", "fix", "-p", "x"}, "fix", ""},
+		{[]string{"--worktree", "fix the bug"}, "", "fix the bug"},
+		{[]string{"-w", "-p", "x"}, "", ""},
+		{[]string{"--worktree=a.b", "go"}, "a.b", "go"},
+		{[]string{"--worktree"}, "", ""},
+	} {
+		o, err := Parse(tc.args)
+		if err != nil || !o.Worktree || o.WorktreeName != tc.name || strings.Join(o.Positional, " ") != tc.rest {
+			t.Errorf("Parse(%q) = %+v, %v", tc.args, o, err)
+		}
+	}
+	if o, _ := Parse([]string{"-p", "x"}); o.Worktree {
+		t.Error("--worktree set without the flag")
+	}
+}
