@@ -179,3 +179,63 @@ func TestParseWorktreeFlag(t *testing.T) {
 		t.Error("--worktree set without the flag")
 	}
 }
+
+// A subagent whose definition asks for worktree isolation writes in a
+// worktree of its own, and its report gives the parent the branch and a
+// diff summary; one that changed nothing leaves no worktree behind.
+func TestWorktreeSubagent(t *testing.T) {
+	dir, home := gitRepo(t), t.TempDir()
+	agents := filepath.Join(home, "agents")
+	if err := os.MkdirAll(agents, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	def := "---\nname: iso\ndescription: works apart\nisolation: worktree\n---\nDo the task.\n"
+	if err := os.WriteFile(filepath.Join(agents, "iso.md"), []byte(def), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := fp.New(t,
+		fp.Turn{fp.ToolCall("p1", "agent", `{"description":"make b","prompt":"write b.txt","subagent_type":"iso"}`)},
+		fp.Turn{fp.ToolCall("s1", "write_file", `{"file_path":"b.txt","content":"one\ntwo\n"}`)},
+		fp.Turn{fp.ToolCall("s2", "edit", `{"file_path":"a.txt","old_string":"original","new_string":"edited"}`)},
+		fp.Turn{fp.Text("wrote b.txt")},
+		fp.Turn{fp.ToolCall("p2", "agent", `{"description":"look","prompt":"just look","subagent_type":"iso"}`)},
+		fp.Turn{fp.Text("nothing to do")},
+		fp.Turn{fp.Text("all done")},
+	)
+	r := runPlyHome(t, dir, home, srv, "-y", "-p", "delegate")
+	if r.code != 0 || r.stdout != "all done\n" {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	made, _ := filepath.Glob(filepath.Join(dir, ".ply", "worktrees", "agent-iso-*"))
+	if len(made) != 1 {
+		t.Fatalf("worktrees left: %v (want the one with changes)", made)
+	}
+	if b, err := os.ReadFile(filepath.Join(made[0], "b.txt")); err != nil || string(b) != "one\ntwo\n" {
+		t.Fatalf("b.txt in the subagent's worktree = %q, %v", b, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(made[0], "a.txt")); string(b) != "edited\n" {
+		t.Fatalf("a.txt in the subagent's worktree = %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "original\n" {
+		t.Fatalf("the subagent changed the parent's a.txt: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "b.txt")); !os.IsNotExist(err) {
+		t.Fatalf("b.txt was written in the parent's workspace: %v", err)
+	}
+	reqs := srv.Requests()
+	first := reqs[4].Messages
+	report := first[len(first)-1].Text()
+	name := filepath.Base(made[0])
+	for _, want := range []string{"wrote b.txt", "branch ply/" + name, "2 files changed, +3 -1", "a.txt +1 -1", "b.txt +2 -0 (new, uncommitted)"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("the parent's tool result lacks %q:\n%s", want, report)
+		}
+	}
+	second := reqs[6].Messages
+	if got := second[len(second)-1].Text(); !strings.Contains(got, "changed nothing") {
+		t.Errorf("the second report = %q", got)
+	}
+	if out := gitIn(t, dir, "branch", "--list", "ply/agent-iso-*"); strings.Count(out, "ply/") != 1 {
+		t.Errorf("branches = %q, want only the one with changes", out)
+	}
+}

@@ -3,9 +3,9 @@
 // repository at once without touching each other's files.
 //
 // A worktree named NAME lives at <repository>/.ply/worktrees/NAME on a new
-// branch ply/NAME made from the commit checked out when it is created;
-// <repository> is the main work tree, whichever of the repository's work
-// trees ply was started in. The directory is kept out of git status by a
+// branch ply/NAME made from the commit checked out in the work tree it
+// was asked for from (uncommitted changes stay there); <repository> is the
+// main work tree, whichever of the repository's work trees that was. The directory is kept out of git status by a
 // line in the repository's own info/exclude, never by editing the user's
 // .gitignore.
 //
@@ -68,7 +68,10 @@ type Repo struct {
 	// Root is the main work tree; Common is the repository's common git
 	// directory.
 	Root, Common string
-	env          []string
+	// dir is the directory Open was given, whose HEAD new worktrees
+	// start from.
+	dir string
+	env []string
 }
 
 // Open finds the repository holding dir. It fails with ErrNotRepo when
@@ -99,7 +102,7 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 		// the main work tree is the one ply runs in.
 		root = filepath.Clean(lines[2])
 	}
-	return &Repo{Root: root, Common: common, env: env}, nil
+	return &Repo{Root: root, Common: common, dir: dir, env: env}, nil
 }
 
 // baseEnv is ply's environment without the variables that would point git
@@ -169,7 +172,7 @@ func (r *Repo) Path(name string) string {
 }
 
 // Create makes the worktree name on a new branch ply/NAME from the commit
-// checked out in the main work tree, or returns the existing one of that
+// checked out in the directory Open was given, or returns the existing one of that
 // name. The second result says whether it was made now.
 func (r *Repo) Create(ctx context.Context, name string) (Worktree, bool, error) {
 	if err := ValidName(name); err != nil {
@@ -194,10 +197,11 @@ func (r *Repo) Create(ctx context.Context, name string) (Worktree, bool, error) 
 		// goes on there.
 		args = append(args, path, branch)
 	} else {
-		if _, err := r.git(ctx, r.Root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
+		head, err := r.git(ctx, r.dir, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+		if err != nil {
 			return Worktree{}, false, errors.New("the repository has no commit yet: a worktree starts from one (commit first)")
 		}
-		args = append(args, "-b", branch, path, "HEAD")
+		args = append(args, "-b", branch, path, strings.TrimSpace(head))
 	}
 	if _, err := r.git(ctx, r.Root, args...); err != nil {
 		return Worktree{}, false, fmt.Errorf("creating worktree %s: %w", name, err)
@@ -316,6 +320,22 @@ func (r *Repo) Remove(ctx context.Context, name string, force bool) error {
 	}
 	if _, err := r.git(ctx, r.Root, append(args, wt.Path)...); err != nil {
 		return fmt.Errorf("removing worktree %s: %w", name, err)
+	}
+	return nil
+}
+
+// DeleteBranch deletes the branch a removed worktree left, when its tip
+// is still the commit base: no commit of the worktree is lost.
+func (r *Repo) DeleteBranch(ctx context.Context, branch, base string) error {
+	tip, err := r.git(ctx, r.Root, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch)
+	if err != nil {
+		return fmt.Errorf("reading branch %s: %w", branch, err)
+	}
+	if strings.TrimSpace(tip) != base {
+		return fmt.Errorf("branch %s has commits: kept", branch)
+	}
+	if _, err := r.git(ctx, r.Root, "branch", "-D", "--", branch); err != nil {
+		return fmt.Errorf("deleting branch %s: %w", branch, err)
 	}
 	return nil
 }

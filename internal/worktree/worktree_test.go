@@ -257,3 +257,41 @@ func TestDiff(t *testing.T) {
 		t.Fatalf("Diff = %q (%+v), want %q", got, s.Files, want)
 	}
 }
+
+// A worktree asked for from inside another starts from that one's
+// commit; DeleteBranch keeps a branch with commits.
+func TestCreateFromWorktreeAndDeleteBranch(t *testing.T) {
+	dir := newRepo(t)
+	ctx := context.Background()
+	a, _, err := open(t, dir).Create(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(a.Path, "only-in-a"), "x\n")
+	gitT(t, a.Path, "add", ".")
+	gitT(t, a.Path, "commit", "-q", "-m", "a's work")
+	ra := open(t, a.Path)
+	b, _, err := ra.Create(ctx, "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Path != filepath.Join(dir, ".ply", "worktrees", "b") {
+		t.Fatalf("b is at %s", b.Path)
+	}
+	if _, err := os.Stat(filepath.Join(b.Path, "only-in-a")); err != nil {
+		t.Fatalf("b does not start from a's commit: %v", err)
+	}
+	base := b.Head
+	if err := ra.Remove(ctx, "b", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := ra.DeleteBranch(ctx, "ply/a", base+"0"); err == nil {
+		t.Fatal("DeleteBranch deleted a branch whose tip is not the base")
+	}
+	if err := ra.DeleteBranch(ctx, "ply/b", base); err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := exec.Command("git", "-C", dir, "branch", "--list", "ply/b").Output(); len(out) != 0 {
+		t.Fatalf("ply/b still exists: %s", out)
+	}
+}
