@@ -239,3 +239,30 @@ func TestWorktreeSubagent(t *testing.T) {
 		t.Errorf("branches = %q, want only the one with changes", out)
 	}
 }
+
+// A session in the main work tree neither records nor rewinds the files
+// of the worktrees under it.
+func TestMainRewindLeavesWorktreesAlone(t *testing.T) {
+	dir, home := gitRepo(t), t.TempDir()
+	wtDir := filepath.Join(dir, ".ply", "worktrees", "other")
+	srv := fp.New(t, writeTurns("other.txt", "the worktree's work", "done")...)
+	if r := runPlyHome(t, dir, home, srv, "-y", "--worktree", "other", "-p", "work there"); r.code != 0 {
+		t.Fatalf("exit %d stderr %s", r.code, r.stderr)
+	}
+	srv2 := fp.New(t, writeTurns("main.txt", "main's work", "done")...)
+	if r := runPlyHome(t, dir, home, srv2, "-y", "-p", "work here"); r.code != 0 {
+		t.Fatalf("exit %d stderr %s", r.code, r.stderr)
+	}
+	// Work in the worktree after the main session's checkpoints.
+	if err := os.WriteFile(filepath.Join(wtDir, "later.txt"), []byte("later"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := treeOf(t, wtDir)
+	if r := runPlyHome(t, dir, home, nil, "rewind", "1", "--code"); r.code != 0 {
+		t.Fatalf("rewind: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "main.txt")); !os.IsNotExist(err) {
+		t.Fatalf("the rewind left main.txt: %v", err)
+	}
+	sameTree(t, "the worktree after a rewind in the main work tree", treeOf(t, wtDir), before)
+}

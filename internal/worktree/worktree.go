@@ -138,8 +138,14 @@ func run(ctx context.Context, dir string, env []string, args ...string) (string,
 	return stdout.String(), nil
 }
 
+// git runs git in dir, one of the repository's work trees, with the
+// overrides of that work tree's own configuration and .gitmodules.
 func (r *Repo) git(ctx context.Context, dir string, args ...string) (string, error) {
-	return run(ctx, dir, r.env, args...)
+	env := r.env
+	if dir != r.dir {
+		env = safegit.Env(ctx, dir, baseEnv())
+	}
+	return run(ctx, dir, env, args...)
 }
 
 // ValidName reports why name cannot name a worktree, or nil. A name is
@@ -187,6 +193,9 @@ func (r *Repo) Create(ctx context.Context, name string) (Worktree, bool, error) 
 	if _, err := os.Lstat(path); err == nil {
 		return Worktree{}, false, fmt.Errorf("%s exists but is not a worktree of this repository: move it away first", path)
 	}
+	if err := r.makeDirs(); err != nil {
+		return Worktree{}, false, err
+	}
 	if err := r.exclude(); err != nil {
 		return Worktree{}, false, err
 	}
@@ -208,6 +217,32 @@ func (r *Repo) Create(ctx context.Context, name string) (Worktree, bool, error) 
 	}
 	wt, err := r.Find(ctx, name)
 	return wt, err == nil, err
+}
+
+// makeDirs makes .ply and .ply/worktrees in the main work tree, refusing
+// either when it is a symbolic link or not a directory: a repository that
+// commits one as a link would have the worktree written where it points.
+func (r *Repo) makeDirs() error {
+	dir := r.Root
+	for _, part := range strings.Split(Dir, "/") {
+		dir = filepath.Join(dir, part)
+		fi, err := os.Lstat(dir)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+				return fmt.Errorf("creating %s: %w", dir, err)
+			}
+			if fi, err = os.Lstat(dir); err != nil {
+				return fmt.Errorf("creating %s: %w", dir, err)
+			}
+		case err != nil:
+			return fmt.Errorf("reading %s: %w", dir, err)
+		}
+		if fi.Mode()&os.ModeSymlink != 0 || !fi.IsDir() {
+			return fmt.Errorf("%s is a symbolic link or not a directory: refusing to make worktrees through it", dir)
+		}
+	}
+	return nil
 }
 
 // exclude adds the worktrees' directory to the repository's info/exclude

@@ -295,3 +295,30 @@ func TestCreateFromWorktreeAndDeleteBranch(t *testing.T) {
 		t.Fatalf("ply/b still exists: %s", out)
 	}
 }
+
+// A repository that commits .ply (or .ply/worktrees) as a link cannot
+// make ply create a worktree where the link points.
+func TestCreateRefusesLinkedDirectory(t *testing.T) {
+	for _, link := range []string{".ply", ".ply/worktrees"} {
+		t.Run(link, func(t *testing.T) {
+			dir := newRepo(t)
+			outside := t.TempDir()
+			at := filepath.Join(dir, filepath.FromSlash(link))
+			if err := os.MkdirAll(filepath.Dir(at), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(outside, at); err != nil {
+				t.Fatal(err)
+			}
+			gitT(t, dir, "add", ".")
+			gitT(t, dir, "commit", "-q", "-m", "link")
+			_, _, err := open(t, dir).Create(context.Background(), "autostart")
+			if err == nil || !strings.Contains(err.Error(), "link") {
+				t.Fatalf("Create through a linked %s = %v", link, err)
+			}
+			if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+				t.Fatalf("something was created where the link points: %v", entries)
+			}
+		})
+	}
+}
