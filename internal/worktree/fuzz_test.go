@@ -14,6 +14,11 @@ func FuzzParseList(f *testing.F) {
 		if n := strings.Count(string(b), "worktree "); len(list) > n {
 			t.Fatalf("%d worktrees from %d records", len(list), n)
 		}
+		for _, w := range list {
+			if w.Path == "" {
+				t.Fatalf("a worktree without a path: %+v", w)
+			}
+		}
 	})
 }
 

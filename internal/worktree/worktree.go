@@ -377,7 +377,8 @@ func (r *Repo) DeleteBranch(ctx context.Context, branch, base string) error {
 
 // ParseList reads the output of git worktree list --porcelain -z: one
 // record per work tree, its attributes NUL-terminated, an empty attribute
-// ending the record. Name is left empty.
+// ending the record. Name is left empty; a record without a path is
+// skipped.
 func ParseList(out []byte) []Worktree {
 	var list []Worktree
 	var cur *Worktree
@@ -389,6 +390,10 @@ func ParseList(out []byte) []Worktree {
 		key, val, _ := strings.Cut(string(f), " ")
 		switch key {
 		case "worktree":
+			if val == "" {
+				cur = nil // no path: not a work tree
+				continue
+			}
 			list = append(list, Worktree{Path: val})
 			cur = &list[len(list)-1]
 		case "HEAD":
