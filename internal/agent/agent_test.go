@@ -35,7 +35,7 @@ func TestLoadDefinitions(t *testing.T) {
 	root := t.TempDir()
 	user, project := filepath.Join(root, "user"), filepath.Join(root, "project")
 	write(t, user, "reviewer.md", "---\nname: reviewer\ndescription: user's reviewer\n---\nUser prompt.\n")
-	write(t, user, "tester.md", "---\r\nname: tester\r\ndescription: runs tests\r\ntools: Bash, read_file , Bash\r\nmodel: small-model\r\nmax_turns: 7\r\n---\r\nRun the tests.\r\n")
+	write(t, user, "tester.md", "---\r\nname: tester\r\ndescription: runs tests\r\ntools: Bash, read_file , Bash\r\nmodel: small-model\r\nmax_turns: 7\r\nisolation: worktree\r\n---\r\nRun the tests.\r\n")
 	write(t, project, "reviewer.md", "---\nname: reviewer\ndescription: project's reviewer\ntools:\n  - Read\n  - grep_search\n---\n\nReview the diff.\nBe strict.\n")
 	write(t, project, "notes.txt", "not a definition")
 	write(t, project, "broken.md", "no front matter here")
@@ -54,7 +54,7 @@ func TestLoadDefinitions(t *testing.T) {
 	if rev.Description != "project's reviewer" || rev.Prompt != "Review the diff.\nBe strict." || !slices.Equal(rev.Tools, []string{"Read", "grep_search"}) {
 		t.Errorf("reviewer = %+v", rev)
 	}
-	if tst.Model != "small-model" || tst.MaxTurns != 7 || !slices.Equal(tst.Tools, []string{"Bash", "read_file"}) || tst.Prompt != "Run the tests." {
+	if tst.Model != "small-model" || tst.MaxTurns != 7 || tst.Isolation != IsolationWorktree || rev.Isolation != "" || !slices.Equal(tst.Tools, []string{"Bash", "read_file"}) || tst.Prompt != "Run the tests." {
 		t.Errorf("tester = %+v", tst)
 	}
 }
@@ -69,6 +69,7 @@ func TestLoadFileErrors(t *testing.T) {
 		"bad yaml":        {"---\nname: [a\n---\nx", "front matter"},
 		"tools of a map":  {"---\nname: a\ndescription: d\ntools: {a: 1}\n---\nx", "tools:"},
 		"negative turns":  {"---\nname: a\ndescription: d\nmax_turns: -1\n---\nx", "negative"},
+		"bad isolation":   {"---\nname: a\ndescription: d\nisolation: container\n---\nx", `the only isolation is "worktree"`},
 		"too big":         {"---\nname: a\ndescription: d\n---\n" + strings.Repeat("x", maxDefinitionFile), "more than"},
 		"no front matter": {"# just markdown", "must start with front matter"},
 	} {

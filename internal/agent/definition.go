@@ -43,9 +43,17 @@ type Definition struct {
 	// Prompt is the subagent's own instructions, added to the system
 	// prompt.
 	Prompt string
+	// Isolation is where the subagent works: "" in the parent's
+	// workspace, IsolationWorktree in a git worktree of its own, whose
+	// branch and changes its report names.
+	Isolation string
 	// Path is the file it came from; empty for a built-in.
 	Path string
 }
+
+// IsolationWorktree is the isolation of a subagent that works in a git
+// worktree of its own.
+const IsolationWorktree = "worktree"
 
 // Explore is the built-in read-only subagent.
 const Explore = "explore"
@@ -125,7 +133,7 @@ func Load(dirs ...string) (defs []Definition, errs []error) {
 }
 
 // LoadFile parses one definition: YAML front matter between "---" lines
-// (name, description, tools, model, max_turns), then the prompt.
+// (name, description, tools, model, max_turns, isolation), then the prompt.
 func LoadFile(path string) (Definition, error) {
 	fail := func(format string, args ...any) (Definition, error) {
 		return Definition{}, fmt.Errorf("subagent %s: %s", path, fmt.Sprintf(format, args...))
@@ -154,6 +162,7 @@ func LoadFile(path string) (Definition, error) {
 		Tools       yaml.Node `yaml:"tools"`
 		Model       string    `yaml:"model"`
 		MaxTurns    int       `yaml:"max_turns"`
+		Isolation   string    `yaml:"isolation"`
 	}
 	if err := yaml.Unmarshal(front, &fm); err != nil {
 		return fail("front matter: %v", err)
@@ -161,7 +170,7 @@ func LoadFile(path string) (Definition, error) {
 	d := Definition{
 		Name: strings.TrimSpace(fm.Name), Description: strings.TrimSpace(fm.Description),
 		Model: strings.TrimSpace(fm.Model), MaxTurns: fm.MaxTurns,
-		Prompt: strings.TrimSpace(string(body)), Path: path,
+		Prompt: strings.TrimSpace(string(body)), Path: path, Isolation: strings.TrimSpace(fm.Isolation),
 	}
 	switch {
 	case d.Name == "":
@@ -172,6 +181,8 @@ func LoadFile(path string) (Definition, error) {
 		return fail(`front matter needs "description": the model picks a subagent by it`)
 	case d.MaxTurns < 0:
 		return fail("max_turns %d is negative", d.MaxTurns)
+	case d.Isolation != "" && d.Isolation != IsolationWorktree:
+		return fail("isolation %q: the only isolation is %q (omit it to work in the parent's workspace)", d.Isolation, IsolationWorktree)
 	}
 	tools, err := toolList(&fm.Tools)
 	if err != nil {

@@ -35,6 +35,9 @@ type Report struct {
 	Subtype   string
 	Turns     int
 	ToolCalls int
+	// Worktree, for a subagent with worktree isolation, says where it
+	// worked and what it changed there: its branch and a diff summary.
+	Worktree string
 }
 
 // Runner runs a subagent's loop. It blocks until the loop ends or ctx is
@@ -136,11 +139,17 @@ func (t *Tool) Execute(ctx context.Context, args json.RawMessage, out tools.Outp
 		if rep.Text != "" {
 			msg += "\n\nIts last report before it stopped:\n" + rep.Text
 		}
+		if rep.Worktree != "" {
+			msg += "\n\n" + rep.Worktree
+		}
 		return tools.Result{IsError: true, ErrorType: "SUBAGENT_FAILED", Output: msg, Display: display}, nil
 	}
 	text := strings.TrimSpace(rep.Text)
 	if text == "" {
 		text = fmt.Sprintf("The %s subagent finished without writing a report.", def.Name)
+	}
+	if rep.Worktree != "" {
+		text += "\n\n" + rep.Worktree
 	}
 	return tools.Result{Output: text, Display: display}, nil
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/plyhq/ply/internal/mcp"
 	"github.com/plyhq/ply/internal/permission"
 	"github.com/plyhq/ply/internal/redact"
+	"github.com/plyhq/ply/internal/session"
 	"github.com/plyhq/ply/internal/settings"
 	"github.com/plyhq/ply/internal/tui"
 )
@@ -76,13 +77,13 @@ func Main(ctx context.Context, args []string, sio IO) int {
 			return fail(sio, code, err.Error())
 		}
 		// The UI shows them: a line printed now scrolls out of view.
-		cfg.startNotice = strings.TrimSpace(cfg.startNotice + "\n" + cfg.providerNotice + "\n" + cfg.settingsNotice)
+		cfg.startNotice = strings.TrimSpace(cfg.worktreeNotice + "\n" + cfg.startNotice + "\n" + cfg.providerNotice + "\n" + cfg.settingsNotice)
 	} else {
 		// stderr, never stdout: stream-json readers parse stdout.
 		if cfg.trust.ignored != "" {
 			fmt.Fprintln(sio.Stderr, untrustedNotice(cfg.trust.ignored))
 		}
-		for _, n := range []string{cfg.providerNotice, cfg.settingsNotice} {
+		for _, n := range []string{cfg.worktreeNotice, cfg.providerNotice, cfg.settingsNotice} {
 			if n != "" {
 				fmt.Fprintln(sio.Stderr, n)
 			}
@@ -157,6 +158,10 @@ type config struct {
 	providerNotice string
 	// settingsNotice names the settings files' keys ply does not read.
 	settingsNotice string
+	// worktree is the git worktree the run works in (nil for none);
+	// worktreeNotice says so.
+	worktree       *session.Worktree
+	worktreeNotice string
 
 	// effort is the reasoning tier of model.effort.
 	effort llm.Effort
@@ -289,6 +294,9 @@ func resolve(o *Options, sio IO) (*config, int, error) {
 			c.home = filepath.Join(h, ".ply")
 		}
 	}
+	if code, err := c.resolveWorktree(); err != nil {
+		return nil, code, err
+	}
 	c.trust = checkTrust(c.home, c.workspace, o.TrustWorkspace, sio.Stderr)
 	if code, err := loadSettings(c, o, env); err != nil {
 		return nil, code, err
@@ -378,7 +386,7 @@ func (c *config) coreConfig(sio IO) core.Config {
 	o := c.opts
 	wire, base, key, model, headers, net := c.wire, c.baseURL, c.apiKey, c.model, c.headers, c.net
 	return core.Config{
-		Workspace: c.workspace, IncludeDirs: o.IncludeDirs, Home: c.home, Version: Version,
+		Workspace: c.workspace, Worktree: c.worktree, IncludeDirs: o.IncludeDirs, Home: c.home, Version: Version,
 		NewProvider: func() chat.Provider { return wire.newProvider(base, key, model, headers, net) },
 		Model:       c.model, ProviderName: firstNonEmpty(o.Provider, c.settings.Provider),
 		ContextWindow: c.contextWindow, MaxOutputTokens: c.maxOutput, Effort: c.effort, OtherModels: otherModels(c), Models: servedModels(c),

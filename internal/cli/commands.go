@@ -75,6 +75,31 @@ func commands() []*command {
 			run: trustCommand,
 		},
 		{
+			name:  "worktree",
+			usage: []string{"ply worktree COMMAND [ARGS...]"},
+			long: "Manage the git worktrees ply --worktree makes under .ply/worktrees of the repository, each on\n" +
+				"its own branch ply/NAME.",
+			helpWord: true,
+			subs: []*command{
+				{
+					name:  "list",
+					usage: []string{"ply worktree list"},
+					short: "list the repository's ply worktrees: name, branch, uncommitted changes, path",
+					long:  "List the repository's ply worktrees with their branch, the number of uncommitted changes and the path.",
+					run:   worktreeListCommand,
+				},
+				{
+					name:    "remove",
+					aliases: []string{"rm"},
+					usage:   []string{"ply worktree remove [--force] NAME"},
+					short:   "remove a worktree (refused while it has uncommitted changes, unless --force); its branch stays",
+					long: "Remove the worktree NAME. One with uncommitted changes (modified, staged or untracked files)\n" +
+						"is refused unless --force, which discards them. The branch ply/NAME and its commits stay.",
+					run: worktreeRemoveCommand,
+				},
+			},
+		},
+		{
 			name:  "version",
 			usage: []string{"ply version"},
 			short: "print ply's version (as ply --version)",

@@ -47,6 +47,10 @@ type Options struct {
 	SandboxNetwork   bool
 	SandboxWriteDirs []string
 	AllowUnsandboxed bool
+	// Worktree runs the session in a git worktree, WorktreeName's (a
+	// new name when empty) (worktree.go).
+	Worktree     bool
+	WorktreeName string
 	// TrustWorkspace trusts the workspace for this run only (CI).
 	TrustWorkspace bool
 	// ACP serves the Agent Client Protocol on stdio (acp.go).
@@ -112,6 +116,7 @@ func (o *Options) specs() []flagSpec {
 		{long: "sandbox-network", boolean: &o.SandboxNetwork, help: "with --sandbox: let shell commands create sockets: TCP, UDP and Unix-socket connections"},
 		{long: "sandbox-write-dir", list: &o.SandboxWriteDirs, help: "with --sandbox: another directory shell commands may write in (comma-separated, repeatable)"},
 		{long: "allow-unsandboxed", boolean: &o.AllowUnsandboxed, help: "where the kernel has no sandbox (no Landlock): run commands that only read unasked, unconfined, instead of asking; with --sandbox, run shell commands unconfined instead of refusing them"},
+		{long: "worktree", short: "w", boolean: &o.Worktree, help: "[NAME] work in the git worktree .ply/worktrees/NAME on branch ply/NAME, made from HEAD if missing (a new name if none; --worktree=NAME before a one-word prompt)"},
 		{long: "trust-workspace", boolean: &o.TrustWorkspace, help: "trust this folder for this run only: load its .ply/settings.json and .ply/agents (for CI; 'ply trust' saves it)"},
 		{long: "debug", short: "d", boolean: &o.Debug, help: "log at debug level to the log file"},
 		{long: "verbose", boolean: &o.Verbose, help: "accepted for Claude Code's command lines; ply's output is complete without it"},
@@ -158,6 +163,10 @@ func Parse(args []string) (*Options, error) {
 		if a == "--" {
 			o.Positional = append(o.Positional, args[i+1:]...)
 			break
+		}
+		if j, ok := o.parseWorktreeFlag(args, i); ok {
+			i = j
+			continue
 		}
 		if len(a) < 2 || a[0] != '-' {
 			o.Positional = append(o.Positional, a)

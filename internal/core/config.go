@@ -9,6 +9,7 @@ import (
 	"github.com/plyhq/ply/internal/info"
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/mcp"
+	"github.com/plyhq/ply/internal/session"
 	"github.com/plyhq/ply/internal/settings"
 )
 
@@ -20,6 +21,9 @@ type Config struct {
 	Workspace   string
 	IncludeDirs []string
 	Home        string
+	// Worktree is the git worktree Workspace is (ply --worktree), which
+	// a new session's transcript records; nil for none.
+	Worktree *session.Worktree
 	// Version is ply's, for the MCP servers.
 	Version string
 

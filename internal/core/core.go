@@ -38,10 +38,13 @@ type Session struct {
 	ws     *tools.Workspace
 	reg    *tools.Registry
 	policy *permission.Policy
-	sess   *opened
-	chat   *chat.Chat
-	hooks  *hooks.Runner
-	client *client.Client
+	// policyCfg is what policy was built from; a worktree subagent's
+	// policy is built from it too.
+	policyCfg permission.Config
+	sess      *opened
+	chat      *chat.Chat
+	hooks     *hooks.Runner
+	client    *client.Client
 	// modes keeps the system prompt in step with the approval mode, and
 	// holds the notes for the next message.
 	modes *modeSync

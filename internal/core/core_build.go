@@ -221,12 +221,13 @@ func (c *Session) newPolicy(cfg *Config, notices io.Writer) (*modeSync, error) {
 		p := f.Settings.Permissions
 		ruleSets = append(ruleSets, permission.RuleSet{Source: f.Path, Allow: p.Allow, Ask: p.Ask, Deny: p.Deny})
 	}
-	policy, err := permission.New(permission.Config{
+	c.policyCfg = permission.Config{
 		Mode: mode, Workspace: c.ws, Settings: ruleSets,
 		AllowedTools: append(slices.Clone(cfg.AllowedTools), trustedServers(cfg.MCP)...), ExcludeTools: cfg.ExcludeTools, CoreTools: cfg.CoreTools,
 		ReadOnlyProfile: readOnlyProfile(notices), AllowUnconfined: cfg.AllowUnsandboxed,
 		WorkspaceSandbox: workspaceSandbox,
-	})
+	}
+	policy, err := permission.New(c.policyCfg)
 	if err != nil {
 		// A rule that does not parse could be a deny rule that would
 		// then deny nothing: refuse to start.
@@ -445,6 +446,7 @@ func (c *Session) configureSubagents(cfg *Config, provider chat.Provider, chatCf
 		NoAutoSandbox: errText(workspaceSandbox())}
 	a.loops = cfg.Settings.Model
 	a.mode = policy
+	a.cfg, a.policy, a.policyCfg = cfg, policy, c.policyCfg
 	a.hooks = c.hooks
 }
 

@@ -66,7 +66,7 @@ func openSession(cfg *Config, root string, log *slog.Logger, stderr io.Writer) (
 		return nil, 42, fmt.Errorf("--session-id %q is not a UUID", id)
 	}
 	if !cfg.Continue && cfg.Resume == "" {
-		w, err := session.Create(cfg.Home, root, id, cfg.Model)
+		w, err := session.CreateIn(cfg.Home, root, id, cfg.Model, cfg.Worktree)
 		if err != nil {
 			return nil, 1, fmt.Errorf("creating the session transcript: %w", err)
 		}

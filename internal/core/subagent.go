@@ -67,6 +67,12 @@ type subagents struct {
 
 	sessionID string
 
+	// cfg, policy and policyCfg build a worktree subagent's own tools and
+	// policy (isolation.go).
+	cfg       *Config
+	policy    *permission.Policy
+	policyCfg permission.Config
+
 	// Set by the entry layer before the first run.
 	approver scheduler.Approver
 	nested   NestedLoop
@@ -121,13 +127,22 @@ func (s *subagents) run(ctx context.Context, t agent.Task, bg *taskLink) agent.R
 	if len(unknown) > 0 && t.Def.Path != "" {
 		s.log.Warn("subagent names tools ply does not offer", "subagent", t.Def.Name, "tools", unknown)
 	}
+	src, env := s.reg, s.env
+	var iso *isolated
+	if t.Def.Isolation == agent.IsolationWorktree {
+		var err error
+		if iso, err = s.isolate(ctx, t.Def); err != nil {
+			return agent.Report{Err: err.Error(), Subtype: "error_during_execution"}
+		}
+		defer iso.close()
+		src, env.Workspace = iso.registry(s.reg), iso.wt.Path
+	}
 	reg := tools.NewRegistry()
 	var ch *chat.Chat
-	copyTools(reg, s.reg, names, func([]string) { ch.SetTools(reg.Decls()) })
+	copyTools(reg, src, names, func([]string) { ch.SetTools(reg.Decls()) })
 	if bg != nil {
 		reg.Register(agent.NewSendMessage(bg, "parent"))
 	}
-	env := s.env
 	if s.mode != nil {
 		env.Mode = s.mode.Mode().String()
 	}
@@ -143,6 +158,9 @@ func (s *subagents) run(ctx context.Context, t agent.Task, bg *taskLink) agent.R
 	opts := slices.Clone(s.schedOps)
 	if s.approver != nil {
 		opts = append(opts, scheduler.WithApprover(hooks.Approver(s.hooks, s.approver)))
+	}
+	if iso != nil {
+		opts = append(opts, scheduler.WithPolicy(iso.policy))
 	}
 	first := []llm.Part{{Text: t.Prompt}}
 	if extra := s.hooks.SubagentStart(ctx, t.CallID, t.Def.Name); extra != "" {
@@ -162,6 +180,9 @@ func (s *subagents) run(ctx context.Context, t agent.Task, bg *taskLink) agent.R
 	}
 	res := s.nested(ctx, n)
 	rep := agent.Report{Text: res.Result, Subtype: res.Subtype, Turns: res.Turns, ToolCalls: countCalls(ch.History())}
+	if iso != nil {
+		rep.Worktree = iso.report(ctx)
+	}
 	if res.IsError {
 		rep.Err = res.Error
 		rep.Text = lastModelText(ch.History())

@@ -25,7 +25,7 @@ func Fork(home, workspace, src, id, model string) (_ *Writer, _ *Transcript, err
 	if err != nil {
 		return nil, nil, err
 	}
-	meta := Meta{Version: Version, ID: id, Cwd: root, Created: time.Now().UTC(), Model: model, ForkedFrom: t.Meta.ID}
+	meta := Meta{Version: Version, ID: id, Cwd: root, Created: time.Now().UTC(), Model: model, ForkedFrom: t.Meta.ID, Worktree: t.Meta.Worktree}
 	f, lock, err := create(home, meta)
 	if err != nil {
 		return nil, nil, err

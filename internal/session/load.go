@@ -87,12 +87,13 @@ type record struct {
 	Type string `json:"type"`
 
 	// session
-	Version int       `json:"version"`
-	ID      string    `json:"id"`
-	Cwd     string    `json:"cwd"`
-	Created time.Time `json:"created"`
-	Model   string    `json:"model"`
-	Forked  string    `json:"forked_from"`
+	Version  int       `json:"version"`
+	ID       string    `json:"id"`
+	Cwd      string    `json:"cwd"`
+	Created  time.Time `json:"created"`
+	Model    string    `json:"model"`
+	Forked   string    `json:"forked_from"`
+	Worktree *Worktree `json:"worktree"`
 
 	// entry, tool_state, compaction, cancelled
 	Time time.Time `json:"time"`
@@ -279,7 +280,7 @@ func parseMeta(line []byte) (Meta, error) {
 	case rec.ID == "":
 		return Meta{}, errors.New("invalid metadata line: no session id")
 	}
-	return Meta{Version: rec.Version, ID: rec.ID, Cwd: rec.Cwd, Created: rec.Created, Model: rec.Model, ForkedFrom: rec.Forked}, nil
+	return Meta{Version: rec.Version, ID: rec.ID, Cwd: rec.Cwd, Created: rec.Created, Model: rec.Model, ForkedFrom: rec.Forked, Worktree: rec.Worktree}, nil
 }
 
 // apply replays one record onto the transcript.

@@ -87,6 +87,17 @@ type Meta struct {
 	// ForkedFrom is the id of the session this one was copied from
 	// (--fork-session), or empty.
 	ForkedFrom string `json:"forked_from,omitempty"`
+	// Worktree is the git worktree the session works in (ply
+	// --worktree), nil for none; Cwd is its path.
+	Worktree *Worktree `json:"worktree,omitempty"`
+}
+
+// Worktree names the git worktree a session works in.
+type Worktree struct {
+	Name   string `json:"name"`
+	Branch string `json:"branch"`
+	// Repo is the repository's main work tree.
+	Repo string `json:"repo"`
 }
 
 // ToolState is one state change of a tool call, as the caller reports it
@@ -179,11 +190,17 @@ func validID(id string) bool {
 // hold everything the user and the tools said. It fails if a session with
 // that id exists. The Writer holds the session's lock until Close.
 func Create(home, workspace, id, model string) (*Writer, error) {
+	return CreateIn(home, workspace, id, model, nil)
+}
+
+// CreateIn is Create for a session working in the git worktree wt (nil
+// for none), which its metadata line records.
+func CreateIn(home, workspace, id, model string, wt *Worktree) (*Writer, error) {
 	root, err := canonicalRoot(workspace)
 	if err != nil {
 		return nil, err
 	}
-	meta := Meta{Version: Version, ID: id, Cwd: root, Created: time.Now().UTC(), Model: model}
+	meta := Meta{Version: Version, ID: id, Cwd: root, Created: time.Now().UTC(), Model: model, Worktree: wt}
 	f, lock, err := create(home, meta)
 	if err != nil {
 		return nil, err

@@ -40,6 +40,7 @@ func main() {
 		module    = flag.String("module", ".", "the module root, for the Go benchmarks")
 		profile   = flag.String("profile", "", "write CPU profiles of the in-process tool figures to this directory")
 		longCnt   = flag.Int("long-count", 3, "runs of the long-session figures (minutes each); 0 skips them")
+		fleetN    = flag.Int("fleet", 16, "sessions run at once, each in its own worktree, for the parallel figures; 0 skips them")
 		ckptFiles = flag.String("ckpt-files", "", "comma-separated tree sizes (files) for the checkpoint figures at scale, e.g. 50000,200000; empty skips them")
 	)
 	flag.Parse()
@@ -61,6 +62,9 @@ func main() {
 	b.step("process scenarios", b.processScenarios)
 	if !*noTools {
 		b.step("tool speed", func() error { return b.toolSpeed(*cache) })
+	}
+	if *fleetN > 0 {
+		b.step("parallel sessions", func() error { return b.fleetRuns(*fleetN, min(*n, 3)) })
 	}
 	if *longCnt > 0 {
 		b.step("long sessions", func() error { return b.longSessions(*module, *longCnt) })
