@@ -62,8 +62,8 @@ func TestCustomCommand(t *testing.T) {
 	}
 	h.m.input.Reset()
 	h.typeText("/f")
-	if !strings.Contains(h.m.hint, "/fix") || !strings.Contains(h.m.hint, "/frontend:test") {
-		t.Fatalf("hint %q lacks the custom commands", h.m.hint)
+	if v := h.view(); !strings.Contains(v, "/fix") || !strings.Contains(v, "/frontend:test") {
+		t.Fatalf("the menu lacks the custom commands:\n%s", v)
 	}
 	h.m.input.Reset()
 

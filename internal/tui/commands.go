@@ -95,7 +95,8 @@ func (m *model) command(text string) tea.Cmd {
 		if c.idle && (m.busy || m.compacting) {
 			return m.notIdle(name)
 		}
-		return c.run(m, arg)
+		echo := m.echoCommand(name, text) // cmd_echo.go
+		return tea.Batch(echo, c.run(m, arg))
 	}
 	if c := m.skillCommand(name, arg); c != nil {
 		return c

@@ -81,7 +81,8 @@ type model struct {
 	histPos int
 	draft   string
 	pastes  []string // collapsed pastes, by number-1
-	hint    string   // completion candidates under the editor
+	hint    string   // a line under the editor (search, a failed completion)
+	comp    completion
 	picker  *picker  // the /resume session picker
 	todos   []todo
 	stats   stats

@@ -149,7 +149,9 @@ func (m *model) View() tea.View {
 			}
 		}
 		parts = append(parts, m.inputView())
-		if m.hint != "" {
+		if menu := m.menuView(); menu != "" { // complete_menu.go
+			parts = append(parts, menu)
+		} else if m.hint != "" {
 			parts = append(parts, m.st.dim.Render(abbreviate(m.hint, m.width-1)))
 		}
 	}
