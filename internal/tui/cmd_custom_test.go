@@ -163,8 +163,8 @@ func TestBangStops(t *testing.T) {
 	h.typeText("!sleep 100")
 	h.enter()
 	<-started
-	if !strings.Contains(h.printed(), "running… (esc to stop)") {
-		t.Fatal(h.printed())
+	if !strings.Contains(h.view(), "running sleep 100… (esc to stop)") || strings.Contains(h.printed(), "running") {
+		t.Fatalf("the progress line is not in the live area alone:\n%s\nprinted:\n%s", h.view(), h.printed())
 	}
 	h.press(tea.KeyEscape, 0)
 	h.pumpUntil(isFunc)

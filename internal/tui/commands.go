@@ -169,7 +169,8 @@ func (m *model) compressCommand(arg string) tea.Cmd {
 	focus := strings.TrimSpace(arg)
 	ctx, cancel := context.WithCancel(m.base)
 	m.stopCompress = cancel
-	return tea.Batch(m.commit(m.st.dim.Render("compressing the conversation… (esc to stop)")), m.tick(), func() tea.Msg {
+	// The live area says it runs (View); the result is printed alone.
+	return tea.Batch(m.tick(), func() tea.Msg {
 		defer cancel()
 		b, a, ok := c.Compress(ctx, focus)
 		return compressedMsg{before: b, after: a, ok: ok, cancelled: ctx.Err() != nil}

@@ -83,6 +83,8 @@ type model struct {
 	pastes  []string // collapsed pastes, by number-1
 	hint    string   // a line under the editor (search, a failed completion)
 	comp    completion
+	// progress is a running command's line in the live area (progress.go).
+	progress string
 	picker  *picker  // the /resume session picker
 	todos   []todo
 	stats   stats
