@@ -107,7 +107,9 @@ func (m *model) dialogKey(k tea.KeyPressMsg) tea.Cmd {
 	if a.reasoning {
 		switch k.String() {
 		case "enter":
-			m.answer(scheduler.Decision{Outcome: scheduler.OutcomeDeny, Reason: strings.TrimSpace(string(a.reason))})
+			reason := strings.TrimSpace(string(a.reason))
+			m.noteDenial(a.call.id, reason) // cards_deny.go
+			m.answer(scheduler.Decision{Outcome: scheduler.OutcomeDeny, Reason: reason})
 		case "backspace":
 			if len(a.reason) > 0 {
 				a.reason = a.reason[:len(a.reason)-1]

@@ -438,7 +438,7 @@ func (m *model) renderHistory(h []llm.Message) string {
 		for _, p := range msg.Parts {
 			if p.Call != nil {
 				blocks = append(blocks, m.st.dim.Render("⏺ "+p.Call.Name+" "+
-					abbreviate(sanitize(argSummary(p.Call.Args)), max(m.width-len(p.Call.Name)-4, 10))))
+					abbreviate(sanitize(callSubject(p.Call.Name, p.Call.Args)), max(m.width-len(p.Call.Name)-4, 10))))
 			}
 		}
 	}
