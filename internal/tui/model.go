@@ -85,13 +85,13 @@ type model struct {
 	comp    completion
 	// progress is a running command's line in the live area (progress.go).
 	progress string
-	picker  *picker  // the /resume session picker
-	todos   []todo
-	stats   stats
-	ctxPct  int // context used in percent, -1 unknown
-	ctx     ctxFigure
-	footerC footerCache
-	armed   bool
+	picker   *picker // the /resume session picker
+	todos    []todo
+	stats    stats
+	ctxPct   int // context used in percent, -1 unknown
+	ctx      ctxFigure
+	footerC  footerCache
+	armed    bool
 	// escArmed: the last key was Esc on an empty input; another opens /rewind.
 	escArmed bool
 	// search is Ctrl+R's history search while it runs (input_more.go).
