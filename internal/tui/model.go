@@ -82,22 +82,24 @@ type model struct {
 	draft   string
 	pastes  []string // collapsed pastes, by number-1
 	hint    string   // a line under the editor (search, a failed completion)
-	comp    completion
-	// progress is a running command's line in the live area (progress.go).
-	progress string
-	picker   *picker // the /resume session picker
-	todos    []todo
-	stats    stats
-	ctxPct   int // context used in percent, -1 unknown
-	ctx      ctxFigure
-	footerC  footerCache
-	armed    bool
+	picker  *picker  // the /resume session picker
+	todos   []todo
+	stats   stats
+	ctxPct  int // context used in percent, -1 unknown
+	ctx     ctxFigure
+	footerC footerCache
+	armed   bool
 	// escArmed: the last key was Esc on an empty input; another opens /rewind.
 	escArmed bool
 	// search is Ctrl+R's history search while it runs (input_more.go).
 	search *histSearch
 	// cmds is the state of the commands in cmd_*.go.
 	cmds cmdState
+
+	// comp is the completion menu (complete_menu.go); progress is a
+	// running command's line in the live area (progress.go).
+	comp     completion
+	progress string
 }
 
 // stats is what /stats reports.
