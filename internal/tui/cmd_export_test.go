@@ -47,7 +47,7 @@ func TestExportCommand(t *testing.T) {
 	if strings.Contains(string(got), "hmm") {
 		t.Error("the export has the model's thoughts")
 	}
-	if !strings.Contains(h.printed(), "written to "+path) {
+	if !strings.Contains(flat(h.printed()), "written to "+path) { // wrapped at spaces
 		t.Errorf("not told where:\n%s", h.printed())
 	}
 	// A named file, relative to the workspace.

@@ -179,6 +179,7 @@ func (m *model) Init() tea.Cmd {
 
 // commit appends a finished block to the conversation.
 func (m *model) commit(block string) tea.Cmd {
+	block = fitWords(block, m.width) // wrapwords.go
 	if m.keep {
 		m.printed = append(m.printed, block)
 	}
