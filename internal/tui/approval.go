@@ -36,7 +36,9 @@ type approval struct {
 	// diff is the change an edit or write_file call would make, as
 	// unified lines; plan is exit_plan_mode's plan, in markdown.
 	diff []string
-	path string
+	// diffShift numbers an edit's diff as the lines of its file.
+	diffShift int
+	path      string
 	plan string
 	// from names who asks, when not the main loop.
 	from string
@@ -68,6 +70,7 @@ func (m *model) newApproval(msg approvalMsg) *approval {
 		a.plan = *args.Plan
 	case msg.call.name == "edit" && args.OldString != nil && args.NewString != nil:
 		a.diff = lineDiff(*args.OldString, *args.NewString, 2)
+		a.diffShift = m.lineOf(args.FilePath, *args.OldString) // render_diff.go
 	case msg.call.name == "write_file" && args.Content != nil:
 		a.diff = lineDiff(m.readForDiff(args.FilePath), *args.Content, 2)
 	}

@@ -179,24 +179,12 @@ func isDiff(s string) bool {
 	return strings.HasPrefix(s, "--- ") || strings.HasPrefix(s, "@@") || strings.Contains(s, "\n@@ ")
 }
 
-// diffLines colours a unified diff, at most n lines of width columns,
-// leaving out its file header.
+// diffLines draws a unified diff as renderDiff does, at most n lines of
+// width columns.
 func (m *model) diffLines(diff string, n, width int) []string {
-	var out []string
-	lines := strings.Split(strings.TrimRight(diff, "\n"), "\n")
-	skipped := 0
-	for i, l := range lines {
-		if strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "+++ ") {
-			continue
-		}
-		if len(out) == n {
-			skipped = len(lines) - i
-			break
-		}
-		out = append(out, m.md.hl.diffLine(abbreviateKeep(sanitize(l), width)))
-	}
-	if skipped > 0 {
-		out = append(out, m.st.dim.Render("… "+plural(skipped, "more line")+m.expandHint()))
+	out, hidden := m.renderDiff(strings.Split(strings.TrimRight(diff, "\n"), "\n"), diffOpts{width: width, max: n})
+	if hidden > 0 {
+		out = append(out, m.st.dim.Render("… "+plural(hidden, "more line")+m.expandHint()))
 	}
 	return out
 }

@@ -105,7 +105,7 @@ func TestDiffCommand(t *testing.T) {
 	h.enter()
 	h.pumpUntil(isFunc)
 	p := h.printed()
-	for _, want := range []string{"3 file(s) changed in this session:\nM main.go\n+ new.txt\n- logo.png", "-func main() {}\n+func main() { run() }", "+hello", "logo.png  (binary)"} {
+	for _, want := range []string{"3 file(s) changed in this session:\nM main.go\n+ new.txt\n- logo.png", "3 - func main() {}\n3 + func main() { run() }", "1 + hello", "logo.png  (binary)"} {
 		if !strings.Contains(p, want) {
 			t.Errorf("/diff lacks %q:\n%s", want, p)
 		}
