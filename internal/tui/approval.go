@@ -36,9 +36,7 @@ type approval struct {
 	// diff is the change an edit or write_file call would make, as
 	// unified lines; plan is exit_plan_mode's plan, in markdown.
 	diff []string
-	// diffShift numbers an edit's diff as the lines of its file.
-	diffShift int
-	path      string
+	path string
 	plan string
 	// from names who asks, when not the main loop.
 	from string
@@ -47,6 +45,9 @@ type approval struct {
 	// body caches the body's lines for bodyWidth.
 	body      []string
 	bodyWidth int
+
+	// diffShift numbers an edit's diff as the lines of its file.
+	diffShift int
 }
 
 // maxDiffFile bounds the file write_file's diff reads from disk.
