@@ -74,7 +74,7 @@ func testTmuxToolDisplay(t *testing.T, w int) {
 	}
 	x.waitIdle()
 	x.submit("/diff")
-	s = x.waitFor("changed in this session")
+	x.waitFor("changed in this session")
 	s = x.waitFor("12 + value12 := 1200")
 	if !strings.Contains(s, "> /diff") || !strings.Contains(s, "12 - value12 := 12") {
 		t.Errorf("/diff is not echoed or not numbered as the file:\n%s", s)
