@@ -13,7 +13,8 @@ import (
 // TestTmuxToolDisplay: a search's card names its pattern and folder; an
 // edit's approval shows its diff numbered as the file's lines; a denial's
 // typed reason is on the card in full, broken between words; /diff
-// numbers the lines the same way. At 80 and 120 columns.
+// numbers the lines the same way; a !command leaves its result and no
+// progress line. At 80 and 120 columns.
 func TestTmuxToolDisplay(t *testing.T) {
 	t.Parallel()
 	for _, w := range []int{80, 120} {
@@ -83,5 +84,12 @@ func testTmuxToolDisplay(t *testing.T, w int) {
 		if len([]rune(l)) > w {
 			t.Errorf("line %d is wider than %d: %q", i, w, l)
 		}
+	}
+
+	// A !command's result is printed alone: no "running…" line stays.
+	x.submit("!echo BANG-OUT")
+	x.waitFor("⎿ BANG-OUT")
+	if all := x.run("capture-pane", "-p", "-J", "-t", "ply", "-S", "-"); strings.Contains(all, "running") {
+		t.Errorf("a progress line stayed in the conversation:\n%s", all)
 	}
 }
