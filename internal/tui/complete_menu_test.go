@@ -183,3 +183,17 @@ func TestAtMenuPaths(t *testing.T) {
 		t.Fatalf("Enter on a path sent something: %q", h.m.printed)
 	}
 }
+
+// BenchmarkSlashKeystroke: a key typed in a /command and one erased,
+// each with the menu filtered and the frame drawn, as the program does.
+func BenchmarkSlashKeystroke(b *testing.B) {
+	h := newHarness(&testing.T{}, nil, nil)
+	h.typeText("/st")
+	b.ReportAllocs()
+	for b.Loop() {
+		h.update(tea.KeyPressMsg{Code: 'a', Text: "a"})
+		_ = h.m.View()
+		h.update(tea.KeyPressMsg{Code: tea.KeyBackspace})
+		_ = h.m.View()
+	}
+}
