@@ -187,13 +187,15 @@ func TestAtMenuPaths(t *testing.T) {
 // BenchmarkSlashKeystroke: a key typed in a /command and one erased,
 // each with the menu filtered and the frame drawn, as the program does.
 func BenchmarkSlashKeystroke(b *testing.B) {
-	h := newHarness(&testing.T{}, nil, nil)
-	h.typeText("/st")
+	m := newModel(Config{Model: "bench-model", PermissionMode: "default", NoColor: true, Width: 80, Height: 24}, &driver{})
+	for _, r := range "/st" {
+		m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
 	b.ReportAllocs()
 	for b.Loop() {
-		h.update(tea.KeyPressMsg{Code: 'a', Text: "a"})
-		_ = h.m.View()
-		h.update(tea.KeyPressMsg{Code: tea.KeyBackspace})
-		_ = h.m.View()
+		m.Update(tea.KeyPressMsg{Code: 'a', Text: "a"})
+		_ = m.View()
+		m.Update(tea.KeyPressMsg{Code: tea.KeyBackspace})
+		_ = m.View()
 	}
 }
