@@ -45,6 +45,9 @@ type approval struct {
 	// body caches the body's lines for bodyWidth.
 	body      []string
 	bodyWidth int
+
+	// diffShift numbers an edit's diff as the lines of its file.
+	diffShift int
 }
 
 // maxDiffFile bounds the file write_file's diff reads from disk.
@@ -68,6 +71,7 @@ func (m *model) newApproval(msg approvalMsg) *approval {
 		a.plan = *args.Plan
 	case msg.call.name == "edit" && args.OldString != nil && args.NewString != nil:
 		a.diff = lineDiff(*args.OldString, *args.NewString, 2)
+		a.diffShift = m.lineOf(args.FilePath, *args.OldString) // render_diff.go
 	case msg.call.name == "write_file" && args.Content != nil:
 		a.diff = lineDiff(m.readForDiff(args.FilePath), *args.Content, 2)
 	}
@@ -107,7 +111,9 @@ func (m *model) dialogKey(k tea.KeyPressMsg) tea.Cmd {
 	if a.reasoning {
 		switch k.String() {
 		case "enter":
-			m.answer(scheduler.Decision{Outcome: scheduler.OutcomeDeny, Reason: strings.TrimSpace(string(a.reason))})
+			reason := strings.TrimSpace(string(a.reason))
+			m.noteDenial(a.call.id, reason) // cards_deny.go
+			m.answer(scheduler.Decision{Outcome: scheduler.OutcomeDeny, Reason: reason})
 		case "backspace":
 			if len(a.reason) > 0 {
 				a.reason = a.reason[:len(a.reason)-1]

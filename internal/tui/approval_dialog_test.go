@@ -162,11 +162,13 @@ func TestLongDiffLineIsWrapped(t *testing.T) {
 			continue
 		}
 		text := string(in[2 : len(in)-2])
-		if strings.HasPrefix(text, "+") || strings.HasPrefix(text, "↪") {
-			glued += strings.TrimPrefix(text, "↪")
+		if t, ok := strings.CutPrefix(text, "1 + "); ok {
+			glued += t
+		} else if t, ok := strings.CutPrefix(text, "  ↪ "); ok {
+			glued += t
 		}
 	}
-	if strings.Contains(v, "…") || strings.TrimRight(glued, " ") != "+"+long {
+	if strings.Contains(v, "…") || strings.TrimRight(glued, " ") != long {
 		t.Fatalf("the long line is not wrapped whole: %q\n%s", glued, v)
 	}
 }
@@ -308,7 +310,7 @@ func TestNothingToRemember(t *testing.T) {
 func TestDiffDialogShowsOtherArguments(t *testing.T) {
 	h, _ := openDialog(t, "edit", map[string]any{"file_path": "a.go", "old_string": "x", "new_string": "y", "replace_all": true}, nil)
 	box := dialogBox(h.view())
-	if !strings.Contains(box, "│ replace_all: true") || !strings.Contains(box, "│ -x") || strings.Contains(box, "old_string") {
+	if !strings.Contains(box, "│ replace_all: true") || !strings.Contains(box, "│ 1 - x") || strings.Contains(box, "old_string") {
 		t.Fatalf("the dialog does not say replace_all:\n%s", box)
 	}
 }

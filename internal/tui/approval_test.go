@@ -163,13 +163,13 @@ func TestApprovalDialogShowsDiff(t *testing.T) {
 		want, not        []string
 	}{
 		{"edit", "edit", args(map[string]string{"file_path": "g.go", "old_string": "keep\nold line\n", "new_string": "keep\nnew line\n"}),
-			[]string{"file_path: g.go", " keep", "-old line", "+new line"}, nil},
+			[]string{"file_path: g.go", "1   keep", "2 - old line", "2 + new line"}, nil},
 		{"write_file over a file", "write_file", args(map[string]string{"file_path": "f.txt", "content": "one\nTWO\nthree\n"}),
-			[]string{"file_path: f.txt", " one", "-two", "+TWO", " three"}, []string{"content:"}},
+			[]string{"file_path: f.txt", "1   one", "2 - two", "2 + TWO", "3   three"}, []string{"content:"}},
 		{"write_file new", "write_file", args(map[string]string{"file_path": "new.txt", "content": "hello\nworld\n"}),
-			[]string{"+hello", "+world"}, []string{"-"}},
+			[]string{"1 + hello", "2 + world"}, []string{"1 - ", "2 - "}},
 		{"long diff scrolls", "write_file", args(map[string]string{"file_path": "n.txt", "content": long}),
-			[]string{"+line", "lines 1–14 of 41 · ↑/↓ PgUp/PgDn to scroll"}, nil},
+			[]string{" 1 + line", "lines 1–14 of 41 · ↑/↓ PgUp/PgDn to scroll"}, nil},
 		{"no diff", "run_shell_command", args(map[string]string{"command": "make test"}),
 			[]string{"command: make test"}, []string{"file_path:"}},
 	} {

@@ -30,28 +30,12 @@ func (m *model) dialogBody(a *approval) []string {
 	case a.diff != nil:
 		out = wrapIndent("file_path: ", sanitize(a.path), w)
 		out = append(out, otherArgLines(a.call.args, w)...)
-		for _, l := range a.diff {
-			out = append(out, m.wrapDiffLine(sanitize(l), w)...)
-		}
+		rows, _ := m.renderDiff(a.diff, diffOpts{width: w, wrap: true, shift: a.diffShift}) // render_diff.go
+		out = append(out, rows...)
 	default:
 		out = argLines(a.call.args, w)
 	}
 	a.body, a.bodyWidth = out, w
-	return out
-}
-
-// wrapDiffLine breaks one diff line into lines of width w, keeping its
-// spacing; the pieces after the first are marked ↪ in the line's colour.
-func (m *model) wrapDiffLine(l string, w int) []string {
-	if l == "" || strings.HasPrefix(l, "@@") || ansi.StringWidth(l) <= w {
-		return []string{m.md.hl.diffLine(l)}
-	}
-	marker, text := l[:1], l[1:]
-	pieces := strings.Split(ansi.Hardwrap(text, max(w-1, 1), true), "\n")
-	out := []string{m.md.hl.diffLine(marker + pieces[0])}
-	for _, p := range pieces[1:] {
-		out = append(out, m.md.hl.diffStyle(marker).Render("↪"+p))
-	}
 	return out
 }
 

@@ -28,7 +28,7 @@ func (m *model) updateCard(v callView) {
 		if v.args == "" {
 			v.args = c.args
 		}
-		v.live, v.liveTotal, v.started = c.live, c.liveTotal, c.started
+		v.live, v.liveTotal, v.started, v.denied = c.live, c.liveTotal, c.started, c.denied
 		if v.state.Terminal() && !c.state.Terminal() {
 			m.callEnded(&v)
 		}
@@ -113,7 +113,7 @@ func (m *model) renderCard(c *callView, live bool) string {
 	}
 	label := stateLabel(state, d)
 	room := max(m.width-len(c.name)-len(label)-6, 10)
-	head := st.Render(icon) + " " + m.st.bold.Render(c.name) + " " + abbreviate(sanitize(argSummary(c.args)), room) +
+	head := st.Render(icon) + " " + m.st.bold.Render(c.name) + " " + abbreviate(sanitize(callSubject(c.name, c.args)), room) +
 		" " + m.st.dim.Render(label)
 	var b strings.Builder
 	// room's floor and the spinner's two columns can overflow a narrow screen.
@@ -126,6 +126,10 @@ func (m *model) renderCard(c *callView, live bool) string {
 		return b.String()
 	}
 	if !c.state.Terminal() {
+		return b.String()
+	}
+	if c.denied != "" && c.state == scheduler.StateCancelled {
+		b.WriteString(m.deniedLines(c, w)) // cards_deny.go
 		return b.String()
 	}
 	if c.state == scheduler.StateError {
@@ -175,24 +179,12 @@ func isDiff(s string) bool {
 	return strings.HasPrefix(s, "--- ") || strings.HasPrefix(s, "@@") || strings.Contains(s, "\n@@ ")
 }
 
-// diffLines colours a unified diff, at most n lines of width columns,
-// leaving out its file header.
+// diffLines draws a unified diff as renderDiff does, at most n lines of
+// width columns.
 func (m *model) diffLines(diff string, n, width int) []string {
-	var out []string
-	lines := strings.Split(strings.TrimRight(diff, "\n"), "\n")
-	skipped := 0
-	for i, l := range lines {
-		if strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "+++ ") {
-			continue
-		}
-		if len(out) == n {
-			skipped = len(lines) - i
-			break
-		}
-		out = append(out, m.md.hl.diffLine(abbreviateKeep(sanitize(l), width)))
-	}
-	if skipped > 0 {
-		out = append(out, m.st.dim.Render("… "+plural(skipped, "more line")+m.expandHint()))
+	out, hidden := m.renderDiff(strings.Split(strings.TrimRight(diff, "\n"), "\n"), diffOpts{width: width, max: n})
+	if hidden > 0 {
+		out = append(out, m.st.dim.Render("… "+plural(hidden, "more line")+m.expandHint()))
 	}
 	return out
 }

@@ -1,9 +1,6 @@
 package tui
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // atWord returns the word before the cursor on the cursor's line.
 func (m *model) atWord() string {
@@ -19,22 +16,4 @@ func (m *model) atWord() string {
 		start--
 	}
 	return string(line[start:col])
-}
-
-// atHint suggests the paths an @word being typed may complete to, as it
-// is typed (Tab fills in what they share); "" when the word is not one.
-func (m *model) atHint() string {
-	word := m.atWord()
-	if !strings.HasPrefix(word, "@") {
-		return ""
-	}
-	cands := m.pathCandidates(word[1:])
-	if len(cands) == 0 {
-		return ""
-	}
-	hint := strings.Join(cands[:min(len(cands), 8)], "  ")
-	if len(cands) > 8 {
-		hint += fmt.Sprintf("  (+%d)", len(cands)-8)
-	}
-	return hint
 }

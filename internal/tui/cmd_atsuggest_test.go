@@ -10,23 +10,34 @@ func TestAtSuggestionsWhileTyping(t *testing.T) {
 	emptyFiles(t, root, "README.md", "src/main.go", "src/model.go")
 	h := newHarness(t, nil, nil)
 	h.m.cfg.Root = root
-	h.typeText("look at @src/m")
-	if h.m.hint != "src/main.go  src/model.go" {
-		t.Fatalf("no suggestions while typing: %q", h.m.hint)
+	items := func() string {
+		mn := h.m.openMenu()
+		if mn == nil {
+			return ""
+		}
+		var s []string
+		for _, it := range mn.items {
+			s = append(s, it.value)
+		}
+		return strings.Join(s, "  ")
 	}
-	if !strings.Contains(strings.Join(strings.Fields(h.view()), " "), "src/main.go src/model.go") {
-		t.Fatalf("suggestions not drawn:\n%s", h.view())
+	h.typeText("look at @src/m")
+	if got := items(); got != "src/main.go  src/model.go" {
+		t.Fatalf("no suggestions while typing: %q", got)
+	}
+	if v := h.view(); !strings.Contains(v, "❯ src/main.go") || !strings.Contains(v, "  src/model.go") {
+		t.Fatalf("suggestions not drawn:\n%s", v)
 	}
 	h.typeText("a")
-	if h.m.hint != "src/main.go" {
-		t.Fatalf("hint %q", h.m.hint)
+	if got := items(); got != "src/main.go" {
+		t.Fatalf("items %q", got)
 	}
 	h.typeText(" and")
-	if h.m.hint != "" {
-		t.Fatalf("the hint stays past the word: %q", h.m.hint)
+	if got := items(); got != "" {
+		t.Fatalf("the menu stays past the word: %q", got)
 	}
 	h.typeText(" @zz")
-	if h.m.hint != "" {
-		t.Fatalf("hint for nothing: %q", h.m.hint)
+	if got := items(); got != "" {
+		t.Fatalf("a menu for nothing: %q", got)
 	}
 }

@@ -89,7 +89,8 @@ func (m *model) runCustomShell(custom *customcmd.Command, shown string, e custom
 	}
 	sh, _ := probe[ShellRunner](m)
 	ctx := m.startShell()
-	return tea.Batch(m.commit(m.st.dim.Render(fmt.Sprintf("running %d command(s) for %s… (esc to stop)", len(cmds), shown))), func() tea.Msg {
+	m.setProgress(fmt.Sprintf("running %d command(s) for %s… (esc to stop)", len(cmds), sanitize(shown)))
+	return tea.Batch(func() tea.Msg {
 		outs := make([]string, len(cmds))
 		for i, c := range cmds {
 			out, code, err := sh.RunShell(ctx, c)

@@ -62,8 +62,8 @@ func TestCustomCommand(t *testing.T) {
 	}
 	h.m.input.Reset()
 	h.typeText("/f")
-	if !strings.Contains(h.m.hint, "/fix") || !strings.Contains(h.m.hint, "/frontend:test") {
-		t.Fatalf("hint %q lacks the custom commands", h.m.hint)
+	if v := h.view(); !strings.Contains(v, "/fix") || !strings.Contains(v, "/frontend:test") {
+		t.Fatalf("the menu lacks the custom commands:\n%s", v)
 	}
 	h.m.input.Reset()
 
@@ -163,8 +163,8 @@ func TestBangStops(t *testing.T) {
 	h.typeText("!sleep 100")
 	h.enter()
 	<-started
-	if !strings.Contains(h.printed(), "running… (esc to stop)") {
-		t.Fatal(h.printed())
+	if !strings.Contains(h.view(), "running sleep 100… (esc to stop)") || strings.Contains(h.printed(), "running") {
+		t.Fatalf("the progress line is not in the live area alone:\n%s\nprinted:\n%s", h.view(), h.printed())
 	}
 	h.press(tea.KeyEscape, 0)
 	h.pumpUntil(isFunc)

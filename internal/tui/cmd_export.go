@@ -159,24 +159,13 @@ func (m *model) renderChanges(changes []FileChange, err error) string {
 			b.WriteString(m.st.dim.Render("  (its earlier content was over the checkpoint size cap)"))
 			continue
 		}
-		lines := lineDiff(c.Old, c.New, 2)
-		if len(lines) > maxDiffLines {
-			lines = append(lines[:maxDiffLines:maxDiffLines], fmt.Sprintf("… %d lines more", len(lines)-maxDiffLines))
+		rows, hidden := m.renderDiff(lineDiff(c.Old, c.New, 2), diffOpts{width: m.width, wrap: true, max: maxDiffLines})
+		if hidden > 0 {
+			rows = append(rows, m.st.dim.Render(fmt.Sprintf("… %d lines more", hidden)))
 		}
-		for _, l := range lines {
-			b.WriteString("\n" + m.diffLine(sanitize(l)))
+		for _, l := range rows {
+			b.WriteString("\n" + l)
 		}
 	}
 	return b.String()
-}
-
-// diffLine colours one unified line.
-func (m *model) diffLine(l string) string {
-	switch {
-	case strings.HasPrefix(l, "+"):
-		return m.st.ok.Render(l)
-	case strings.HasPrefix(l, "-"):
-		return m.st.err.Render(l)
-	}
-	return m.st.dim.Render(l)
 }

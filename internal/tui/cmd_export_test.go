@@ -47,7 +47,7 @@ func TestExportCommand(t *testing.T) {
 	if strings.Contains(string(got), "hmm") {
 		t.Error("the export has the model's thoughts")
 	}
-	if !strings.Contains(h.printed(), "written to "+path) {
+	if !strings.Contains(flat(h.printed()), "written to "+path) { // wrapped at spaces
 		t.Errorf("not told where:\n%s", h.printed())
 	}
 	// A named file, relative to the workspace.
@@ -105,7 +105,7 @@ func TestDiffCommand(t *testing.T) {
 	h.enter()
 	h.pumpUntil(isFunc)
 	p := h.printed()
-	for _, want := range []string{"3 file(s) changed in this session:\nM main.go\n+ new.txt\n- logo.png", "-func main() {}\n+func main() { run() }", "+hello", "logo.png  (binary)"} {
+	for _, want := range []string{"3 file(s) changed in this session:\nM main.go\n+ new.txt\n- logo.png", "3 - func main() {}\n3 + func main() { run() }", "1 + hello", "logo.png  (binary)"} {
 		if !strings.Contains(p, want) {
 			t.Errorf("/diff lacks %q:\n%s", want, p)
 		}

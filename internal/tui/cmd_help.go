@@ -23,7 +23,7 @@ const helpKeys = `Keys at the prompt:
   Enter           send (while the agent works: queue for when it is done)
   Ctrl+J          new line (Shift+Enter where the terminal reports it)
   Up/Down         previous/next prompt
-  Tab             complete a /command or an @path (suggestions show as you type)
+  / or @word      menu: Up/Down choose, Tab takes, Enter runs/takes, Esc closes
   !command        run a shell command yourself; the model sees its output with your next prompt
   @path           add a file's content to the prompt
   Shift+Tab       next approval mode (plan, default, auto-edit, auto; never yolo)

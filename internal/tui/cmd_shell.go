@@ -28,7 +28,8 @@ func (m *model) bang(command string) tea.Cmd {
 		return m.commit(m.st.warn.Render("a shell command is running: wait for it"))
 	}
 	ctx := m.startShell()
-	return tea.Batch(m.commit(m.renderUser("!"+command)+"\n"+m.st.dim.Render("  running… (esc to stop)")), func() tea.Msg {
+	m.setProgress("running " + abbreviate(sanitize(command), 40) + "… (esc to stop)")
+	return tea.Batch(m.commit(m.renderUser("!"+command)), func() tea.Msg {
 		out, code, err := sh.RunShell(ctx, command)
 		return funcMsg(func(m *model) tea.Cmd { return m.bangDone(command, out, code, err) })
 	})

@@ -54,6 +54,7 @@ func (m *model) endShell() {
 		m.cmds.stopShell()
 	}
 	m.cmds.shellRunning, m.cmds.stopShell = false, nil
+	m.clearProgress()
 }
 
 // takeShellContext returns the outputs of !cmd commands waiting for the

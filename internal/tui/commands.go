@@ -95,7 +95,8 @@ func (m *model) command(text string) tea.Cmd {
 		if c.idle && (m.busy || m.compacting) {
 			return m.notIdle(name)
 		}
-		return c.run(m, arg)
+		echo := m.echoCommand(name, text) // cmd_echo.go
+		return tea.Batch(echo, c.run(m, arg))
 	}
 	if c := m.skillCommand(name, arg); c != nil {
 		return c
@@ -168,7 +169,8 @@ func (m *model) compressCommand(arg string) tea.Cmd {
 	focus := strings.TrimSpace(arg)
 	ctx, cancel := context.WithCancel(m.base)
 	m.stopCompress = cancel
-	return tea.Batch(m.commit(m.st.dim.Render("compressing the conversation… (esc to stop)")), m.tick(), func() tea.Msg {
+	// The live area says it runs (View); the result is printed alone.
+	return tea.Batch(m.tick(), func() tea.Msg {
 		defer cancel()
 		b, a, ok := c.Compress(ctx, focus)
 		return compressedMsg{before: b, after: a, ok: ok, cancelled: ctx.Err() != nil}
@@ -436,7 +438,7 @@ func (m *model) renderHistory(h []llm.Message) string {
 		for _, p := range msg.Parts {
 			if p.Call != nil {
 				blocks = append(blocks, m.st.dim.Render("⏺ "+p.Call.Name+" "+
-					abbreviate(sanitize(argSummary(p.Call.Args)), max(m.width-len(p.Call.Name)-4, 10))))
+					abbreviate(sanitize(callSubject(p.Call.Name, p.Call.Args)), max(m.width-len(p.Call.Name)-4, 10))))
 			}
 		}
 	}

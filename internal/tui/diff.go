@@ -91,7 +91,8 @@ func middleDiff(a, b []string) []string {
 	return out
 }
 
-// hunks keeps the changed lines and context lines around them.
+// hunks keeps the changed lines and context lines around them, each run
+// under a unified "@@ -old,n +new,n @@" header.
 func hunks(ops []string, context int) []string {
 	keep := make([]bool, len(ops))
 	for i, op := range ops {
@@ -102,21 +103,26 @@ func hunks(ops []string, context int) []string {
 		}
 	}
 	var out []string
-	gap := false
-	line := 1 // in the old text
-	for i, op := range ops {
-		if keep[i] {
-			if gap || (i > 0 && len(out) == 0) {
-				out = append(out, fmt.Sprintf("@@ line %d @@", line))
+	oldLine, newLine := 1, 1
+	for i := 0; i < len(ops); {
+		if !keep[i] {
+			oldLine, newLine = oldLine+1, newLine+1 // a context line
+			i++
+			continue
+		}
+		j := i
+		oc, nc := 0, 0
+		for ; j < len(ops) && keep[j]; j++ {
+			if ops[j][0] != '+' {
+				oc++
 			}
-			gap = false
-			out = append(out, op)
-		} else {
-			gap = true
+			if ops[j][0] != '-' {
+				nc++
+			}
 		}
-		if op[0] != '+' {
-			line++
-		}
+		out = append(out, fmt.Sprintf("@@ -%d,%d +%d,%d @@", oldLine, oc, newLine, nc))
+		out = append(out, ops[i:j]...)
+		oldLine, newLine, i = oldLine+oc, newLine+nc, j
 	}
 	return out
 }

@@ -72,6 +72,8 @@ type callView struct {
 	live      string
 	liveTotal int
 	started   time.Time
+	// denied is the reason the user typed when denying the call.
+	denied string
 }
 
 func viewOf(c *scheduler.Call) callView {

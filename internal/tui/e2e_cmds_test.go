@@ -36,7 +36,10 @@ func TestTmuxCustomCommandBangExport(t *testing.T) {
 	x := startPly(t, bin, dir, srv, 100, 30, []string{"PLY_HOME=" + home}, "--trust-workspace")
 	x.waitFor("/help for help")
 	// A malformed command is reported with its file and line, and skipped.
-	x.waitFor("bad.md:3: front matter")
+	// The line breaks between words where it meets the screen's edge.
+	x.waitScreen("the front matter error", func(s string) bool {
+		return strings.Contains(strings.Join(strings.Fields(s), " "), "bad.md:3: front matter")
+	})
 	x.waitFor("(skipped)")
 
 	x.submit("/help")
@@ -81,8 +84,8 @@ func TestTmuxCustomCommandBangExport(t *testing.T) {
 	x.submit("/diff")
 	// A long diff reaches the screen in pieces: wait for its last file's.
 	x.waitFor("changed in this session")
-	s = x.waitFor("+fresh-line")
-	for _, want := range []string{"+ notes.txt", "+fresh-line", "+ chat.md"} {
+	s = x.waitFor("1 + fresh-line")
+	for _, want := range []string{"+ notes.txt", "1 + fresh-line", "+ chat.md"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("/diff lacks %q:\n%s", want, s)
 		}

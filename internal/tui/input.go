@@ -53,6 +53,8 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.approval.reasoning, m.approval.reason = false, nil
 		case m.picker != nil:
 			m.picker = nil
+		case m.openMenu() != nil && m.approval == nil:
+			m.closeMenu() // complete_menu.go
 		case m.busy:
 			m.stop()
 			m.unqueue()
@@ -82,6 +84,9 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 	if m.picker != nil {
 		return m.pickerKey(k)
+	}
+	if m.menuKey(s) { // complete_menu.go
+		return nil
 	}
 	switch s {
 	case "shift+tab":
@@ -304,12 +309,9 @@ func commonPrefix(ss []string) string {
 	return p
 }
 
-// updateHint lists the commands matching a slash being typed.
+// updateHint opens, filters or closes the completion menu for what the
+// editor holds (complete_menu.go).
 func (m *model) updateHint() {
-	val := m.input.Value()
-	if !strings.HasPrefix(val, "/") || strings.ContainsAny(val, " \n") {
-		m.hint = m.atHint() // cmd_atsuggest.go
-		return
-	}
-	m.hint = strings.Join(m.commandsWithPrefix(val), "  ")
+	m.hint = ""
+	m.refreshMenu()
 }

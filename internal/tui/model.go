@@ -81,7 +81,7 @@ type model struct {
 	histPos int
 	draft   string
 	pastes  []string // collapsed pastes, by number-1
-	hint    string   // completion candidates under the editor
+	hint    string   // a line under the editor (search, a failed completion)
 	picker  *picker  // the /resume session picker
 	todos   []todo
 	stats   stats
@@ -95,6 +95,11 @@ type model struct {
 	search *histSearch
 	// cmds is the state of the commands in cmd_*.go.
 	cmds cmdState
+
+	// comp is the completion menu (complete_menu.go); progress is a
+	// running command's line in the live area (progress.go).
+	comp     completion
+	progress string
 }
 
 // stats is what /stats reports.
@@ -174,6 +179,7 @@ func (m *model) Init() tea.Cmd {
 
 // commit appends a finished block to the conversation.
 func (m *model) commit(block string) tea.Cmd {
+	block = fitWords(block, m.width) // wrapwords.go
 	if m.keep {
 		m.printed = append(m.printed, block)
 	}

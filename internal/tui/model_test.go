@@ -231,7 +231,7 @@ func TestApprovalRound(t *testing.T) {
 			h.update(approvalMsg{reply: reply, call: callView{id: "c1", name: "edit", state: scheduler.StateAwaitingApproval,
 				args: `{"file_path":"x.go","old_string":"a","new_string":"b"}`}})
 			v := h.view()
-			for _, want := range []string{"Allow edit?", "file_path: x.go", "-a", "+b", "y allow once", "edit x.go waiting for approval"} {
+			for _, want := range []string{"Allow edit?", "file_path: x.go", "1 - a", "1 + b", "y allow once", "edit x.go waiting for approval"} {
 				if !strings.Contains(v, want) {
 					t.Fatalf("dialog lacks %q:\n%s", want, v)
 				}

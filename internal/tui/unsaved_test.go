@@ -45,7 +45,7 @@ func TestUnsavedSessionKeepsTypedInput(t *testing.T) {
 	if ran || h.m.busy {
 		t.Fatalf("tools ran %v, busy %v: the interaction should end before the calls", ran, h.m.busy)
 	}
-	if p := h.printed(); !strings.Contains(p, "✗ the session could not be saved") || !strings.Contains(p, "no space left on device") {
+	if p := flat(h.printed()); !strings.Contains(p, "✗ the session could not be saved") || !strings.Contains(p, "no space left on device") {
 		t.Fatalf("no error line:\n%s", p)
 	}
 	if got := h.m.input.Value(); got != "typed meanwhile" {

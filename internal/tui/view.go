@@ -121,6 +121,9 @@ func (m *model) View() tea.View {
 	if t := m.renderTodos(); t != "" && m.approval == nil && m.picker == nil {
 		parts = append(parts, t)
 	}
+	if p := m.progressView(); p != "" {
+		parts = append(parts, p)
+	}
 	if m.busy || m.compacting {
 		line := m.spin.View() + " working… " + m.st.dim.Render("(esc to stop)")
 		switch {
@@ -149,7 +152,9 @@ func (m *model) View() tea.View {
 			}
 		}
 		parts = append(parts, m.inputView())
-		if m.hint != "" {
+		if menu := m.menuView(); menu != "" { // complete_menu.go
+			parts = append(parts, menu)
+		} else if m.hint != "" {
 			parts = append(parts, m.st.dim.Render(abbreviate(m.hint, m.width-1)))
 		}
 	}
