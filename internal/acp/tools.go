@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/plyhq/ply/internal/callsummary"
+
 	sdk "github.com/coder/acp-go-sdk"
 )
 
@@ -60,29 +62,17 @@ func describe(name, args string) call {
 	if k, ok := kinds[name]; ok {
 		c.kind = k
 	}
-	var subject string
 	switch {
 	case a.FilePath != "":
-		subject = a.FilePath
 		c.locations = []sdk.ToolCallLocation{{Path: a.FilePath}}
-	case a.Command != "":
-		subject = a.Command
-	case a.Pattern != "":
-		subject = a.Pattern
-		if a.Path != "" {
-			c.locations = []sdk.ToolCallLocation{{Path: a.Path}}
-		}
-	case a.URL != "":
-		subject = a.URL
+	case a.Command != "", a.URL != "":
 	case a.Path != "":
-		subject = a.Path
 		c.locations = []sdk.ToolCallLocation{{Path: a.Path}}
 	case a.Directory != "":
-		subject = a.Directory
 		c.locations = []sdk.ToolCallLocation{{Path: a.Directory}}
-	case len(a.Paths) > 0:
-		subject = strings.Join(a.Paths, ", ")
 	}
+	// The title names the call as the TUI's card does.
+	subject := callsummary.Subject(name, args)
 	if subject != "" {
 		c.title = name + ": " + oneLine(subject, 120)
 	}
