@@ -90,7 +90,7 @@ type Client struct {
 	url string
 	tr  transport.Client
 	// msgs keeps each history message's encoding between requests.
-	msgs wirecache.Cache
+	msgs wirecache.Cache[[]byte]
 }
 
 // New returns a client for cfg.

@@ -105,12 +105,12 @@ func (c *Client) encode(req *llm.Request) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("openai: encoding request: %w", err)
 	}
-	encs, err := c.msgs.Encode(req.Messages, func(i int, m *llm.Message) ([]byte, error) {
+	encs, err := c.msgs.Encode(req.Messages, func(i int, m *llm.Message) ([]byte, int, error) {
 		msgs, err := c.convertMessage(m)
 		if err != nil {
-			return nil, fmt.Errorf("openai: message %d: %w", i, err)
+			return nil, 0, fmt.Errorf("openai: message %d: %w", i, err)
 		}
-		return wirecache.JoinJSON(msgs)
+		return wirecache.Bytes(wirecache.JoinJSON(msgs))
 	})
 	if err != nil {
 		return nil, err

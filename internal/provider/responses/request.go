@@ -126,12 +126,12 @@ func (c *Client) encode(req *llm.Request) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("responses: encoding request: %w", err)
 	}
-	encs, err := c.msgs.Encode(req.Messages, func(i int, m *llm.Message) ([]byte, error) {
+	encs, err := c.msgs.Encode(req.Messages, func(i int, m *llm.Message) ([]byte, int, error) {
 		items, err := convertMessage(i, m)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		return wirecache.JoinJSON(items)
+		return wirecache.Bytes(wirecache.JoinJSON(items))
 	})
 	if err != nil {
 		return nil, err

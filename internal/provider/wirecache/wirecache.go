@@ -24,34 +24,36 @@ import (
 // many megabytes) is encoded again rather than held twice.
 const maxCached = 1 << 20
 
-// Cache holds the encodings of the messages of the last request. The zero
-// value is ready to use; it is safe for concurrent use.
-type Cache struct {
+// Cache holds the encodings of the messages of the last request (of
+// whatever type T the provider keeps: the JSON bytes, or blocks it still
+// arranges). The zero value is ready to use; it is safe for concurrent
+// use.
+type Cache[T any] struct {
 	mu   sync.Mutex
-	prev []entry
+	prev []entry[T]
 	// spare is the slice before prev, reused for the next call's.
-	spare []entry
+	spare []entry[T]
 }
 
-type entry struct {
+type entry[T any] struct {
 	snap snapshot
-	enc  []byte
+	enc  T
 	// key is the array of the message's parts, by which find looks.
 	key *llm.Part
 }
 
 // Encode returns the encodings of msgs, in order. Each is the one an
 // earlier call made of an equal message, or encode's (i is the message's
-// index in msgs).
+// index in msgs; size is the encoding's size in bytes).
 //
 // A message is looked for at its own index in the last request, shifted
 // by as many places as the message before it was: a history that grew, or
 // whose front was replaced by a summary, costs one comparison a message.
 // Where that fails, the last request is searched for the message's parts.
-func (c *Cache) Encode(msgs []llm.Message, encode func(i int, m *llm.Message) ([]byte, error)) ([][]byte, error) {
+func (c *Cache[T]) Encode(msgs []llm.Message, encode func(i int, m *llm.Message) (enc T, size int, err error)) ([]T, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make([][]byte, len(msgs))
+	out := make([]T, len(msgs))
 	next := c.spare[:0]
 	shift := 0
 	for i := range msgs {
@@ -63,18 +65,18 @@ func (c *Cache) Encode(msgs []llm.Message, encode func(i int, m *llm.Message) ([
 				shift = j - i
 			}
 		}
-		var e entry
+		var e entry[T]
 		if j >= 0 {
 			e = c.prev[j]
 		} else {
-			enc, err := encode(i, m)
+			enc, size, err := encode(i, m)
 			if err != nil {
 				clear(next)
 				c.spare = next[:0]
 				return nil, err
 			}
-			e = entry{enc: enc, snap: snapshot{never: true}, key: unsafe.SliceData(m.Parts)}
-			if len(enc) <= maxCached {
+			e = entry[T]{enc: enc, snap: snapshot{never: true}, key: unsafe.SliceData(m.Parts)}
+			if size <= maxCached {
 				e.snap = snap(m)
 			}
 		}
@@ -90,7 +92,7 @@ func (c *Cache) Encode(msgs []llm.Message, encode func(i int, m *llm.Message) ([
 
 // find returns the index of the entry of the last request that holds m,
 // found by its parts' array, or -1.
-func (c *Cache) find(m *llm.Message) int {
+func (c *Cache[T]) find(m *llm.Message) int {
 	k := unsafe.SliceData(m.Parts)
 	if k == nil {
 		return -1
@@ -207,6 +209,9 @@ func Splice(head []byte, marker, open string, pieces ...[]byte) ([]byte, error) 
 	body = append(body, ']')
 	return append(body, head[at+len(marker):]...), nil
 }
+
+// Bytes is an encode function's result for a JSON encoding.
+func Bytes(b []byte, err error) ([]byte, int, error) { return b, len(b), err }
 
 // JoinJSON encodes each of vs with json.Marshal and joins them with
 // commas, as the elements of a JSON array without its brackets.
