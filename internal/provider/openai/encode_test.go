@@ -38,7 +38,7 @@ func TestEncodeIsTheWholeEncoding(t *testing.T) {
 		checkEncode(t, New(cfg), providertest.SessionRequests(nil, 40))
 	}
 	// No system prompt, no tools.
-	checkEncode(t, New(Config{Model: "x"}), []*llm.Request{simpleRequest(), {Messages: []llm.Message{{Role: llm.RoleUser}}}})
+	checkEncode(t, New(Config{Model: "x"}), []*llm.Request{simpleRequest(), {Messages: []llm.Message{{Role: llm.RoleUser}}}, {}})
 }
 
 // The replies of the recorded streams, as history, encode the same way.

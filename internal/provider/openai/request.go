@@ -119,6 +119,10 @@ func (c *Client) encode(req *llm.Request) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("openai: encoding request: %w", err)
 	}
+	if len(system) == 0 && len(req.Messages) == 0 {
+		// No messages: null, as encoding/json writes a nil slice.
+		return b, nil
+	}
 	body, err := wirecache.Splice(b, `,"messages":null`, `,"messages":[`, append([][]byte{sys}, encs...)...)
 	if err != nil {
 		return nil, fmt.Errorf("openai: %w", err)
