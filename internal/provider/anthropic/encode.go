@@ -17,10 +17,10 @@ type encodedEntry struct {
 	encResults, encRest [][]byte
 }
 
-// encode returns the body of req: json.Marshal of buildRequest's wire
+// encode returns the body of req, in pieces,: json.Marshal of buildRequest's wire
 // request, byte for byte, with each history entry's blocks encoded once
 // while the entry is unchanged.
-func (c *Client) encode(req *llm.Request) ([]byte, error) {
+func (c *Client) encode(req *llm.Request) ([][]byte, error) {
 	head, err := c.buildHead(req)
 	if err != nil {
 		return nil, err

@@ -27,7 +27,7 @@ func checkEncode(t *testing.T, c *Client, reqs []*llm.Request) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(got, want) {
+		if got := bytes.Join(got, nil); !bytes.Equal(got, want) {
 			t.Fatalf("request %d: body differs from the whole encoding:\n got %s\nwant %s", i, got, want)
 		}
 	}

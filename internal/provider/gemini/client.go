@@ -138,7 +138,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Chu
 			return
 		}
 
-		s, err := c.tr.Post(ctx, c.endpoint(model), c.header(), payload)
+		s, err := c.tr.Post(ctx, c.endpoint(model), c.header(), payload...)
 		if err != nil {
 			yield(llm.Chunk{}, err)
 			return

@@ -24,10 +24,10 @@ type encodedEntry struct {
 	own       [][]byte
 }
 
-// encode returns the body of req and the model it is for: json.Marshal of
+// encode returns the body of req, in pieces, and the model it is for: json.Marshal of
 // buildRequest's wire request, byte for byte, with each history entry's
 // parts encoded once while the entry is unchanged.
-func (c *Client) encode(req *llm.Request) (string, []byte, error) {
+func (c *Client) encode(req *llm.Request) (string, [][]byte, error) {
 	model, head, err := c.buildHead(req)
 	if err != nil {
 		return "", nil, err
@@ -89,7 +89,7 @@ func (c *Client) encode(req *llm.Request) (string, []byte, error) {
 	}
 	if len(turns) == 0 {
 		// No contents: null, as encoding/json writes a nil slice.
-		return model, b, nil
+		return model, [][]byte{b}, nil
 	}
 	contents := make([][]byte, len(turns))
 	for i, t := range turns {

@@ -91,10 +91,10 @@ func (c *Client) buildRequest(req *llm.Request) (*chatRequest, error) {
 	return out, nil
 }
 
-// encode returns the body of req: json.Marshal of buildRequest's wire
+// encode returns the body of req, in pieces,: json.Marshal of buildRequest's wire
 // request, byte for byte, with each history message's encoding reused
 // from earlier requests when the message is unchanged (package wirecache).
-func (c *Client) encode(req *llm.Request) ([]byte, error) {
+func (c *Client) encode(req *llm.Request) ([][]byte, error) {
 	head, err := c.buildHead(req)
 	if err != nil {
 		return nil, err
@@ -121,7 +121,7 @@ func (c *Client) encode(req *llm.Request) ([]byte, error) {
 	}
 	if len(system) == 0 && len(req.Messages) == 0 {
 		// No messages: null, as encoding/json writes a nil slice.
-		return b, nil
+		return [][]byte{b}, nil
 	}
 	body, err := wirecache.Splice(b, `,"messages":null`, `,"messages":[`, append([][]byte{sys}, encs...)...)
 	if err != nil {

@@ -139,7 +139,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Chu
 			return
 		}
 
-		s, err := c.tr.Post(ctx, c.url, c.header(), payload)
+		s, err := c.tr.Post(ctx, c.url, c.header(), payload...)
 		if err != nil {
 			yield(llm.Chunk{}, err)
 			return

@@ -114,10 +114,10 @@ func convertMessage(i int, m *llm.Message) ([]any, error) {
 	return nil, fmt.Errorf("responses: message %d: unknown role %q", i, m.Role)
 }
 
-// encode returns the body of req: json.Marshal of buildRequest's wire
+// encode returns the body of req, in pieces,: json.Marshal of buildRequest's wire
 // request, byte for byte, with each history entry's items reused from
 // earlier requests when the entry is unchanged (package wirecache).
-func (c *Client) encode(req *llm.Request) ([]byte, error) {
+func (c *Client) encode(req *llm.Request) ([][]byte, error) {
 	head, err := c.buildHead(req)
 	if err != nil {
 		return nil, err

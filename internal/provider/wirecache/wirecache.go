@@ -177,38 +177,38 @@ func sameMedia(a, b *llm.Media) bool {
 	return a.MIMEType == b.MIMEType && bytes.Equal(a.Data, b.Data)
 }
 
-// Splice returns head, a request encoded with an empty list in place of
-// its messages, with the first marker (that empty list with its field's
-// name, such as `,"input":[]`) replaced by open (`,"input":[`), the
-// non-empty pieces joined by commas, and "]". A marker cannot occur inside
-// a JSON string, where its quotes would be escaped, so the first one is
-// the field's.
-func Splice(head []byte, marker, open string, pieces ...[]byte) ([]byte, error) {
+// Splice returns the pieces of a body: head, a request encoded with an
+// empty list in place of its messages, with the first marker (that empty
+// list with its field's name, such as `,"input":[]`) replaced by open
+// (`,"input":[`), the non-empty pieces separated by commas, and "]". The
+// pieces are sent as they are (transport.Client.Post), never copied into
+// one buffer. A marker cannot occur inside a JSON string, where its quotes
+// would be escaped, so the first one is the field's.
+func Splice(head []byte, marker, open string, pieces ...[]byte) ([][]byte, error) {
 	at := bytes.Index(head, []byte(marker))
 	if at < 0 {
 		return nil, fmt.Errorf("encoding request: %s is missing", marker)
 	}
-	size := len(head) + len(open)
-	for _, p := range pieces {
-		size += len(p) + 1
-	}
-	body := make([]byte, 0, size)
-	body = append(body, head[:at]...)
-	body = append(body, open...)
+	body := make([][]byte, 0, 2*len(pieces)+3)
+	body = append(body, head[:at], []byte(open))
 	sep := false
 	for _, p := range pieces {
 		if len(p) == 0 {
 			continue
 		}
 		if sep {
-			body = append(body, ',')
+			body = append(body, comma)
 		}
-		body = append(body, p...)
+		body = append(body, p)
 		sep = true
 	}
-	body = append(body, ']')
-	return append(body, head[at+len(marker):]...), nil
+	return append(body, closing, head[at+len(marker):]), nil
 }
+
+var (
+	comma   = []byte(",")
+	closing = []byte("]")
+)
 
 // Bytes is an encode function's result for a JSON encoding.
 func Bytes(b []byte, err error) ([]byte, int, error) { return b, len(b), err }
