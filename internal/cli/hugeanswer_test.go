@@ -50,6 +50,8 @@ func TestAnswerThatFillsTheWindowSaysHowToGoOn(t *testing.T) {
 	if r.code == 0 {
 		t.Fatalf("a conversation that cannot fit must not end as success; stdout %.200q", r.stdout)
 	}
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	t.Logf("the error: %s", lines[len(lines)-1])
 	if !strings.Contains(r.stderr, "ply rewind 3 --conversation") {
 		t.Fatalf("the error should say how to go on (ply rewind 3 --conversation):\n%s", r.stderr[max(0, len(r.stderr)-1000):])
 	}
