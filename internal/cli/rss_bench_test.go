@@ -18,11 +18,15 @@ import (
 	fp "github.com/plyhq/ply/internal/fakeprovider"
 )
 
-// responseMB is the size of the streamed answer in the RSS benchmark;
-// PLY_RSS_MB changes it for exploring.
-var responseMB = 60
+// responseMB is the size of the streamed answer in the RSS benchmark: 60
+// with PLY_BENCH_LONG=1, else 4, enough to run the code (CI runs every
+// benchmark); PLY_RSS_MB sets it for exploring.
+var responseMB = 4
 
 func init() {
+	if longBench() {
+		responseMB = 60
+	}
 	if n, err := strconv.Atoi(os.Getenv("PLY_RSS_MB")); err == nil && n > 0 {
 		responseMB = n
 	}
