@@ -87,6 +87,12 @@ type Config struct {
 	// Compact, when set, is told before and after the history is
 	// summarised (the user's PreCompact and PostCompact hooks).
 	Compact CompactHooks
+	// WayBack, when set, says how the user can take the conversation back
+	// to a point from which it fits the window, for the error of one that
+	// cannot be made to (an answer that alone fills the window): fits
+	// reports whether a history could be made to fit. "" when it knows no
+	// such point.
+	WayBack func(fits func([]llm.Message) bool) string
 }
 
 // CompactHooks hear of a summarising compression. trigger is "manual"
@@ -116,6 +122,9 @@ type Chat struct {
 	// lastPrompt is the prompt size the provider last reported, and
 	// lastRaw the raw estimate of that request.
 	lastPrompt, lastRaw int
+	// stated is the context window a provider's refusal stated, when it
+	// is smaller than the configured one (0: none); see window.
+	stated int
 	// originals holds the full text of each tool result cut to fit the
 	// window, by call id, while the history holds the result; see
 	// restore.

@@ -65,8 +65,8 @@ func (c *Chat) CompressWith(ctx context.Context, instructions string) (StreamEve
 // at which the history is compressed before a request.
 func (c *Chat) compressNow(ctx context.Context, instructions string) (StreamEvent, bool) {
 	ev, ok := c.compress(ctx, splitRule{latest: true}, "manual", instructions)
-	if ok && c.cfg.ContextWindow > 0 {
-		budget := int(c.cfg.CompressAt*float64(c.cfg.ContextWindow)) - c.calibrated(fixedTokens(c.request(0)))
+	if w := c.window(); ok && w > 0 {
+		budget := int(c.cfg.CompressAt*float64(w)) - c.calibrated(fixedTokens(c.request(0)))
 		if c.restore(int(restoreShare * float64(budget))) {
 			ev.TokensAfter = EstimateTokens(c.History())
 		}
@@ -86,12 +86,13 @@ type compactContext interface {
 // (restoring what it made room for), and the current turn's results
 // last, never below their floor.
 func (c *Chat) maybeCompress(ctx context.Context) (StreamEvent, bool) {
-	if c.cfg.ContextWindow <= 0 {
+	window := c.window()
+	if window <= 0 {
 		return StreamEvent{}, false
 	}
 	req := c.request(0)
 	before := c.calibrated(estimateRequest(req))
-	at := int(c.cfg.CompressAt * float64(c.cfg.ContextWindow))
+	at := int(c.cfg.CompressAt * float64(window))
 	if before < at {
 		return StreamEvent{}, false
 	}
@@ -100,7 +101,7 @@ func (c *Chat) maybeCompress(ctx context.Context) (StreamEvent, bool) {
 	// verbatim (the current turn's results fill it) is still made, to
 	// spare those results, when what it replaces is worth a request.
 	rule := splitRule{latest: true, minOlder: max(budget/4, minSummarised)}
-	if !c.relieve(ctx, budget, currentFloor(c.cfg.ContextWindow), rule, false) {
+	if !c.relieve(ctx, budget, currentFloor(window), rule, false) {
 		return StreamEvent{}, false
 	}
 	after := c.calibrated(estimateRequest(c.request(0)))

@@ -74,9 +74,13 @@ func currentStart(h []llm.Message) int {
 	return 0
 }
 
-// historyTokens is the calibrated estimate of the history.
+// historyTokens is the calibrated estimate of the history, read in place
+// rather than from a copy of it.
 func (c *Chat) historyTokens() int {
-	return c.calibrated(EstimateTokens(c.History()))
+	c.mu.Lock()
+	n := EstimateTokens(c.history)
+	c.mu.Unlock()
+	return c.calibrated(n)
 }
 
 // relieve makes the history fit budget (calibrated tokens, the history

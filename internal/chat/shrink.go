@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sync"
 	"unicode/utf8"
 
@@ -48,12 +49,6 @@ const (
 // TooLargeError reports a request that cannot be made to fit the model's
 // context window: the newest message alone is too large, or nothing more
 // could be cut or summarised.
-//
-// UNFINISHED: after an answer that alone fills the window, the error does
-// not say how to go on (ply rewind N --conversation, N the prompt that
-// asked for it); the chat does not know the prompts' numbers, and no entry
-// layer adds them yet. Meanwhile the user reads that the conversation does
-// not fit.
 type TooLargeError struct {
 	// MessageTokens is the estimated size of the newest message (0 when it
 	// is not the cause), FixedTokens that of the system prompt and tool
@@ -63,7 +58,10 @@ type TooLargeError struct {
 	// Limit is the prompt size the request had to fit in (0: unknown, the
 	// provider gave no numbers), Window the provider's stated window.
 	Limit, Window int
-	Err           error // the provider's refusal
+	// WayBack says how to take the conversation back to where it fits
+	// (Config.WayBack); "" when not known.
+	WayBack string
+	Err     error // the provider's refusal
 }
 
 func (e *TooLargeError) Error() string {
@@ -75,11 +73,37 @@ func (e *TooLargeError) Error() string {
 		return fmt.Sprintf("the newest message alone is about %d tokens (plus about %d for the system prompt and tools) and does not fit %s; shorten it or split it up (provider said: %v)",
 			e.MessageTokens, e.FixedTokens, limit, e.Err)
 	}
-	return fmt.Sprintf("the conversation does not fit %s even after cutting tool results and summarising: still about %d tokens, the target was %d (provider said: %v)",
-		limit, e.TotalTokens, e.Limit, e.Err)
+	way := ""
+	if e.WayBack != "" {
+		way = "; " + e.WayBack
+	}
+	return fmt.Sprintf("the conversation does not fit %s even after cutting tool results and summarising: still about %d tokens, the target was %d%s (provider said: %v)",
+		limit, e.TotalTokens, e.Limit, way, e.Err)
 }
 
 func (e *TooLargeError) Unwrap() error { return e.Err }
+
+// window is the context window requests must fit, in tokens (0:
+// unknown): the configured one, or the smaller one a provider stated when
+// it refused a request as too long.
+func (c *Chat) window() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stated > 0 && (c.cfg.ContextWindow <= 0 || c.stated < c.cfg.ContextWindow) {
+		return c.stated
+	}
+	return c.cfg.ContextWindow
+}
+
+// noteWindow keeps the window a provider's refusal stated.
+func (c *Chat) noteWindow(n int) {
+	if n <= 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stated = n
+}
 
 // fixedTokens estimates the system prompt and tool declarations.
 func fixedTokens(req *llm.Request) int {
@@ -137,6 +161,7 @@ func (c *Chat) recoverContext(ctx context.Context, refusal error) (StreamEvent, 
 	if rep.Prompt > 0 {
 		c.calibrate(rep.Prompt, raw)
 	}
+	c.noteWindow(rep.Max)
 	before := c.calibrated(raw)
 	fixed := c.calibrated(fixedTokens(req))
 	target, limit := c.fitTarget(rep, before, fixed)
@@ -160,7 +185,7 @@ func (c *Chat) recoverContext(ctx context.Context, refusal error) (StreamEvent, 
 	// The older history is always summarised here: the provider counts
 	// differently from the estimate, and a request it refused is not
 	// worth resending only a little smaller.
-	window := cmpOrInt(rep.Max, c.cfg.ContextWindow)
+	window := cmpOrInt(rep.Max, c.window())
 	changed := c.relieve(ctx, target-fixed, currentFloor(window), splitRule{latest: true}, true)
 	if c.historyTokens() > target-fixed && c.cutCurrent(ctx, target-fixed, 0) {
 		// The window cannot hold the current results at their floor.
@@ -169,9 +194,37 @@ func (c *Chat) recoverContext(ctx context.Context, refusal error) (StreamEvent, 
 	after := c.calibrated(estimateRequest(c.request(0)))
 	ev := StreamEvent{Kind: EventCompressed, TokensBefore: before, TokensAfter: after}
 	if after > target {
-		return ev, changed, tooLarge(after)
+		e := tooLarge(after)
+		if e.MessageTokens == 0 && c.cfg.WayBack != nil {
+			e.WayBack = c.cfg.WayBack(func(h []llm.Message) bool { return c.couldFit(h, target-fixed) })
+		}
+		return ev, changed, e
 	}
 	return ev, changed, nil
+}
+
+// couldFit reports whether history h could be made to fit budget
+// (calibrated tokens): whether each of its entries fits, counting tool
+// results at their smallest cut. Older entries can be summarised, so it
+// is an entry that alone fills the window (an answer, a call's
+// arguments) that keeps a history from fitting.
+func (c *Chat) couldFit(h []llm.Message, budget int) bool {
+	last := cutLevels[len(cutLevels)-1]
+	for i := range h {
+		m := h[i]
+		m.Parts = slices.Clone(m.Parts)
+		for j, p := range m.Parts {
+			if p.Response != nil && len(p.Response.Output) > last.above {
+				r := *p.Response
+				r.Output = r.Output[:last.head+last.tail+cutNoteRoom]
+				m.Parts[j].Response = &r
+			}
+		}
+		if c.calibrated(estimateMessage(&m)) > budget {
+			return false
+		}
+	}
+	return true
 }
 
 // fitTarget returns the calibrated request size a recovered request aims
@@ -184,7 +237,7 @@ func (c *Chat) recoverContext(ctx context.Context, refusal error) (StreamEvent, 
 // clearly smaller.
 func (c *Chat) fitTarget(rep windowReport, refused, fixed int) (target, limit int) {
 	limit = refused - 1
-	window := cmpOrInt(rep.Max, c.cfg.ContextWindow)
+	window := cmpOrInt(rep.Max, c.window())
 	if window > 0 {
 		reserve := rep.Completion
 		if reserve == 0 {

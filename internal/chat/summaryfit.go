@@ -16,17 +16,20 @@ const (
 // fitForSummary returns msgs, the history a summary request sends, made
 // to fit the context window beside the request's system prompt and an
 // answer: the largest texts and tool results are cut to their ends first,
-// then the oldest entries are left out, the last always kept. msgs is
-// not changed. Without a known window it is returned as it is.
+// then the oldest entries are left out, the last always kept. The window
+// is the configured one, or the smaller one a provider stated (see
+// window). msgs is not changed. Without a known window it is returned as
+// it is.
 func (c *Chat) fitForSummary(msgs []llm.Message, system string) []llm.Message {
-	if c.cfg.ContextWindow <= 0 {
+	window := c.window()
+	if window <= 0 {
 		return msgs
 	}
 	reserve := c.cfg.MaxOutputTokens
 	if reserve <= 0 {
 		reserve = defaultReserve
 	}
-	budget := int(fitShare*float64(c.cfg.ContextWindow)) - reserve - c.calibrated(len(system)/bytesPerToken)
+	budget := int(fitShare*float64(window)) - reserve - c.calibrated(len(system)/bytesPerToken)
 	est := c.calibrated(EstimateTokens(msgs))
 	if est <= budget {
 		return msgs

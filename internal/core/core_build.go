@@ -387,7 +387,11 @@ func (c *Session) newChat(cfg *Config, getenv func(string) string, log *slog.Log
 	if hookRunner.Has(hooks.PreCompact) || hookRunner.Has(hooks.PostCompact) || hookRunner.Has(hooks.SessionStart) {
 		chatCfg.Compact = hookRunner
 	}
-	ch := chat.New(provider, chatCfg, sess.history)
+	// The session's own chat, not its subagents', can name the prompt to
+	// rewind to.
+	mainCfg := chatCfg
+	mainCfg.WayBack = c.wayBack
+	ch := chat.New(provider, mainCfg, sess.history)
 	ch.OnAppend(sess.w.Append)
 	c.chat = ch
 

@@ -3,6 +3,7 @@ package core
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/plyhq/ply/internal/critical"
@@ -97,4 +98,24 @@ func nonNil(h []llm.Message) []llm.Message {
 		return []llm.Message{}
 	}
 	return h
+}
+
+// wayBack names the newest prompt from before which the conversation
+// could fit the window (fits), for the error of a chat that cannot make it
+// fit: after an answer that alone fills the window, the prompt that asked
+// for it. "" when the transcript cannot be read or no prompt qualifies.
+func (c *Session) wayBack(fits func([]llm.Message) bool) string {
+	if err := c.sess.w.Sync(); err != nil {
+		return ""
+	}
+	pl, err := session.Prompts(c.sess.w.Path())
+	if err != nil {
+		return ""
+	}
+	for i := len(pl.Prompts) - 1; i >= 0; i-- {
+		if p := pl.Prompts[i]; fits(p.History) {
+			return fmt.Sprintf("what followed prompt %d alone fills the window; to go on, take the conversation back to before it: ply rewind %d --conversation (/rewind in the TUI), then ply --continue", p.N, p.N)
+		}
+	}
+	return ""
 }

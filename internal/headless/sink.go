@@ -1,11 +1,13 @@
 package headless
 
 import (
-	"encoding/json"
+	"bufio"
 	"fmt"
 	"io"
 	"strings"
 	"sync"
+
+	"github.com/plyhq/ply/internal/bigjson"
 )
 
 // Sink is where a run's output goes, in one format: the printer hands it
@@ -75,14 +77,10 @@ func (t *textSink) Result(res Result) {
 }
 
 // jsonSink keeps every message and prints them, the result last, as one
-// JSON array at the end.
-//
-// UNFINISHED: a very large answer is held here several times over (in its
-// assistant message, in the result, and in encoding/json's buffer, which
-// grows by doubling), and written twice, in the message and the result;
-// streamSink does the same per line. Writing large texts escaped as they
-// go, as the session's transcript writer does, is not done: meanwhile -o
-// json and -o stream-json need several times a huge answer's size.
+// JSON array at the end. The messages hold their texts by reference (the
+// chat's reply, the tool's output), and long ones are escaped straight
+// into the output (see writeJSON): a huge answer is held once, not in an
+// encoding buffer as well.
 type jsonSink struct {
 	mu  sync.Mutex
 	w   io.Writer
@@ -101,35 +99,106 @@ func (j *jsonSink) Result(res Result) {
 	j.Message(res)
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	enc := json.NewEncoder(j.w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(j.all)
+	bw := bufio.NewWriterSize(j.w, 64<<10)
+	sep := "["
+	for _, v := range j.all {
+		// As encoding/json writes a slice: no spaces.
+		_, _ = bw.WriteString(sep)
+		sep = ","
+		if writeJSON(bw, v, "") != nil {
+			return
+		}
+	}
+	_, _ = bw.WriteString("]\n")
+	_ = bw.Flush()
+	j.all = nil
 }
 
 // streamSink prints each message as one JSON line as it comes.
 type streamSink struct {
-	mu  sync.Mutex
-	enc *json.Encoder
+	mu sync.Mutex
+	w  *bufio.Writer
 }
 
 // NewStreamJSON returns a sink printing each message as one JSON line on
 // w. Its Message may be called by others than the run (the SDK session's
 // control messages) and stays serialised with the run's lines.
 func NewStreamJSON(w io.Writer) Sink {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return &streamSink{enc: enc}
+	return &streamSink{w: bufio.NewWriterSize(w, 64<<10)}
 }
 
 func (s *streamSink) Message(v any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_ = s.enc.Encode(v)
+	_ = writeJSON(s.w, v, "\n")
 }
 
 func (*streamSink) Progress(string) {}
 
 func (s *streamSink) Result(res Result) { s.Message(res) }
+
+// writeJSON writes v as encoding/json would (HTML escaping off), followed
+// by end, and flushes w. Long texts of the run's messages (an answer, a
+// thought, a tool's output, the result) are not encoded into a buffer:
+// they are escaped straight into w (package bigjson).
+func writeJSON(w *bufio.Writer, v any, end string) error {
+	var h bigjson.Holder
+	ps, err := h.Encode("", holdTexts(v, &h))
+	if err != nil {
+		return err
+	}
+	tail := ps.Tail()
+	*tail = append(*tail, end...)
+	return ps.Write(w)
+}
+
+// holdTexts returns v with its long texts held by h, in the order they
+// are encoded; messages of other kinds are returned as they are.
+func holdTexts(v any, h *bigjson.Holder) any {
+	switch m := v.(type) {
+	case Assistant:
+		m.Message.Content = holdBlocks(m.Message.Content, h)
+		return m
+	case User:
+		m.Message.Content = holdBlocks(m.Message.Content, h)
+		return m
+	case Result:
+		if len(m.Result) >= bigjson.Min {
+			m.Result = h.Hold(m.Result)
+		}
+		return m
+	}
+	return v
+}
+
+// holdBlocks returns blocks, copied if any of their texts is held by h.
+func holdBlocks(blocks []Block, h *bigjson.Holder) []Block {
+	var out []Block
+	for i, b := range blocks {
+		content, isText := b.Content.(string)
+		isText = isText && len(content) >= bigjson.Min
+		if len(b.Text) < bigjson.Min && len(b.Thinking) < bigjson.Min && !isText {
+			continue
+		}
+		if out == nil {
+			out = append([]Block(nil), blocks...)
+		}
+		// Field order in the encoding: text, thinking, content.
+		if len(b.Text) >= bigjson.Min {
+			out[i].Text = h.Hold(b.Text)
+		}
+		if len(b.Thinking) >= bigjson.Min {
+			out[i].Thinking = h.Hold(b.Thinking)
+		}
+		if isText {
+			out[i].Content = h.Hold(content)
+		}
+	}
+	if out == nil {
+		return blocks
+	}
+	return out
+}
 
 // discard drops everything: a format no sink prints.
 type discard struct{}

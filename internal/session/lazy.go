@@ -134,7 +134,13 @@ func (t *Transcript) applyCompaction(rec *record, line int) {
 // the history replayed so far. It returns an error, and builds what it
 // can, when an op points outside old.
 func applyOps(old []histEntry, ops []rawOp, line int) ([]histEntry, error) {
-	h := make([]histEntry, 0, len(ops))
+	// Sized once: a line keeps most of the history in a range or two,
+	// which appending would copy again at every doubling.
+	n := 0
+	for _, op := range ops {
+		n += max(op.N, 1)
+	}
+	h := make([]histEntry, 0, min(n, len(old)+len(ops)))
 	var bad error
 	for k, op := range ops {
 		switch {

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/plyhq/ply/internal/bigjson"
 	"github.com/plyhq/ply/internal/llm"
 )
 
@@ -73,7 +74,7 @@ type item struct {
 	line []byte
 	// parts, instead of line, is a line holding large texts that are
 	// escaped as they are written (see encodeEntry).
-	parts  []linePart
+	parts  bigjson.Pieces
 	synced chan error
 	stop   bool
 }
@@ -126,7 +127,7 @@ func (w *Writer) Append(m llm.Message) {
 		w.setErr(fmt.Errorf("session: %s: encode entry: %w", w.path, err))
 		return
 	}
-	last := &parts[len(parts)-1].raw
+	last := parts.Tail()
 	*last = slices.Grow(*last, 64) // so that appending the tail never copies the message under the lock
 
 	w.mu.Lock()

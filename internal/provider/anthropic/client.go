@@ -36,8 +36,6 @@ package anthropic
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"iter"
 	"net/http"
 	"strings"
@@ -45,6 +43,7 @@ import (
 
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/provider/transport"
+	"github.com/plyhq/ply/internal/provider/wirecache"
 )
 
 // DefaultBaseURL is Anthropic's own endpoint.
@@ -97,6 +96,8 @@ type Client struct {
 	cfg Config
 	url string
 	tr  transport.Client
+	// msgs keeps each history entry's encoded blocks between requests.
+	msgs wirecache.Cache[encodedEntry]
 }
 
 // New returns a client for cfg.
@@ -130,18 +131,13 @@ func New(cfg Config) *Client {
 // Stopping the iteration early closes the response body.
 func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Chunk, error] {
 	return func(yield func(llm.Chunk, error) bool) {
-		wire, err := c.buildRequest(req)
+		payload, err := c.encode(req)
 		if err != nil {
 			yield(llm.Chunk{}, err)
 			return
 		}
-		payload, err := json.Marshal(wire)
-		if err != nil {
-			yield(llm.Chunk{}, fmt.Errorf("anthropic: encoding request: %w", err))
-			return
-		}
 
-		s, err := c.tr.Post(ctx, c.url, c.header(), payload)
+		s, err := c.tr.Post(ctx, c.url, c.header(), payload...)
 		if err != nil {
 			yield(llm.Chunk{}, err)
 			return

@@ -125,6 +125,20 @@ const cachedUserTurns = 2
 
 // buildRequest converts a provider-neutral request to the wire request.
 func (c *Client) buildRequest(req *llm.Request) (*messagesRequest, error) {
+	out, err := c.buildHead(req)
+	if err != nil {
+		return nil, err
+	}
+	msgs, err := convertMessages(req.Messages)
+	if err != nil {
+		return nil, err
+	}
+	out.Messages = msgs
+	return out, nil
+}
+
+// buildHead is the wire request without the history's messages.
+func (c *Client) buildHead(req *llm.Request) (*messagesRequest, error) {
 	model := req.Model
 	if model == "" {
 		model = c.cfg.Model
@@ -153,11 +167,6 @@ func (c *Client) buildRequest(req *llm.Request) (*messagesRequest, error) {
 	if req.System != "" {
 		out.System = []*textBlock{{Type: "text", Text: req.System, CacheControl: ephemeral}}
 	}
-	msgs, err := convertMessages(req.Messages)
-	if err != nil {
-		return nil, err
-	}
-	out.Messages = msgs
 	for _, t := range req.Tools {
 		schema := t.Parameters
 		if len(bytes.TrimSpace(schema)) == 0 || string(schema) == "null" {
@@ -168,55 +177,95 @@ func (c *Client) buildRequest(req *llm.Request) (*messagesRequest, error) {
 	return out, nil
 }
 
-// turn is a wire message being assembled. A user turn keeps its tool
-// results apart from the rest, because the API wants every tool_result
-// first in its message, even when several history entries are merged.
-type turn struct {
-	role    string
-	results []block
-	rest    []block
-}
-
 // convertMessages turns the history into strictly alternating user and
 // assistant messages: entries that convert to nothing are dropped, and
 // consecutive entries of one role are merged, since the API rejects both
 // empty messages and two messages of a role in a row.
 func convertMessages(history []llm.Message) ([]wireMessage, error) {
-	var turns []*turn
+	entries := make([]entryBlocks, len(history))
 	for i := range history {
-		m := &history[i]
-		var role string
-		switch m.Role {
-		case llm.RoleUser:
-			role = "user"
-		case llm.RoleModel:
-			role = "assistant"
-		default:
-			return nil, fmt.Errorf("anthropic: message %d: unknown role %q", i, m.Role)
+		e, err := convertEntry(i, &history[i])
+		if err != nil {
+			return nil, err
 		}
-		var t *turn
-		if n := len(turns); n > 0 && turns[n-1].role == role {
-			t = turns[n-1]
-		} else {
-			t = &turn{role: role}
-		}
-		before := len(t.results) + len(t.rest)
-		if role == "user" {
-			addUser(t, m)
-		} else {
-			addModel(t, m)
-		}
-		if len(t.results)+len(t.rest) > before && (len(turns) == 0 || turns[len(turns)-1] != t) {
-			turns = append(turns, t)
-		}
+		entries[i] = e
 	}
+	turns := arrange(entries)
 	out := make([]wireMessage, len(turns))
 	for i, t := range turns {
-		out[i] = wireMessage{Role: t.role, Content: append(t.results, t.rest...)}
+		var content []block
+		for _, e := range t.results {
+			content = append(content, e.results...)
+		}
+		for _, e := range t.rest {
+			content = append(content, e.rest...)
+		}
+		out[i] = wireMessage{Role: t.role, Content: content}
 	}
 	markCache(out)
 	return out, nil
 }
+
+// entryBlocks is one history entry's blocks: its tool results apart from
+// the rest, because the API wants every tool_result first in its message,
+// even when several history entries are merged.
+type entryBlocks struct {
+	role          string
+	results, rest []block
+}
+
+// convertEntry converts history entry i.
+func convertEntry(i int, m *llm.Message) (entryBlocks, error) {
+	var e entryBlocks
+	switch m.Role {
+	case llm.RoleUser:
+		e.role = "user"
+		e.results, e.rest = userBlocks(m)
+	case llm.RoleModel:
+		e.role = "assistant"
+		e.rest = modelBlocks(m)
+	default:
+		return e, fmt.Errorf("anthropic: message %d: unknown role %q", i, m.Role)
+	}
+	return e, nil
+}
+
+// turn is a wire message being assembled from the entries it merges.
+type turn[E any] struct {
+	role string
+	// results and rest are the entries whose results, and whose other
+	// blocks, the message holds, in order.
+	results, rest []E
+}
+
+// arrange merges consecutive entries of one role into turns and drops
+// entries without blocks; blocks reads an entry's role and its numbers of
+// results and other blocks.
+func arrange[E interface{ counts() (string, int, int) }](entries []E) []*turn[E] {
+	var turns []*turn[E]
+	for _, e := range entries {
+		role, results, rest := e.counts()
+		if results+rest == 0 {
+			continue
+		}
+		var t *turn[E]
+		if n := len(turns); n > 0 && turns[n-1].role == role {
+			t = turns[n-1]
+		} else {
+			t = &turn[E]{role: role}
+			turns = append(turns, t)
+		}
+		if results > 0 {
+			t.results = append(t.results, e)
+		}
+		if rest > 0 {
+			t.rest = append(t.rest, e)
+		}
+	}
+	return turns
+}
+
+func (e entryBlocks) counts() (string, int, int) { return e.role, len(e.results), len(e.rest) }
 
 // markCache puts a cache breakpoint on the last block of the last
 // cachedUserTurns user messages.
@@ -236,11 +285,12 @@ func markCache(msgs []wireMessage) {
 	}
 }
 
-func addModel(t *turn, m *llm.Message) {
+func modelBlocks(m *llm.Message) []block {
+	var rest []block
 	for _, p := range m.Parts {
 		switch {
 		case p.Call != nil:
-			t.rest = append(t.rest, &toolUseBlock{
+			rest = append(rest, &toolUseBlock{
 				Type: "tool_use", ID: toolID(p.Call.ID), Name: p.Call.Name, Input: toolInput(p.Call.Args),
 			})
 		case p.Thought:
@@ -249,19 +299,20 @@ func addModel(t *turn, m *llm.Message) {
 			// thinking it cannot verify.
 			switch {
 			case strings.HasPrefix(p.Signature, redactedPrefix):
-				t.rest = append(t.rest, &redactedThinkingBlock{Type: "redacted_thinking", Data: p.Signature[len(redactedPrefix):]})
+				rest = append(rest, &redactedThinkingBlock{Type: "redacted_thinking", Data: p.Signature[len(redactedPrefix):]})
 			case p.Signature != "":
-				t.rest = append(t.rest, &thinkingBlock{Type: "thinking", Thinking: p.Text, Signature: p.Signature})
+				rest = append(rest, &thinkingBlock{Type: "thinking", Thinking: p.Text, Signature: p.Signature})
 			}
 		case p.Text != "":
 			// Empty text blocks are rejected; assistant media has no
 			// wire form and is dropped.
-			t.rest = append(t.rest, &textBlock{Type: "text", Text: p.Text})
+			rest = append(rest, &textBlock{Type: "text", Text: p.Text})
 		}
 	}
+	return rest
 }
 
-func addUser(t *turn, m *llm.Message) {
+func userBlocks(m *llm.Message) (results, rest []block) {
 	for _, p := range m.Parts {
 		switch {
 		case p.Response != nil:
@@ -273,14 +324,15 @@ func addUser(t *turn, m *llm.Message) {
 			for i := range r.Media {
 				tr.Content = append(tr.Content, mediaContent(&r.Media[i]))
 			}
-			t.results = append(t.results, tr)
+			results = append(results, tr)
 		case p.Call != nil, p.Thought:
 		case p.Media != nil:
-			t.rest = append(t.rest, mediaContent(p.Media))
+			rest = append(rest, mediaContent(p.Media))
 		case p.Text != "":
-			t.rest = append(t.rest, &textBlock{Type: "text", Text: p.Text})
+			rest = append(rest, &textBlock{Type: "text", Text: p.Text})
 		}
 	}
+	return results, rest
 }
 
 // toolInput turns the model's raw argument text back into the JSON object

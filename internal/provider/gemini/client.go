@@ -35,8 +35,6 @@ package gemini
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"iter"
 	"net/http"
 	"net/url"
@@ -45,6 +43,7 @@ import (
 
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/provider/transport"
+	"github.com/plyhq/ply/internal/provider/wirecache"
 )
 
 // DefaultBaseURL is Google's own endpoint.
@@ -91,6 +90,8 @@ type Client struct {
 	cfg  Config
 	base string
 	tr   transport.Client
+	// msgs keeps each history entry's encoded parts between requests.
+	msgs wirecache.Cache[encodedEntry]
 }
 
 // New returns a client for cfg.
@@ -131,18 +132,13 @@ func (c *Client) endpoint(model string) string {
 // Stopping the iteration early closes the response body.
 func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Chunk, error] {
 	return func(yield func(llm.Chunk, error) bool) {
-		model, wire, err := c.buildRequest(req)
+		model, payload, err := c.encode(req)
 		if err != nil {
 			yield(llm.Chunk{}, err)
 			return
 		}
-		payload, err := json.Marshal(wire)
-		if err != nil {
-			yield(llm.Chunk{}, fmt.Errorf("gemini: encoding request: %w", err))
-			return
-		}
 
-		s, err := c.tr.Post(ctx, c.endpoint(model), c.header(), payload)
+		s, err := c.tr.Post(ctx, c.endpoint(model), c.header(), payload...)
 		if err != nil {
 			yield(llm.Chunk{}, err)
 			return

@@ -86,6 +86,20 @@ const maxThinkingBudget = 24576
 // buildRequest converts a provider-neutral request to the wire request and
 // returns the model it is for.
 func (c *Client) buildRequest(req *llm.Request) (string, *generateRequest, error) {
+	model, out, err := c.buildHead(req)
+	if err != nil {
+		return "", nil, err
+	}
+	contents, err := convertContents(req.Messages)
+	if err != nil {
+		return "", nil, err
+	}
+	out.Contents = contents
+	return model, out, nil
+}
+
+// buildHead is the wire request without the history's contents.
+func (c *Client) buildHead(req *llm.Request) (string, *generateRequest, error) {
 	model := req.Model
 	if model == "" {
 		model = c.cfg.Model
@@ -97,11 +111,6 @@ func (c *Client) buildRequest(req *llm.Request) (string, *generateRequest, error
 	if req.System != "" {
 		out.SystemInstruction = &content{Parts: []part{{Text: req.System}}}
 	}
-	contents, err := convertContents(req.Messages)
-	if err != nil {
-		return "", nil, err
-	}
-	out.Contents = contents
 	if len(req.Tools) > 0 {
 		decls := make([]functionDeclaration, 0, len(req.Tools))
 		for _, t := range req.Tools {
@@ -222,11 +231,25 @@ func modelParts(m *llm.Message) []part {
 // position and name, having no call ids of its own), and the rest: media
 // the tools returned, then the entry's own text and media.
 func userParts(m *llm.Message, calls []*llm.FunctionCall) (responses, rest []part) {
-	type resp struct {
-		r   *llm.FunctionResponse
-		pos int
+	for _, x := range orderResponses(m, calls) {
+		responses = append(responses, responsePart(x, calls))
+		// Media cannot go inside a functionResponse on most models; it
+		// follows in the same turn.
+		rest = append(rest, responseMedia(x.r)...)
 	}
-	var rs []resp
+	return responses, append(rest, ownParts(m)...)
+}
+
+// placedResponse is a function response and the index of the call it
+// answers (len(calls) for none).
+type placedResponse struct {
+	r   *llm.FunctionResponse
+	pos int
+}
+
+// orderResponses returns m's function responses ordered like calls.
+func orderResponses(m *llm.Message, calls []*llm.FunctionCall) []placedResponse {
+	var rs []placedResponse
 	used := make([]bool, len(calls))
 	for _, p := range m.Parts {
 		if p.Response == nil {
@@ -250,28 +273,41 @@ func userParts(m *llm.Message, calls []*llm.FunctionCall) (responses, rest []par
 		if pos < len(calls) {
 			used[pos] = true
 		}
-		rs = append(rs, resp{p.Response, pos})
+		rs = append(rs, placedResponse{p.Response, pos})
 	}
-	slices.SortStableFunc(rs, func(a, b resp) int { return a.pos - b.pos })
-	for _, x := range rs {
-		r := x.r
-		name := r.Name
-		if name == "" && x.pos < len(calls) {
-			name = calls[x.pos].Name
-		}
-		fr := &functionResponse{ID: r.ID, Name: name}
-		if r.IsError {
-			fr.Response.Error = r.Output
-		} else {
-			fr.Response.Output = r.Output
-		}
-		responses = append(responses, part{FunctionResponse: fr})
-		// Media cannot go inside a functionResponse on most models; it
-		// follows in the same turn.
-		for i := range r.Media {
-			rest = append(rest, part{InlineData: inline(&r.Media[i])})
-		}
+	slices.SortStableFunc(rs, func(a, b placedResponse) int { return a.pos - b.pos })
+	return rs
+}
+
+// responsePart is the functionResponse part of x; a response without a
+// name takes its call's.
+func responsePart(x placedResponse, calls []*llm.FunctionCall) part {
+	r := x.r
+	name := r.Name
+	if name == "" && x.pos < len(calls) {
+		name = calls[x.pos].Name
 	}
+	fr := &functionResponse{ID: r.ID, Name: name}
+	if r.IsError {
+		fr.Response.Error = r.Output
+	} else {
+		fr.Response.Output = r.Output
+	}
+	return part{FunctionResponse: fr}
+}
+
+// responseMedia is the media r returned, as parts of their own.
+func responseMedia(r *llm.FunctionResponse) []part {
+	var out []part
+	for i := range r.Media {
+		out = append(out, part{InlineData: inline(&r.Media[i])})
+	}
+	return out
+}
+
+// ownParts is the user entry's own text and media.
+func ownParts(m *llm.Message) []part {
+	var rest []part
 	for _, p := range m.Parts {
 		switch {
 		case p.Response != nil, p.Call != nil, p.Thought:
@@ -281,7 +317,7 @@ func userParts(m *llm.Message, calls []*llm.FunctionCall) (responses, rest []par
 			rest = append(rest, part{Text: p.Text})
 		}
 	}
-	return responses, rest
+	return rest
 }
 
 func inline(m *llm.Media) *blob {

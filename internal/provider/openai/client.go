@@ -30,8 +30,6 @@ package openai
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"iter"
 	"mime"
 	"net/http"
@@ -40,6 +38,7 @@ import (
 
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/provider/transport"
+	"github.com/plyhq/ply/internal/provider/wirecache"
 )
 
 // DefaultBaseURL is OpenAI's own endpoint.
@@ -90,6 +89,8 @@ type Client struct {
 	cfg Config
 	url string
 	tr  transport.Client
+	// msgs keeps each history message's encoding between requests.
+	msgs wirecache.Cache[[]byte]
 }
 
 // New returns a client for cfg.
@@ -122,18 +123,13 @@ func New(cfg Config) *Client {
 // Stopping the iteration early closes the response body.
 func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Chunk, error] {
 	return func(yield func(llm.Chunk, error) bool) {
-		wire, err := c.buildRequest(req)
+		payload, err := c.encode(req)
 		if err != nil {
 			yield(llm.Chunk{}, err)
 			return
 		}
-		payload, err := json.Marshal(wire)
-		if err != nil {
-			yield(llm.Chunk{}, fmt.Errorf("openai: encoding request: %w", err))
-			return
-		}
 
-		s, err := c.tr.Post(ctx, c.url, c.header(), payload)
+		s, err := c.tr.Post(ctx, c.url, c.header(), payload...)
 		if err != nil {
 			yield(llm.Chunk{}, err)
 			return

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/provider/wirecache"
 )
 
 // The wire shapes of a Chat Completions request. Only what ply sends is
@@ -76,6 +77,62 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // buildRequest converts a provider-neutral request to the wire request.
 func (c *Client) buildRequest(req *llm.Request) (*chatRequest, error) {
+	out, err := c.buildHead(req)
+	if err != nil {
+		return nil, err
+	}
+	for i := range req.Messages {
+		msgs, err := c.convertMessage(&req.Messages[i])
+		if err != nil {
+			return nil, fmt.Errorf("openai: message %d: %w", i, err)
+		}
+		out.Messages = append(out.Messages, msgs...)
+	}
+	return out, nil
+}
+
+// encode returns the body of req, in pieces,: json.Marshal of buildRequest's wire
+// request, byte for byte, with each history message's encoding reused
+// from earlier requests when the message is unchanged (package wirecache).
+func (c *Client) encode(req *llm.Request) ([][]byte, error) {
+	head, err := c.buildHead(req)
+	if err != nil {
+		return nil, err
+	}
+	system := head.Messages
+	head.Messages = nil
+	b, err := json.Marshal(head)
+	if err != nil {
+		return nil, fmt.Errorf("openai: encoding request: %w", err)
+	}
+	encs, err := c.msgs.Encode(req.Messages, func(i int, m *llm.Message) ([]byte, int, error) {
+		msgs, err := c.convertMessage(m)
+		if err != nil {
+			return nil, 0, fmt.Errorf("openai: message %d: %w", i, err)
+		}
+		return wirecache.Bytes(wirecache.JoinJSON(msgs))
+	})
+	if err != nil {
+		return nil, err
+	}
+	sys, err := wirecache.JoinJSON(system)
+	if err != nil {
+		return nil, fmt.Errorf("openai: encoding request: %w", err)
+	}
+	if len(system) == 0 && len(req.Messages) == 0 {
+		// No messages: null, as encoding/json writes a nil slice.
+		return [][]byte{b}, nil
+	}
+	body, err := wirecache.Splice(b, `,"messages":null`, `,"messages":[`, append([][]byte{sys}, encs...)...)
+	if err != nil {
+		return nil, fmt.Errorf("openai: %w", err)
+	}
+	return body, nil
+}
+
+// buildHead is the wire request without the history's messages: the
+// system message, the tools and the settings.
+func (c *Client) buildHead(req *llm.Request) (*chatRequest, error) {
 	model := req.Model
 	if model == "" {
 		model = c.cfg.Model
@@ -100,13 +157,6 @@ func (c *Client) buildRequest(req *llm.Request) (*chatRequest, error) {
 	}
 	if req.System != "" {
 		out.Messages = append(out.Messages, chatMessage{Role: "system", Content: req.System})
-	}
-	for i := range req.Messages {
-		msgs, err := c.convertMessage(&req.Messages[i])
-		if err != nil {
-			return nil, fmt.Errorf("openai: message %d: %w", i, err)
-		}
-		out.Messages = append(out.Messages, msgs...)
 	}
 	for _, t := range req.Tools {
 		params := t.Parameters

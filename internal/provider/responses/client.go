@@ -34,8 +34,6 @@ package responses
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"iter"
 	"net/http"
 	"strings"
@@ -43,6 +41,7 @@ import (
 
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/provider/transport"
+	"github.com/plyhq/ply/internal/provider/wirecache"
 )
 
 // DefaultBaseURL is OpenAI's own endpoint.
@@ -98,6 +97,8 @@ type Client struct {
 	cfg Config
 	url string
 	tr  transport.Client
+	// msgs keeps each history entry's encoding between requests.
+	msgs wirecache.Cache[[]byte]
 }
 
 // New returns a client for cfg.
@@ -132,18 +133,13 @@ func New(cfg Config) *Client {
 // Stopping the iteration early closes the response body.
 func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Chunk, error] {
 	return func(yield func(llm.Chunk, error) bool) {
-		wire, err := c.buildRequest(req)
+		payload, err := c.encode(req)
 		if err != nil {
 			yield(llm.Chunk{}, err)
 			return
 		}
-		payload, err := json.Marshal(wire)
-		if err != nil {
-			yield(llm.Chunk{}, fmt.Errorf("responses: encoding request: %w", err))
-			return
-		}
 
-		s, err := c.tr.Post(ctx, c.url, c.header(), payload)
+		s, err := c.tr.Post(ctx, c.url, c.header(), payload...)
 		if err != nil {
 			yield(llm.Chunk{}, err)
 			return

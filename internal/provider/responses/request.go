@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/provider/wirecache"
 )
 
 // The wire shapes of a Responses request. Only what ply sends is declared;
@@ -88,6 +89,63 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // buildRequest converts a provider-neutral request to the wire request.
 func (c *Client) buildRequest(req *llm.Request) (*responsesRequest, error) {
+	out, err := c.buildHead(req)
+	if err != nil {
+		return nil, err
+	}
+	for i := range req.Messages {
+		items, err := convertMessage(i, &req.Messages[i])
+		if err != nil {
+			return nil, err
+		}
+		out.Input = append(out.Input, items...)
+	}
+	return out, nil
+}
+
+// convertMessage converts history entry i.
+func convertMessage(i int, m *llm.Message) ([]any, error) {
+	switch m.Role {
+	case llm.RoleModel:
+		return modelItems(m), nil
+	case llm.RoleUser:
+		return userItems(m), nil
+	}
+	return nil, fmt.Errorf("responses: message %d: unknown role %q", i, m.Role)
+}
+
+// encode returns the body of req, in pieces,: json.Marshal of buildRequest's wire
+// request, byte for byte, with each history entry's items reused from
+// earlier requests when the entry is unchanged (package wirecache).
+func (c *Client) encode(req *llm.Request) ([][]byte, error) {
+	head, err := c.buildHead(req)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(head)
+	if err != nil {
+		return nil, fmt.Errorf("responses: encoding request: %w", err)
+	}
+	encs, err := c.msgs.Encode(req.Messages, func(i int, m *llm.Message) ([]byte, int, error) {
+		items, err := convertMessage(i, m)
+		if err != nil {
+			return nil, 0, err
+		}
+		return wirecache.Bytes(wirecache.JoinJSON(items))
+	})
+	if err != nil {
+		return nil, err
+	}
+	body, err := wirecache.Splice(b, `,"input":[]`, `,"input":[`, encs...)
+	if err != nil {
+		return nil, fmt.Errorf("responses: %w", err)
+	}
+	return body, nil
+}
+
+// buildHead is the wire request with an empty input: the instructions,
+// the tools and the settings.
+func (c *Client) buildHead(req *llm.Request) (*responsesRequest, error) {
 	model := req.Model
 	if model == "" {
 		model = c.cfg.Model
@@ -118,17 +176,6 @@ func (c *Client) buildRequest(req *llm.Request) (*responsesRequest, error) {
 		// With store false the reasoning is lost between turns unless
 		// the server hands it over, encrypted, for us to send back.
 		out.Include = []string{"reasoning.encrypted_content"}
-	}
-	for i := range req.Messages {
-		m := &req.Messages[i]
-		switch m.Role {
-		case llm.RoleModel:
-			out.Input = append(out.Input, modelItems(m)...)
-		case llm.RoleUser:
-			out.Input = append(out.Input, userItems(m)...)
-		default:
-			return nil, fmt.Errorf("responses: message %d: unknown role %q", i, m.Role)
-		}
 	}
 	for _, t := range req.Tools {
 		params := t.Parameters

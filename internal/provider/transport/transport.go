@@ -16,6 +16,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -85,7 +86,7 @@ type Stream struct {
 	resp   *http.Response
 }
 
-// Post sends payload to url as a JSON POST asking for an event stream,
+// Post sends payload, the body's pieces in order, to url as a JSON POST asking for an event stream,
 // with the headers User-Agent, Content-Type and Accept set and then header
 // added over them (so it may override them). The request is cancelled with
 // ctx, or when the idle timeout passes.
@@ -93,7 +94,7 @@ type Stream struct {
 // A non-nil error is final (see Stream.Fail): the context's error, an
 // *IdleTimeoutError, the provider's *llm.APIError for a non-2xx answer,
 // or a transport error wrapped with %w.
-func (c *Client) Post(ctx context.Context, url string, header http.Header, payload []byte) (*Stream, error) {
+func (c *Client) Post(ctx context.Context, url string, header http.Header, payload ...[]byte) (*Stream, error) {
 	reqCtx, cancel := context.WithCancelCause(ctx)
 	s := &Stream{ctx: ctx, cancel: cancel}
 	idle := c.IdleTimeout
@@ -124,10 +125,29 @@ func (c *Client) Post(ctx context.Context, url string, header http.Header, paylo
 	return s, nil
 }
 
-func (c *Client) send(ctx context.Context, url string, header http.Header, payload []byte) (*http.Response, error) {
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
+func (c *Client) send(ctx context.Context, url string, header http.Header, payload [][]byte) (*http.Response, error) {
+	var body io.Reader
+	if len(payload) == 1 {
+		body = bytes.NewReader(payload[0])
+	} else {
+		body = pieces(payload)
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, url, body)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.Provider, err)
+	}
+	if len(payload) != 1 {
+		// A body in pieces (a request assembled from cached parts) is
+		// written piece by piece, never copied into one buffer.
+		n := 0
+		for _, p := range payload {
+			n += len(p)
+		}
+		hreq.ContentLength = int64(n)
+		hreq.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(pieces(payload)), nil }
+		if n == 0 {
+			hreq.Body = http.NoBody
+		}
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "text/event-stream")
@@ -280,4 +300,10 @@ func (r *idleReader) Read(p []byte) (int, error) {
 		r.t.reset()
 	}
 	return n, err
+}
+
+// pieces reads the payload's pieces one after another.
+func pieces(payload [][]byte) io.Reader {
+	b := net.Buffers(slices.Clone(payload))
+	return &b
 }

@@ -54,3 +54,32 @@ func TestDefaultHTTPClientHasAConnectTimeout(t *testing.T) {
 		t.Fatal("an overall timeout would cut long streams")
 	}
 }
+
+// A body in pieces arrives whole, with its length, and is sent again
+// whole when the client must resend it (a 307 redirect).
+func TestPostInPieces(t *testing.T) {
+	var got []string
+	var lengths []int64
+	mux := http.NewServeMux()
+	mux.HandleFunc("/old", func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got, lengths = append(got, string(b)), append(lengths, r.ContentLength)
+		http.Redirect(w, r, "/new", http.StatusTemporaryRedirect)
+	})
+	mux.HandleFunc("/new", func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got, lengths = append(got, string(b)), append(lengths, r.ContentLength)
+		w.Header().Set("Content-Type", "text/event-stream")
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	c := &Client{Provider: "p", StatusError: func(*http.Response) *llm.APIError { return &llm.APIError{} }}
+	s, err := c.Post(context.Background(), srv.URL+"/old", nil, []byte(`{"a":`), []byte("[1"), nil, []byte(",2]}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if len(got) != 2 || got[0] != `{"a":[1,2]}` || got[1] != got[0] || lengths[0] != 11 || lengths[1] != 11 {
+		t.Fatalf("bodies %q, lengths %v", got, lengths)
+	}
+}

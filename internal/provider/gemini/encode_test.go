@@ -1,0 +1,67 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/provider/providertest"
+)
+
+// checkEncode compares, request after request with one client (so that
+// its cache of encoded entries is used), the body Stream sends with
+// json.Marshal of the wire request built whole.
+func checkEncode(t *testing.T, c *Client, reqs []*llm.Request) {
+	t.Helper()
+	for i, req := range reqs {
+		_, wire, err := c.buildRequest(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(wire)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, got, err := c.encode(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bytes.Join(got, nil); !bytes.Equal(got, want) {
+			t.Fatalf("request %d: body differs from the whole encoding:\n got %s\nwant %s", i, got, want)
+		}
+	}
+}
+
+func TestEncodeIsTheWholeEncoding(t *testing.T) {
+	for _, cfg := range []Config{{Model: "m"}, {Model: "m", IncludeThoughts: true}} {
+		checkEncode(t, New(cfg), providertest.SessionRequests(nil, 40))
+	}
+	// Responses out of call order, one without a name, a signature alone.
+	calls := llm.Message{Role: llm.RoleModel, Parts: []llm.Part{
+		{Thought: true, Signature: "s0"},
+		{Call: &llm.FunctionCall{ID: "a", Name: "read_file", Args: `{}`}},
+		{Call: &llm.FunctionCall{ID: "b", Name: "glob", Args: `{"p":1}`}}}}
+	results := llm.Message{Role: llm.RoleUser, Parts: []llm.Part{
+		{Response: &llm.FunctionResponse{ID: "b", Output: "two", Media: []llm.Media{{MIMEType: "image/png", Data: []byte{1}}}}},
+		{Response: &llm.FunctionResponse{ID: "a", Name: "read_file", Output: "one", IsError: true}},
+		{Text: "and this"}}}
+	user := llm.Message{Role: llm.RoleUser, Parts: []llm.Part{{Text: "go"}}}
+	h := []llm.Message{user, calls, results, user}
+	checkEncode(t, New(Config{Model: "x"}), []*llm.Request{
+		simpleRequest(), {Messages: h}, {Messages: h[1:]}, {Messages: append(h, calls, results)}, {Messages: []llm.Message{{Role: llm.RoleUser}}}, {}})
+}
+
+// The replies of the recorded streams, as history, encode the same way.
+func TestEncodeRecordedReplies(t *testing.T) {
+	var replies []llm.Message
+	for _, name := range []string{"google-gemini-2.5-pro-multi-tool-streaming.yaml", "google-gemini-2.5-flash-tool-streaming.yaml"} {
+		c := providertest.LoadCassette(t, name)
+		for _, in := range c.Interactions {
+			s := newServer(t, reply{Status: in.Response.Code,
+				Header: map[string]string{"Content-Type": in.Response.Headers["Content-Type"][0]}, Body: in.Response.Body})
+			replies = append(replies, providertest.ReplyOf(run(t, s.client(Config{}), simpleRequest())))
+		}
+	}
+	checkEncode(t, New(Config{Model: "m"}), providertest.SessionRequests(replies, len(replies)+3))
+}

@@ -1,0 +1,93 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/provider/providertest"
+)
+
+// checkEncode compares, request after request with one client (so that
+// its cache of encoded messages is used), the body Stream sends with
+// json.Marshal of the wire request built whole.
+func checkEncode(t *testing.T, c *Client, reqs []*llm.Request) {
+	t.Helper()
+	for i, req := range reqs {
+		wire, err := c.buildRequest(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(wire)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.encode(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bytes.Join(got, nil); !bytes.Equal(got, want) {
+			t.Fatalf("request %d: body differs from the whole encoding:\n got %s\nwant %s", i, got, want)
+		}
+	}
+}
+
+func TestEncodeIsTheWholeEncoding(t *testing.T) {
+	for _, cfg := range []Config{{}, {SendReasoning: true, MaxTokensField: "max_completion_tokens"}} {
+		checkEncode(t, New(cfg), providertest.SessionRequests(nil, 40))
+	}
+	// No system prompt, no tools.
+	checkEncode(t, New(Config{Model: "x"}), []*llm.Request{simpleRequest(), {Messages: []llm.Message{{Role: llm.RoleUser}}}, {}})
+}
+
+// The replies of the recorded streams, as history, encode the same way.
+func TestEncodeRecordedReplies(t *testing.T) {
+	var replies []llm.Message
+	for _, name := range []string{"openai-chat-gpt-4o-multi-tool-streaming.yaml"} {
+		c := providertest.LoadCassette(t, name)
+		for _, in := range c.Interactions {
+			s := newServer(t, reply{Status: in.Response.Code,
+				Header: map[string]string{"Content-Type": in.Response.Headers["Content-Type"][0]}, Body: in.Response.Body})
+			replies = append(replies, providertest.ReplyOf(run(t, s.client(Config{}), simpleRequest())))
+		}
+	}
+	checkEncode(t, New(Config{}), providertest.SessionRequests(replies, len(replies)+3))
+}
+
+// BenchmarkEncode encodes the request of round 500 of a session: whole
+// (json.Marshal of the wire request, as every request was encoded before
+// the cache) and as Stream does, with the encodings of the round before
+// it cached: the requests of rounds 499 and 500 in turn, so that each
+// differs from the one before by a round.
+func BenchmarkEncode(b *testing.B) {
+	reqs := providertest.SessionRequests(nil, 501)
+	prev, req := reqs[499], reqs[500]
+	b.Run("whole", func(b *testing.B) {
+		c := New(Config{})
+		b.ReportAllocs()
+		for b.Loop() {
+			wire, err := c.buildRequest(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := json.Marshal(wire); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("cached", func(b *testing.B) {
+		c := New(Config{})
+		b.ReportAllocs()
+		n := 0
+		for b.Loop() {
+			r := req
+			if n++; n%2 == 0 {
+				r = prev
+			}
+			if _, err := c.encode(r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
