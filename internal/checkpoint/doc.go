@@ -99,8 +99,13 @@
 // store reads and copies every file: seconds for tens of thousands of
 // files. A session takes it in the background, under an id
 // it reserves first (NewID, then CheckpointAs), so that a prompt can name
-// it in the transcript at once; every batch that may write, and every
-// rewind, waits for it to be stored (see the core package). A checkpoint
+// it in the transcript at once. A write that names its files need not
+// wait for the rest: SaveAhead stores those files' state into it first,
+// durably, and the scan records them as saved (ahead.go); a crash before
+// the checkpoint is stored leaves a checkpoint that holds only those
+// files, which a restore puts back, leaving every other file as it is.
+// Any other write (a shell command may write anywhere), and every
+// rewind, waits for the whole checkpoint (see the core package). A checkpoint
 // taken under a reserved id is stored even when nothing changed, as a
 // delta naming no path, so that the id the transcript holds exists.
 //
@@ -132,9 +137,11 @@
 // A checkpoint under a reserved id (above) writes and syncs its small
 // manifest like any other, off the prompt's path; the transcript may name
 // that id before it is stored, which is safe because nothing ply runs
-// writes to the workspace until it is: a crash in between leaves a
-// transcript naming a checkpoint that was never stored (a rewind says so),
-// and a workspace ply had not changed.
+// writes to the workspace until it is, except the files saved ahead of
+// it, whose state before is durable first: a crash in between leaves a
+// transcript naming a checkpoint that was never stored (a rewind says so,
+// or restores what was saved ahead), and a workspace ply had not changed
+// otherwise.
 //
 // A content found with the wrong size is written again. A
 // restore first records the current state (the undo checkpoint), checks

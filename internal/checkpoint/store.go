@@ -69,6 +69,15 @@ type Store struct {
 	untrackable bool
 	scans       int // full scans made, for tests
 	plyIgnore   plyIgnores
+
+	// What was saved ahead of reserved checkpoints (ahead.go): the sets
+	// by id, guarded by aheadMu; the set of the checkpoint being taken,
+	// and the directories its saved paths are in, which the next tracked
+	// checkpoint lists again (guarded by mu).
+	aheadMu   sync.Mutex
+	aheadSets map[string]*aheadSet
+	ahead     *aheadSet
+	recheck   map[trackedDir]bool
 }
 
 // Close releases the change tracker. The Store remains usable; its
@@ -346,6 +355,22 @@ func (s *Store) Prune(cutoff time.Time) (removed int, err error) {
 		for _, e := range m.Entries {
 			if e.Kind == KindFile {
 				keep[e.Hash] = true
+			}
+		}
+	}
+	// What was saved ahead of a checkpoint never stored (ply stopped
+	// first) is kept as long as a checkpoint of its age would be.
+	for _, id := range s.aheadIDs() {
+		a, err := s.loadAhead(id)
+		if s.holds(id) || err == nil && a.Created.Before(cutoff) {
+			os.Remove(s.aheadPath(id))
+			continue
+		}
+		if a != nil {
+			for _, e := range a.Entries {
+				if e.Kind == KindFile {
+					keep[e.Hash] = true
+				}
 			}
 		}
 	}
