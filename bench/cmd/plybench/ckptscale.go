@@ -74,6 +74,16 @@ func (b *bench) checkpointScale(cache string, files int) error {
 	b.t.add(&row{group: group, name: "first writing batch (write_file): start → its result sent (cold store: saves its file ahead of the first checkpoint)", unit: unitDuration, values: waits[:1]})
 	b.t.add(&row{group: group, name: "the same in a second process (warm store: a stat scan)", unit: unitDuration, values: waits[1:]})
 
+	store, err := dirSize(filepath.Join(home, "ply", "checkpoints"))
+	if err != nil {
+		return err
+	}
+	tree, err := dirSize(dir)
+	if err != nil {
+		return err
+	}
+	b.t.add(&row{group: group, name: "store / tree after the two prompts (generated text, random hex)", unit: unitRatio, target: 0.3, values: []float64{float64(store) / float64(tree)}})
+
 	list := plyRun{bin: b.bin, dir: dir, home: home, args: []string{"rewind", "--list"},
 		check: func(out string, _ []fp.Request) error {
 			if !strings.Contains(out, "changed since") {
