@@ -21,9 +21,9 @@ import (
 // decoded and passes it as stored. Every read checks size and hash, so a
 // damaged object is never taken for a content.
 //
-// zstd at its fastest level compresses source code three- to fourfold
-// at several hundred MB/s a core and decompresses faster still; a
-// checkpoint reads every file it stores anyway.
+// zstd at its fastest level compresses source code two- to threefold,
+// file by file, at several hundred MB/s a core, and decompresses faster
+// still.
 
 var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 

@@ -51,3 +51,26 @@ func TestEncodeObject(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkObject is the cost of storing and reading back one content of
+// a source file's size: compressing it, and decoding it with its checks.
+func BenchmarkObject(b *testing.B) {
+	text := []byte(strings.Repeat("func (s *Store) putBlob(hash string, data []byte) (wrote bool, err error) {\n", 40))
+	sum := sha256.Sum256(text)
+	hash := hex.EncodeToString(sum[:])
+	obj := encodeObject(text)
+	b.Run("encode", func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
+		for b.Loop() {
+			encodeObject(text)
+		}
+	})
+	b.Run("decode", func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
+		for b.Loop() {
+			if _, err := decodeObject(obj, hash, int64(len(text))); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
