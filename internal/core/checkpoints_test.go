@@ -295,6 +295,9 @@ func TestWritingBatchSavesAheadOfTheBaseline(t *testing.T) {
 	defer func() { progressAfter = time.Second }()
 	cp.startBaseline(func() {})
 	defer cp.close()
+	var once sync.Once
+	unblock := func() { once.Do(func() { close(release) }) }
+	defer unblock() // before cp.close, whatever fails
 	cp.requestSent()
 	<-started
 
@@ -310,7 +313,6 @@ func TestWritingBatchSavesAheadOfTheBaseline(t *testing.T) {
 	select {
 	case <-went:
 	case <-time.After(30 * time.Second):
-		close(release)
 		t.Fatal("a batch writing a named file waited for the whole baseline")
 	}
 	if r, err := writer.Execute(ctx, []byte(args), nil); err != nil || r.IsError {
@@ -323,13 +325,17 @@ func TestWritingBatchSavesAheadOfTheBaseline(t *testing.T) {
 		cp.onUserQuery(ctx, nil)
 		close(second)
 	}()
-	notices.waitFor(t, "first checkpoint")
-	select {
-	case <-second:
-		t.Fatal("a prompt after a write named the baseline, still being taken, as its checkpoint")
-	default:
+	for deadline := time.Now().Add(time.Minute); !notices.has("first checkpoint"); {
+		select {
+		case <-second:
+			t.Fatal("a prompt after a write named the baseline, still being taken, as its checkpoint")
+		case <-time.After(5 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the prompt neither waited with a notice nor went on")
+		}
 	}
-	close(release)
+	unblock()
 	<-second
 	w.Append(llm.Message{Role: llm.RoleUser, Parts: []llm.Part{{Text: "p"}}})
 	if err := w.Sync(); err != nil {
@@ -356,4 +362,65 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// A batch holding a call that may write anywhere (a shell command)
+// waits for the whole baseline, even beside a write that names its file,
+// and saves nothing ahead of it.
+func TestShellBatchWaitsForTheBaseline(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.txt"), "a", 0o644)
+	ws, err := tools.NewWorkspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	storeDir := t.TempDir()
+	store, err := checkpoint.Open(storeDir, checkpoint.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started, release := make(chan struct{}), make(chan struct{})
+	baselineHook = func() { close(started); <-release }
+	defer func() { baselineHook = nil }()
+	var notices syncBuffer
+	cp := &checkpointer{store: store, roots: ws.Roots(), notices: &notices,
+		reg: tools.NewRegistry(tools.NewWriteFile(ws), tools.NewShell(ws)), log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	progressAfter = 0
+	defer func() { progressAfter = time.Second }()
+	cp.startBaseline(func() {})
+	defer cp.close()
+	var once sync.Once
+	unblock := func() { once.Do(func() { close(release) }) }
+	defer unblock() // before cp.close, whatever fails
+	cp.requestSent()
+	<-started
+	went := make(chan struct{})
+	go func() {
+		cp.beforeTools(context.Background(), []*turn.ToolCallRequest{
+			{Name: "write_file", Args: `{"file_path":"a.txt","content":"x"}`},
+			{Name: "run_shell_command", Args: `{"command":"echo hi > b.txt"}`},
+		})
+		close(went)
+	}()
+	for deadline := time.Now().Add(time.Minute); !notices.has("first checkpoint"); {
+		select {
+		case <-went:
+			t.Fatal("a batch with a shell command went on while the baseline was blocked")
+		case <-time.After(5 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the batch neither waited with a notice nor went on")
+		}
+	}
+	if ents, _ := filepath.Glob(filepath.Join(storeDir, "manifests", "*.ahead")); len(ents) != 0 {
+		t.Errorf("saved ahead for a batch that waits: %v", ents)
+	}
+	unblock()
+	<-went
+}
+
+func (s *syncBuffer) has(text string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.Contains(s.b.String(), text)
 }
