@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -254,4 +255,73 @@ func BenchmarkCheckpointUntrustedPlyIgnore(b *testing.B) {
 			reportCPU(b, cpu0)
 		})
 	}
+}
+
+// BenchmarkCheckpointSourceTree is the first checkpoint, in a new store,
+// of a real source tree: PLY_CHECKPOINT_SOURCE_TREE, or Go's own sources
+// (GOROOT/src). It reports the CPU it takes and the store's size against
+// the tree's: the bytes of the files it recorded, and the disk space
+// (blocks) of both.
+func BenchmarkCheckpointSourceTree(b *testing.B) {
+	root := os.Getenv("PLY_CHECKPOINT_SOURCE_TREE")
+	if root == "" {
+		out, err := exec.Command("go", "env", "GOROOT").Output()
+		if err != nil {
+			b.Skipf("no source tree: go env GOROOT: %v", err)
+		}
+		root = filepath.Join(strings.TrimSpace(string(out)), "src")
+	}
+	if _, err := os.Stat(root); err != nil {
+		b.Skipf("no source tree: %v", err)
+	}
+	ctx := context.Background()
+	var cpu time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		s, err := Open(b.TempDir(), Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		cpu0 := cpuTime()
+		r, err := s.Checkpoint(ctx, []string{root})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cpu += cpuTime() - cpu0
+		b.StopTimer()
+		m, err := s.Load(r.ID)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var tree, treeDisk int64
+		for _, e := range m.Entries {
+			if e.Kind == KindFile {
+				tree += e.Size
+				treeDisk += diskBytes(b, filepath.Join(root, filepath.FromSlash(e.Rel)))
+			}
+		}
+		var store, storeDisk int64
+		filepath.WalkDir(s.Dir(), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				store += fileBytes(p)
+				storeDisk += diskBytes(b, p)
+			}
+			return nil
+		})
+		b.ReportMetric(float64(tree), "tree-B")
+		b.ReportMetric(float64(store)/float64(tree), "store/tree")
+		b.ReportMetric(float64(storeDisk)/float64(treeDisk), "store/tree-disk")
+		s.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(cpu)/float64(b.N)/1e6, "cpu-ms/op")
+}
+
+func fileBytes(p string) int64 {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
 }

@@ -8,5 +8,5 @@ func (s *Store) Content(e *Entry) ([]byte, error) {
 	if e.Kind != KindFile || len(e.Hash) < 3 {
 		return nil, errors.New("checkpoint: only a file entry has saved content")
 	}
-	return s.readBlob(e.Hash)
+	return s.readBlob(e.Hash, e.Size)
 }

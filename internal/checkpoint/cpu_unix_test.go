@@ -4,6 +4,7 @@ package checkpoint
 
 import (
 	"syscall"
+	"testing"
 	"time"
 )
 
@@ -16,4 +17,13 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// diskBytes is the disk space p takes, in blocks.
+func diskBytes(b *testing.B, p string) int64 {
+	var st syscall.Stat_t
+	if syscall.Lstat(p, &st) != nil {
+		return 0
+	}
+	return st.Blocks * 512
 }

@@ -40,7 +40,8 @@
 // an unchanged tree be recorded without reading a file. The store is that
 // and no more:
 //
-//	objects/ab/cdef…   file contents, uncompressed, named by SHA-256
+//	objects/ab/cdef…   file contents, named by their SHA-256, zstd-compressed
+//	                   when that pays (object.go)
 //	manifests/<id>     one checkpoint, compressed: the roots and one line per
 //	                   path, or only the paths changed since its parent
 //	manifests/<id>.changes  what differs from the checkpoint it was compared
@@ -48,9 +49,14 @@
 //	HEAD               the id of the newest checkpoint (the stat cache)
 //	restore.journal    present while a restore is under way
 //
-// Contents are stored uncompressed so that a cold checkpoint costs one
-// read and one write per file and a restore is a copy; identical contents
-// are stored once. A checkpoint that changes few files is stored as a
+// Contents are compressed with zstd at its fastest level, which makes a
+// store of source code a third to a half of the tree (files compressed
+// one by one) for about 40% more CPU in a cold checkpoint, and stored as
+// they are when that saves less than an eighth
+// (contents already compressed, small files); stores written before
+// contents were compressed hold them all as they are, and still restore.
+// Every read checks an object's size and hash, compressed or not.
+// Identical contents are stored once. A checkpoint that changes few files is stored as a
 // delta from the previous one (chains of at most 32), so that a session
 // of small edits adds kilobytes per checkpoint, not the whole listing. Nothing is written in the workspace and nothing of the
 // user's repository (objects, refs, index) is read or touched; a scan
@@ -99,8 +105,13 @@
 // store reads and copies every file: seconds for tens of thousands of
 // files. A session takes it in the background, under an id
 // it reserves first (NewID, then CheckpointAs), so that a prompt can name
-// it in the transcript at once; every batch that may write, and every
-// rewind, waits for it to be stored (see the core package). A checkpoint
+// it in the transcript at once. A write that names its files need not
+// wait for the rest: SaveAhead stores those files' state into it first,
+// durably, and the scan records them as saved (ahead.go); a crash before
+// the checkpoint is stored leaves a checkpoint that holds only those
+// files, which a restore puts back, leaving every other file as it is.
+// Any other write (a shell command may write anywhere), and every
+// rewind, waits for the whole checkpoint (see the core package). A checkpoint
 // taken under a reserved id is stored even when nothing changed, as a
 // delta naming no path, so that the id the transcript holds exists.
 //
@@ -132,9 +143,11 @@
 // A checkpoint under a reserved id (above) writes and syncs its small
 // manifest like any other, off the prompt's path; the transcript may name
 // that id before it is stored, which is safe because nothing ply runs
-// writes to the workspace until it is: a crash in between leaves a
-// transcript naming a checkpoint that was never stored (a rewind says so),
-// and a workspace ply had not changed.
+// writes to the workspace until it is, except the files saved ahead of
+// it, whose state before is durable first: a crash in between leaves a
+// transcript naming a checkpoint that was never stored (a rewind says so,
+// or restores what was saved ahead), and a workspace ply had not changed
+// otherwise.
 //
 // A content found with the wrong size is written again. A
 // restore first records the current state (the undo checkpoint), checks

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 )
@@ -81,4 +82,66 @@ func crashChild(t *testing.T, dir string) {
 	}
 	s.Restore(context.Background(), os.Getenv("CHECKPOINT_CRASH_TARGET"))
 	t.Fatal("child: restore finished before it was killed")
+}
+
+// TestSIGKILLAfterSavingAhead kills a process whose first checkpoint is
+// being scanned after it saved a file ahead of it and changed it: the
+// file is restored from the new process, the others left as they are.
+func TestSIGKILLAfterSavingAhead(t *testing.T) {
+	if dir := os.Getenv("CHECKPOINT_AHEAD_CHILD"); dir != "" {
+		aheadChild(t, dir)
+		return
+	}
+	root := newWorkspace(t, true)
+	before := snapshot(t, root)
+	storeDir := t.TempDir()
+	ready := filepath.Join(t.TempDir(), "ready")
+	id := newID(time.Now())
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSIGKILLAfterSavingAhead$")
+	cmd.Env = append(os.Environ(), "CHECKPOINT_AHEAD_CHILD="+storeDir, "CHECKPOINT_AHEAD_ROOT="+root,
+		"CHECKPOINT_AHEAD_ID="+id, "CHECKPOINT_AHEAD_READY="+ready)
+	must(t, cmd.Start())
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(ready); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("child never wrote the file saved ahead")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	must(t, cmd.Process.Kill())
+	cmd.Wait()
+	if got := snapshot(t, root)["main.go"].data; got != "edited while the checkpoint was scanned" {
+		t.Fatalf("the child did not write main.go: %q", got)
+	}
+	s, err := Open(storeDir, Options{})
+	must(t, err)
+	res, err := s.Restore(context.Background(), id)
+	must(t, err)
+	if !res.Partial {
+		t.Errorf("not said to be partial: %+v", res)
+	}
+	diffSnap(t, "restored", snapshot(t, root), before)
+}
+
+func aheadChild(t *testing.T, dir string) {
+	root, id := os.Getenv("CHECKPOINT_AHEAD_ROOT"), os.Getenv("CHECKPOINT_AHEAD_ID")
+	s, err := Open(dir, Options{})
+	must(t, err)
+	scanning := make(chan struct{})
+	var once sync.Once
+	recordHook = func(string) {
+		once.Do(func() { close(scanning) })
+		time.Sleep(time.Minute)
+	}
+	go s.CheckpointAs(context.Background(), []string{root}, id)
+	<-scanning
+	must(t, s.SaveAhead(context.Background(), []string{root}, id, []string{filepath.Join(root, "main.go")}))
+	write(t, root, "main.go", "edited while the checkpoint was scanned", 0o644)
+	os.WriteFile(os.Getenv("CHECKPOINT_AHEAD_READY"), nil, 0o600)
+	time.Sleep(time.Minute)
+	t.Fatal("child: not killed")
 }

@@ -31,6 +31,11 @@ type RestoreResult struct {
 	// ignore rules excluded them (rules changed since): the target never
 	// recorded them, so they were not deleted.
 	KeptIgnored []string
+	// Partial is set when the target was never stored whole: ply stopped
+	// while recording it, after saving the files it was about to change
+	// (see SaveAhead). Those were restored; every other file was left as
+	// it is.
+	Partial bool
 }
 
 // journal is the record of a restore under way.
@@ -128,6 +133,14 @@ func (s *Store) Restore(ctx context.Context, id string) (RestoreResult, error) {
 	}
 	defer unlock()
 	target, err := s.Load(id)
+	var ahead *Manifest
+	if errors.Is(err, ErrNotFound) {
+		// Not stored: what was saved ahead of it, if anything, is
+		// restored (ahead.go).
+		if a, aerr := s.loadAhead(id); aerr == nil {
+			ahead, target, err = a, a, nil
+		}
+	}
 	if err != nil {
 		return res, err
 	}
@@ -138,6 +151,9 @@ func (s *Store) Restore(ctx context.Context, id string) (RestoreResult, error) {
 	cur, _, err := s.checkpoint(ctx, target.Roots)
 	if err != nil {
 		return res, fmt.Errorf("checkpoint: record the state before restoring: %w", err)
+	}
+	if ahead != nil {
+		target, res.Partial = overAhead(cur, ahead), true
 	}
 	p, err := planRestore(target, cur)
 	if err != nil {

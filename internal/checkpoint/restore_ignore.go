@@ -104,7 +104,7 @@ func (t *targetIgnores) load(ri int, dir, name string) (m *ignore.Matcher, ok bo
 		// The walk reads regular files within its bound only.
 		return nil, true
 	}
-	data, err := t.s.readBlob(es[i].Hash)
+	data, err := t.s.readBlob(es[i].Hash, es[i].Size)
 	if err != nil {
 		return nil, false
 	}

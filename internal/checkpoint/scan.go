@@ -133,7 +133,9 @@ func (s *Store) CheckpointAs(ctx context.Context, roots []string, id string) (Re
 		return Result{}, err
 	}
 	defer unlock()
+	s.beginAhead(id)
 	_, res, err := s.checkpointAs(ctx, roots, id)
+	s.endAhead(err == nil)
 	return res, err
 }
 
@@ -171,7 +173,7 @@ func (s *Store) checkpointAs(ctx context.Context, roots []string, id string) (*M
 		}
 		return nil, res, err
 	}
-	s.tr = tr
+	s.tr, s.recheck = tr, nil
 	switch {
 	case res.Reused && id != "":
 		// Nothing changed, but the caller named this checkpoint.
@@ -392,13 +394,35 @@ func sortEntries(es []Entry) []Entry {
 // record returns the entry for f, reusing the cached one when its stat is
 // unchanged; nil when f vanished or cannot be read (noted as a problem).
 func (s *Store) record(ri int, f tools.WorkspaceFile, cache *statCache, start time.Time, sw *scanWorker) (ep *Entry, same bool, err error) {
+	if recordHook != nil {
+		recordHook(f.Rel)
+	}
+	if a := s.ahead; a != nil {
+		// A file saved ahead of this checkpoint (ahead.go) may have
+		// been written since: what was saved is what it records. The
+		// read lock keeps a save from starting while the file is read.
+		a.mu.RLock()
+		defer a.mu.RUnlock()
+		if e, ok := a.saved(ri, f.Rel); ok {
+			return e, false, nil
+		}
+	}
 	fi, err := f.Lstat()
 	if err != nil {
 		return nil, false, nil // removed while scanning
 	}
-	e := entryFromStat(ri, f.Rel, fi)
+	return s.recordStat(ri, f.Rel, f.Path, fi, cache, start, sw)
+}
+
+// recordHook, when set by a test, runs as a scan comes to each file.
+var recordHook func(rel string)
+
+// recordStat is record for the file rel of root ri, at path, whose
+// Lstat is fi.
+func (s *Store) recordStat(ri int, rel, path string, fi fs.FileInfo, cache *statCache, start time.Time, sw *scanWorker) (ep *Entry, same bool, err error) {
+	e := entryFromStat(ri, rel, fi)
 	if cache != nil {
-		prev := cache.lookup(ri, f.Rel)
+		prev := cache.lookup(ri, rel)
 		if prev != nil && prev.sameStat(&e) && !prev.racy {
 			e.Hash, e.Target, e.Kind = prev.Hash, prev.Target, prev.Kind
 			return &e, true, nil
@@ -413,21 +437,21 @@ func (s *Store) record(ri int, f tools.WorkspaceFile, cache *statCache, start ti
 	defer func() { e.racy = isRacy(&e, start) }()
 	switch {
 	case e.Kind == KindLink:
-		t, err := os.Readlink(f.Path)
+		t, err := os.Readlink(path)
 		if err != nil {
-			sw.problems = append(sw.problems, fmt.Sprintf("%s: %v", f.Path, err))
+			sw.problems = append(sw.problems, fmt.Sprintf("%s: %v", path, err))
 			return nil, false, nil
 		}
 		e.Target = t
 	case e.Size > s.opts.MaxFileBytes:
 		e.Kind = KindSkipped
-		sw.skipped = append(sw.skipped, f.Path)
+		sw.skipped = append(sw.skipped, path)
 	default:
-		if err := s.readFile(f.Path, &e, sw); err != nil {
+		if err := s.readFile(path, &e, sw); err != nil {
 			if se, ok := errors.AsType[*storeError](err); ok {
 				return nil, false, se.err
 			}
-			sw.problems = append(sw.problems, fmt.Sprintf("%s: %v", f.Path, err))
+			sw.problems = append(sw.problems, fmt.Sprintf("%s: %v", path, err))
 			return nil, false, nil
 		}
 		sw.read++

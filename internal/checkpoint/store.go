@@ -69,6 +69,15 @@ type Store struct {
 	untrackable bool
 	scans       int // full scans made, for tests
 	plyIgnore   plyIgnores
+
+	// What was saved ahead of reserved checkpoints (ahead.go): the sets
+	// by id, guarded by aheadMu; the set of the checkpoint being taken,
+	// and the directories its saved paths are in, which the next tracked
+	// checkpoint lists again (guarded by mu).
+	aheadMu   sync.Mutex
+	aheadSets map[string]*aheadSet
+	ahead     *aheadSet
+	recheck   map[trackedDir]bool
 }
 
 // Close releases the change tracker. The Store remains usable; its
@@ -116,12 +125,18 @@ func (s *Store) blobPath(hash string) string {
 }
 
 // putBlob stores data under hash unless it is there already, and
-// reports whether it wrote it: it is not synced yet (syncBlobs). A
-// stored content of the wrong size, left short by a crash before it was
-// synced, is written again.
+// reports whether it wrote it: it is not synced yet (syncBlobs). What is
+// stored is data compressed or as it is (object.go); a stored object of
+// neither size, left short by a crash before it was synced, is written
+// again.
 func (s *Store) putBlob(hash string, data []byte) (wrote bool, err error) {
 	p := s.blobPath(hash)
-	if fi, err := os.Lstat(p); err == nil && fi.Size() == int64(len(data)) {
+	fi, err := os.Lstat(p)
+	if err == nil && fi.Size() == int64(len(data)) {
+		return false, nil
+	}
+	obj := encodeObject(data)
+	if err == nil && fi.Size() == int64(len(obj)) {
 		return false, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
@@ -129,7 +144,7 @@ func (s *Store) putBlob(hash string, data []byte) (wrote bool, err error) {
 	}
 	// The temporary file goes in objects/, where Open looks for those a
 	// killed process left, rather than in one of its 256 directories.
-	if err := writeAtomic(p, tempName(filepath.Join(s.dir, "objects", hash)), data, 0o600); err != nil {
+	if err := writeAtomic(p, tempName(filepath.Join(s.dir, "objects", hash)), obj, 0o600); err != nil {
 		return false, &storeError{err}
 	}
 	return true, nil
@@ -143,8 +158,13 @@ type storeError struct{ err error }
 func (e *storeError) Error() string { return e.err.Error() }
 func (e *storeError) Unwrap() error { return e.err }
 
-func (s *Store) readBlob(hash string) ([]byte, error) {
-	data, err := os.ReadFile(s.blobPath(hash))
+// readBlob returns the content hash of size bytes, checked.
+func (s *Store) readBlob(hash string, size int64) ([]byte, error) {
+	raw, err := os.ReadFile(s.blobPath(hash))
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: read saved content %s: %w", hash[:12], err)
+	}
+	data, err := decodeObject(raw, hash, size)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: read saved content %s: %w", hash[:12], err)
 	}
@@ -346,6 +366,22 @@ func (s *Store) Prune(cutoff time.Time) (removed int, err error) {
 		for _, e := range m.Entries {
 			if e.Kind == KindFile {
 				keep[e.Hash] = true
+			}
+		}
+	}
+	// What was saved ahead of a checkpoint never stored (ply stopped
+	// first) is kept as long as a checkpoint of its age would be.
+	for _, id := range s.aheadIDs() {
+		a, err := s.loadAhead(id)
+		if s.holds(id) || err == nil && a.Created.Before(cutoff) {
+			os.Remove(s.aheadPath(id))
+			continue
+		}
+		if a != nil {
+			for _, e := range a.Entries {
+				if e.Kind == KindFile {
+					keep[e.Hash] = true
+				}
 			}
 		}
 	}

@@ -27,6 +27,14 @@ func (s *Store) trackedScan(ctx context.Context, roots []string, cache *statCach
 	if c.full || !slices.Equal(tr.exclude, excludeStats(roots)) || s.plyIgnore.changed(roots) {
 		return nil, Result{}, errFullScan
 	}
+	// Files written after they were saved ahead of the checkpoint the
+	// cache is (ahead.go) may have been written before the tracker
+	// watched their directory.
+	for d := range s.recheck {
+		if _, ok := c.dirs[d]; !ok {
+			c.dirs[d] = false
+		}
+	}
 	// A file with several names can change through a name in a directory
 	// nobody watches: its stat is checked every time.
 	for _, i := range cache.multi {

@@ -1,8 +1,6 @@
 package checkpoint
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -34,20 +32,16 @@ func (e *ObjectError) Unwrap() error { return e.Err }
 // readVerified reads the saved content of e, the entry of the file at
 // path, and checks its size and hash.
 func (s *Store) readVerified(path string, e *Entry) ([]byte, error) {
-	data, err := os.ReadFile(s.blobPath(e.Hash))
+	raw, err := os.ReadFile(s.blobPath(e.Hash))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, &ObjectError{Path: path, Hash: e.Hash, Err: ErrObjectMissing}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: read the saved content of %s (object %s): %w", path, e.Hash, err)
 	}
-	if int64(len(data)) != e.Size {
-		return nil, &ObjectError{Path: path, Hash: e.Hash,
-			Err: fmt.Errorf("%w: %d bytes, the checkpoint recorded %d", ErrObjectCorrupt, len(data), e.Size)}
-	}
-	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != e.Hash {
-		return nil, &ObjectError{Path: path, Hash: e.Hash,
-			Err: fmt.Errorf("%w: its SHA-256 is %x", ErrObjectCorrupt, sum[:6])}
+	data, err := decodeObject(raw, e.Hash, e.Size)
+	if err != nil {
+		return nil, &ObjectError{Path: path, Hash: e.Hash, Err: fmt.Errorf("%w: %v", ErrObjectCorrupt, err)}
 	}
 	return data, nil
 }

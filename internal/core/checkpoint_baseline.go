@@ -21,8 +21,15 @@ import (
 //   - a prompt sent while it runs names it as its checkpoint: nothing ply
 //     runs writes before it ends, so it records the state before the
 //     prompt;
-//   - a batch that may write waits for it, then records its own
-//     checkpoint, which the change tracker makes cheap;
+//   - a batch whose writes all name their files (write_file, edit)
+//     saves those ahead of it (checkpoint.Store.SaveAhead) and goes on,
+//     with no checkpoint of its own: the baseline holds those files as
+//     they were before;
+//   - any other batch that may write (a shell command may write
+//     anywhere) waits for it, then records its own checkpoint, which the
+//     change tracker makes cheap;
+//   - a prompt sent after files were saved ahead of it waits for it, and
+//     records its own: it no longer holds the state before that prompt;
 //   - a rewind waits for it, so that every checkpoint the transcript
 //     names is stored.
 //
@@ -36,9 +43,10 @@ import (
 // A session that ends before it is stored finishes it when a prompt
 // named it, so that the transcript names no checkpoint the store lacks,
 // and cancels it otherwise. Only a crash meanwhile leaves a prompt naming
-// a checkpoint that was never stored ("checkpoint pruned" to a rewind);
-// ply wrote nothing meanwhile, so no state is lost with it, and the next
-// prompt's checkpoint holds the same files.
+// a checkpoint that was never stored ("checkpoint pruned" to a rewind,
+// or, when files were saved ahead of it, a rewind that puts back those
+// files alone); ply wrote nothing else meanwhile, so no state is lost
+// with it.
 
 // baseline is the checkpoint taken in the background from start-up.
 type baseline struct {
@@ -49,6 +57,10 @@ type baseline struct {
 	once   sync.Once
 	// named: a prompt's transcript entry names it (onUserQuery).
 	named atomic.Bool
+	// wroteAhead: a batch saved files ahead of it and went on to write
+	// them (checkpointer.saveAhead), so it no longer records the state
+	// before a new prompt.
+	wroteAhead atomic.Bool
 }
 
 // baselineHook, when set by a test, runs in the baseline's goroutine
@@ -194,6 +206,9 @@ func (p answerSignal) Stream(ctx context.Context, req *llm.Request) iter.Seq2[ll
 // finished, not cancelled, when the session ends first.
 func (c *checkpointer) nameBaseline() string {
 	id := c.pendingBaseline()
+	if id != "" && c.baseline.wroteAhead.Load() {
+		return ""
+	}
 	if id != "" {
 		c.baseline.named.Store(true)
 	}

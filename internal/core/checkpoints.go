@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -176,10 +177,16 @@ func (c *checkpointer) onUserQuery(ctx context.Context, parts []llm.Part) []llm.
 	}
 	c.warnedOpen = false
 	// While the baseline is being taken, it is the prompt's checkpoint,
-	// and the prompt does not wait for it.
+	// and the prompt does not wait for it, unless files were written
+	// since it began (saved ahead of it): the prompt then waits, and
+	// records its own.
 	id, err := c.nameBaseline(), error(nil)
 	if id == "" {
-		id, err = c.take(ctx, "prompt")
+		if c.waitBaseline(ctx) {
+			id, err = c.take(ctx, "prompt")
+		} else {
+			err = ctx.Err()
+		}
 	}
 	if err != nil && c.notices != nil {
 		// Said on every prompt it is true of: the user relies on
@@ -195,13 +202,11 @@ func (c *checkpointer) onUserQuery(ctx context.Context, parts []llm.Part) []llm.
 
 // beforeTools records the workspace when the batch holds a call that may
 // write. A batch of read-only calls costs one registry lookup per call.
+// While the session's first checkpoint is being taken, a batch whose
+// writes all name their files saves those ahead of it and goes on
+// (saveAhead); any other waits for it.
 func (c *checkpointer) beforeTools(ctx context.Context, calls []*turn.ToolCallRequest) {
-	if call := c.firstWrite(calls); call != nil {
-		// UNFINISHED: a batch whose writes name their paths
-		// (write_file, edit) needs of the first checkpoint only those
-		// files' contents: it could save them and go on while the rest
-		// is recorded. It waits for the whole checkpoint instead, with a
-		// line to the user when the wait is long.
+	if call := c.firstWrite(calls); call != nil && !c.saveAhead(ctx, calls) {
 		if c.waitBaseline(ctx) {
 			c.take(ctx, fmt.Sprintf("before %s", call.Name)) // a failure is logged
 		}
@@ -211,10 +216,52 @@ func (c *checkpointer) beforeTools(ctx context.Context, calls []*turn.ToolCallRe
 // beforeWrite waits for the session's first checkpoint before a batch
 // that may write, where no checkpoint is taken before batches (ACP): a
 // prompt may name it, and it must hold the files as they were before.
+// As in beforeTools, a batch whose writes name their files saves those
+// ahead of it instead.
 func (c *checkpointer) beforeWrite(ctx context.Context, calls []*turn.ToolCallRequest) {
-	if c.firstWrite(calls) != nil {
+	if c.firstWrite(calls) != nil && !c.saveAhead(ctx, calls) {
 		c.waitBaseline(ctx)
 	}
+}
+
+// saveAhead saves, while the first checkpoint is being taken, the files
+// the batch's calls will write into it (checkpoint.Store.SaveAhead), so
+// that the batch need not wait for the rest of the tree. It reports
+// whether it did: false when there is no first checkpoint being taken,
+// or when a call may write what its arguments do not name (a shell
+// command: the whole checkpoint is waited for), or the save failed. The
+// batch then has no checkpoint of its own: the first one, when stored,
+// holds the files as they were before it.
+func (c *checkpointer) saveAhead(ctx context.Context, calls []*turn.ToolCallRequest) bool {
+	id := c.pendingBaseline()
+	if id == "" {
+		return false
+	}
+	var paths []string
+	for _, call := range calls {
+		t, ok := c.reg.Lookup(call.Name)
+		if !ok || t.Kind().ReadOnly() {
+			continue
+		}
+		pw, ok := t.(tools.PathWriter)
+		if !ok {
+			return false
+		}
+		ps, ok := pw.WritePaths(json.RawMessage(call.Args))
+		if !ok {
+			return false
+		}
+		paths = append(paths, ps...)
+	}
+	// From here a prompt cannot name the first checkpoint as the state
+	// before it: files changed since it began.
+	c.baseline.named.Store(true)
+	c.baseline.wroteAhead.Store(true)
+	if err := c.store.SaveAhead(ctx, c.roots, id, paths); err != nil {
+		c.log.Warn("saving the files a batch writes ahead of the first checkpoint", "err", err)
+		return false
+	}
+	return true
 }
 
 // firstWrite is the first call of calls that may write; nil when none

@@ -6,6 +6,7 @@ import (
 	"io"
 	"iter"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -259,4 +260,167 @@ type oneChunk struct{}
 
 func (oneChunk) Stream(context.Context, *llm.Request) iter.Seq2[llm.Chunk, error] {
 	return func(yield func(llm.Chunk, error) bool) { yield(llm.Chunk{}, nil) }
+}
+
+// While the baseline is being taken, a batch whose writes name their
+// files saves those ahead of it and goes on; a rewind to the prompt then
+// restores what was there before the write. A later prompt, the files
+// having changed since the baseline began, waits for it and records its
+// own checkpoint.
+func TestWritingBatchSavesAheadOfTheBaseline(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.txt"), "a", 0o644)
+	writeFile(t, filepath.Join(dir, "b.txt"), "b", 0o644)
+	ws, err := tools.NewWorkspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := checkpoint.Open(t.TempDir(), checkpoint.Options{Track: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := session.Create(t.TempDir(), t.TempDir(), "11111111-1111-1111-1111-111111111111", "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	started, release := make(chan struct{}), make(chan struct{})
+	baselineHook = func() { close(started); <-release }
+	defer func() { baselineHook = nil }()
+	var notices syncBuffer
+	writer := tools.NewWriteFile(ws)
+	cp := &checkpointer{store: store, roots: ws.Roots(), sess: &opened{w: w}, notices: &notices,
+		reg: tools.NewRegistry(tools.NewReadFile(ws), writer), log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	progressAfter = 0
+	defer func() { progressAfter = time.Second }()
+	cp.startBaseline(func() {})
+	defer cp.close()
+	var once sync.Once
+	unblock := func() { once.Do(func() { close(release) }) }
+	defer unblock() // before cp.close, whatever fails
+	cp.requestSent()
+	<-started
+
+	ctx := context.Background()
+	cp.onUserQuery(ctx, nil)
+	w.Append(llm.Message{Role: llm.RoleUser, Parts: []llm.Part{{Text: "write a.txt"}}})
+	args := `{"file_path":"a.txt","content":"written"}`
+	went := make(chan struct{})
+	go func() {
+		cp.beforeTools(ctx, []*turn.ToolCallRequest{{Name: "write_file", Args: args}})
+		close(went)
+	}()
+	select {
+	case <-went:
+	case <-time.After(30 * time.Second):
+		t.Fatal("a batch writing a named file waited for the whole baseline")
+	}
+	if r, err := writer.Execute(ctx, []byte(args), nil); err != nil || r.IsError {
+		t.Fatalf("write_file: %+v %v", r, err)
+	}
+
+	// The next prompt waits for the baseline and records its own.
+	second := make(chan struct{})
+	go func() {
+		cp.onUserQuery(ctx, nil)
+		close(second)
+	}()
+	for deadline := time.Now().Add(time.Minute); !notices.has("first checkpoint"); {
+		select {
+		case <-second:
+			t.Fatal("a prompt after a write named the baseline, still being taken, as its checkpoint")
+		case <-time.After(5 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the prompt neither waited with a notice nor went on")
+		}
+	}
+	unblock()
+	<-second
+	w.Append(llm.Message{Role: llm.RoleUser, Parts: []llm.Part{{Text: "p"}}})
+	if err := w.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	pl, err := session.Prompts(w.Path())
+	if err != nil || len(pl.Prompts) != 2 || pl.Prompts[0].Checkpoint != cp.baseline.id || pl.Prompts[1].Checkpoint == cp.baseline.id || pl.Prompts[1].Checkpoint == "" {
+		t.Fatalf("prompts %+v (%v): want the first naming the baseline %s, the second its own", pl, err, cp.baseline.id)
+	}
+	for _, c := range []struct{ id, want string }{{pl.Prompts[0].Checkpoint, "a"}, {pl.Prompts[1].Checkpoint, "written"}} {
+		if _, err := store.Restore(ctx, c.id); err != nil {
+			t.Fatal(err)
+		}
+		if got := readFile(t, filepath.Join(dir, "a.txt")); got != c.want {
+			t.Errorf("after a rewind to %s: a.txt = %q, want %q", c.id, got, c.want)
+		}
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A batch holding a call that may write anywhere (a shell command)
+// waits for the whole baseline, even beside a write that names its file,
+// and saves nothing ahead of it.
+func TestShellBatchWaitsForTheBaseline(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.txt"), "a", 0o644)
+	ws, err := tools.NewWorkspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	storeDir := t.TempDir()
+	store, err := checkpoint.Open(storeDir, checkpoint.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started, release := make(chan struct{}), make(chan struct{})
+	baselineHook = func() { close(started); <-release }
+	defer func() { baselineHook = nil }()
+	var notices syncBuffer
+	cp := &checkpointer{store: store, roots: ws.Roots(), notices: &notices,
+		reg: tools.NewRegistry(tools.NewWriteFile(ws), tools.NewShell(ws)), log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	progressAfter = 0
+	defer func() { progressAfter = time.Second }()
+	cp.startBaseline(func() {})
+	defer cp.close()
+	var once sync.Once
+	unblock := func() { once.Do(func() { close(release) }) }
+	defer unblock() // before cp.close, whatever fails
+	cp.requestSent()
+	<-started
+	went := make(chan struct{})
+	go func() {
+		cp.beforeTools(context.Background(), []*turn.ToolCallRequest{
+			{Name: "write_file", Args: `{"file_path":"a.txt","content":"x"}`},
+			{Name: "run_shell_command", Args: `{"command":"echo hi > b.txt"}`},
+		})
+		close(went)
+	}()
+	for deadline := time.Now().Add(time.Minute); !notices.has("first checkpoint"); {
+		select {
+		case <-went:
+			t.Fatal("a batch with a shell command went on while the baseline was blocked")
+		case <-time.After(5 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the batch neither waited with a notice nor went on")
+		}
+	}
+	if ents, _ := filepath.Glob(filepath.Join(storeDir, "manifests", "*.ahead")); len(ents) != 0 {
+		t.Errorf("saved ahead for a batch that waits: %v", ents)
+	}
+	unblock()
+	<-went
+}
+
+func (s *syncBuffer) has(text string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.Contains(s.b.String(), text)
 }

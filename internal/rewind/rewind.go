@@ -257,6 +257,9 @@ func (r *Rewinder) restore(ctx context.Context, id string) (checkpoint.RestoreRe
 	if err != nil {
 		return res, err
 	}
+	if res.Partial {
+		fmt.Fprintln(r.Out, "That checkpoint was never recorded whole (ply stopped while recording it): only the files ply changed before then were put back; the others were left as they are.")
+	}
 	for _, p := range res.NotRestored {
 		fmt.Fprintf(r.Out, "Not restored (over the checkpoint size cap, its content was not saved): %s\n", p)
 	}

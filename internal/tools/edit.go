@@ -392,3 +392,6 @@ func diffLine(mark byte, t textLines, i int) string {
 	}
 	return string(mark) + strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r")
 }
+
+// WritePaths returns the file the call edits (PathWriter).
+func (t *Edit) WritePaths(args json.RawMessage) ([]string, bool) { return writePaths(t.ws, args) }

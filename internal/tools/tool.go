@@ -11,6 +11,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"slices"
 	"sync"
 
@@ -275,4 +276,42 @@ func (r *Registry) Decls() []llm.ToolDecl {
 		out[i] = llm.ToolDecl{Name: t.Name(), Description: t.Description(), Parameters: t.Schema()}
 	}
 	return out
+}
+
+// PathWriter is implemented by tools that change only the files their
+// arguments name (write_file, edit): WritePaths returns those files as
+// the tool would resolve them, the path as named and, when a symbolic
+// link lies on the way, the file it leads to; ok is false when the
+// arguments do not say. A call whose path the tool would refuse returns
+// no path: it changes nothing.
+type PathWriter interface {
+	WritePaths(args json.RawMessage) (paths []string, ok bool)
+}
+
+// writePaths is WritePaths for a tool whose one written file is the
+// file_path argument.
+func writePaths(ws *Workspace, args json.RawMessage) ([]string, bool) {
+	var p struct {
+		FilePath string `json:"file_path"`
+	}
+	if json.Unmarshal(args, &p) != nil || p.FilePath == "" {
+		return nil, false
+	}
+	path, err := ws.Resolve(p.FilePath)
+	if err != nil {
+		return nil, true // refused: nothing is written
+	}
+	paths := []string{path}
+	add := func(p string, err error) {
+		if err == nil && !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	// The name itself where it really is (a link is replaced), and the
+	// file a link there leads to (it is written through).
+	if dir, err := realPath(filepath.Dir(path)); err == nil {
+		add(filepath.Join(dir, filepath.Base(path)), nil)
+	}
+	add(realPath(path))
+	return paths, true
 }

@@ -199,3 +199,6 @@ func overwriteReport(msg, before, after, oldName, newName string) string {
 	}
 	return sb.String()
 }
+
+// WritePaths returns the file the call writes (PathWriter).
+func (t *WriteFile) WritePaths(args json.RawMessage) ([]string, bool) { return writePaths(t.ws, args) }

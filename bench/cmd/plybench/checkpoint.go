@@ -171,6 +171,13 @@ func (b *bench) checkpointFigures(dir string) (err error) {
 		return err
 	}
 	b.t.add(&row{group: group, name: "store after the first checkpoint", unit: unitBytes, values: []float64{float64(before)}})
+	var tree int64
+	for _, p := range srcs {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+			tree += fi.Size()
+		}
+	}
+	b.t.add(&row{group: group, name: "store / recorded tree, after the first checkpoint", unit: unitRatio, target: 0.3, values: []float64{float64(before) / float64(tree)}})
 	b.t.add(&row{group: group, name: "store growth, 50 checkpoints of 10 edited files each", unit: unitBytes, values: []float64{float64(after - before)}})
 	return nil
 }

@@ -60,6 +60,7 @@ func main() {
 	}
 	start, load0 := time.Now(), loadavg()
 	b.step("process scenarios", b.processScenarios)
+	b.step("checkpoint store of a source tree", func() error { return b.sourceStore(*module) })
 	if !*noTools {
 		b.step("tool speed", func() error { return b.toolSpeed(*cache) })
 	}
