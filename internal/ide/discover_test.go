@@ -98,9 +98,13 @@ func TestDiscoverFindsEachFamilysFile(t *testing.T) {
 		{"qwen legacy file", nil,
 			func(e Env) string { return filepath.Join(e.TempDir, "qwen-code-ide-server-200.json") }},
 		{"qwen spec file", nil,
-			func(e Env) string { return filepath.Join(e.TempDir, "qwen", "ide", "qwen-code-ide-server-200-3456.json") }},
+			func(e Env) string {
+				return filepath.Join(e.TempDir, "qwen", "ide", "qwen-code-ide-server-200-3456.json")
+			}},
 		{"gemini file", nil,
-			func(e Env) string { return filepath.Join(e.TempDir, "gemini", "ide", "gemini-ide-server-200-3456.json") }},
+			func(e Env) string {
+				return filepath.Join(e.TempDir, "gemini", "ide", "gemini-ide-server-200-3456.json")
+			}},
 		{"gemini file without the port", nil,
 			func(e Env) string { return filepath.Join(e.TempDir, "gemini", "ide", "gemini-ide-server-200.json") }},
 	} {

@@ -130,8 +130,12 @@ func (c *Companion) SetContext(openFiles []map[string]any) {
 func (c *Companion) Accept(path, content string) {
 	c.Notify("ide/diffAccepted", map[string]string{"filePath": path, "content": content})
 }
-func (c *Companion) Reject(path string) { c.Notify("ide/diffRejected", map[string]string{"filePath": path}) }
-func (c *Companion) Close(path string)  { c.Notify("ide/diffClosed", map[string]string{"filePath": path}) }
+func (c *Companion) Reject(path string) {
+	c.Notify("ide/diffRejected", map[string]string{"filePath": path})
+}
+func (c *Companion) Close(path string) {
+	c.Notify("ide/diffClosed", map[string]string{"filePath": path})
+}
 
 // Notify sends a notification on every open listening stream.
 func (c *Companion) Notify(method string, params any) {
