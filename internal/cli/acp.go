@@ -13,7 +13,6 @@ import (
 	"github.com/plyhq/ply/internal/core"
 	"github.com/plyhq/ply/internal/exitcode"
 	"github.com/plyhq/ply/internal/headless"
-	"github.com/plyhq/ply/internal/hooks"
 	"github.com/plyhq/ply/internal/mcp"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/session"
@@ -118,7 +117,7 @@ func acpServe(cfg *config, sio IO, log *slog.Logger, c *core.Session, h acp.Hook
 		}
 	}
 	sched := scheduler.New(c.Registry(), append(c.SchedulerOptions(),
-		scheduler.WithApprover(hooks.Approver(c.Hooks(), h.Approver)),
+		scheduler.WithApprover(c.Approver(h.Approver)),
 		scheduler.WithLiveOutput(h.LiveOutput),
 		scheduler.WithOnUpdate(func(call *scheduler.Call) {
 			c.RecordToolState(call)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/plyhq/ply/internal/core"
 	"github.com/plyhq/ply/internal/headless"
-	"github.com/plyhq/ply/internal/hooks"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/tui"
 )
@@ -59,7 +58,7 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	ui := tui.New(tcfg)
 	notices.set(ui)
 	sched := scheduler.New(c.Registry(), append(c.SchedulerOptions(),
-		scheduler.WithApprover(hooks.Approver(c.Hooks(), ui)),
+		scheduler.WithApprover(c.Approver(ui)),
 		scheduler.WithLiveOutput(ui.LiveOutput),
 		scheduler.WithOnUpdate(func(call *scheduler.Call) {
 			c.RecordToolState(call)

@@ -342,3 +342,26 @@ func (c *Client) Diffing() bool {
 	defer c.mu.Unlock()
 	return c.conn != nil && c.status.Diffing
 }
+
+// Latest is the editor's latest context; ok is false before the first
+// update.
+func (c *Client) Latest() (ctx Context, ok bool) {
+	if c == nil {
+		return Context{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cur, c.hasCur
+}
+
+// Active is the file with the focus, and its cursor as text ("" for none).
+func (ctx Context) Active() (path, cursor string) {
+	a := ctx.active()
+	if a == nil {
+		return "", ""
+	}
+	if a.Cursor != nil {
+		cursor = position(a.Cursor)
+	}
+	return a.Path, cursor
+}

@@ -3,7 +3,6 @@ package ide_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,33 +14,12 @@ import (
 	"github.com/plyhq/ply/internal/tools"
 )
 
-// setup starts a companion whose discovery file names ws, and a client
-// whose process sits in the editor's terminal.
+// setup starts a companion whose discovery file names a workspace, and a
+// client whose process sits in the editor's terminal there.
 func setup(t *testing.T) (*idetest.Companion, *ide.Client, string) {
 	t.Helper()
-	root := t.TempDir()
-	ws := filepath.Join(root, "project")
-	if err := os.MkdirAll(ws, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	comp := idetest.New(t)
-	tmp := filepath.Join(root, "tmp")
-	comp.WriteDiscovery(t, filepath.Join(tmp, "gemini", "ide", "gemini-ide-server-200-1.json"), []string{ws}, 200)
-	env := ide.Env{
-		Getenv:  func(string) string { return "" },
-		TempDir: tmp, Home: filepath.Join(root, "home"), Cwd: ws, PID: 500, UID: os.Getuid(),
-		Parent: func(pid int) (int, string, error) {
-			switch pid {
-			case 500:
-				return 400, "ply", nil
-			case 400:
-				return 300, "bash", nil
-			case 300:
-				return 200, "code", nil
-			}
-			return 1, "code", nil
-		},
-	}
+	ws := t.TempDir()
+	comp, env := idetest.Start(t, ws)
 	c := ide.New(ide.Options{Env: env, ClientVersion: "test", ConnectTimeout: 30 * time.Second})
 	t.Cleanup(c.Disconnect)
 	return comp, c, ws
@@ -75,17 +53,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func file(path string, ts int, active bool, line int, sel string) map[string]any {
-	f := map[string]any{"path": path, "timestamp": ts}
-	if active {
-		f["isActive"] = true
-		f["cursor"] = map[string]any{"line": line, "character": 3}
-		if sel != "" {
-			f["selectedText"] = sel
-		}
-	}
-	return f
-}
+var file = idetest.File
 
 func TestContextDeltasOnly(t *testing.T) {
 	comp, c, ws := setup(t)
