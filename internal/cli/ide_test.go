@@ -93,4 +93,3 @@ func TestIDEContextOnUserQueriesOnly(t *testing.T) {
 		t.Fatalf("nothing changed, yet context was sent:\n%s", last(4))
 	}
 }
-

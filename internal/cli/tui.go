@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/plyhq/ply/internal/core"
 	"github.com/plyhq/ply/internal/headless"
+	"github.com/plyhq/ply/internal/ide"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/tui"
 )
@@ -57,6 +60,13 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	}
 	ui := tui.New(tcfg)
 	notices.set(ui)
+	// The editor ply runs in, when it has a companion extension: its
+	// context goes with each prompt, its diff view answers approvals.
+	if cfg.settings.IDE.On() {
+		env := ide.SystemEnv(sio.Cwd)
+		env.Getenv = sio.Getenv
+		c.AttachIDE(ide.New(ide.Options{Env: env, Logger: log, ClientVersion: Version}))
+	}
 	sched := scheduler.New(c.Registry(), append(c.SchedulerOptions(),
 		scheduler.WithApprover(c.Approver(ui)),
 		scheduler.WithLiveOutput(ui.LiveOutput),
@@ -68,11 +78,31 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	// Subagents ask through the same dialog; their progress lines would
 	// garble the screen, so they go to the agent card's live output.
 	c.SetSubagentApprover(ui)
+	if cfg.settings.IDE.On() {
+		go connectIDE(ctx, c, notices)
+	}
 	c.SetSubagentLoop(nestedLoop(headless.FormatText, io.Discard, io.Discard))
 	log.Info("interactive run", "session", c.ID(), "model", cfg.model, "mode", cfg.mode)
 	code = ui.Run(ctx, c.Client(), c.Runner(sched, true))
 	endTUI(cfg, c, ui.Summary(), sio.Stdout, log)
 	return unsavedCode(c, code)
+}
+
+// connectIDE connects to the editor's companion and says what came of
+// it, unless ply runs in no editor with one.
+func connectIDE(ctx context.Context, c *core.Session, notices io.Writer) {
+	st := c.SetIDE(ctx, true)
+	for _, n := range st.Notices {
+		fmt.Fprintf(notices, "ply: warning: %s\n", n)
+	}
+	switch {
+	case st.Connected && st.Diffing:
+		fmt.Fprintf(notices, "IDE connected: %s (file changes to approve also open in its diff view; /ide for more)\n", cmp.Or(st.Name, "the editor"))
+	case st.Connected:
+		fmt.Fprintf(notices, "IDE connected: %s (/ide for more)\n", cmp.Or(st.Name, "the editor"))
+	case st.Found:
+		fmt.Fprintf(notices, "IDE not connected: %s\n", st.Detail)
+	}
 }
 
 // noticeWriter turns writes into UI notices once a UI is plugged in;

@@ -43,7 +43,7 @@ func (c *Session) IDEStatus() info.IDE {
 	}
 	st := c.ide.Status()
 	out := info.IDE{Available: true, Connected: st.State == ide.Connected, Connecting: st.State == ide.Connecting,
-		Name: st.IDE, Detail: st.Detail, Diffing: st.Diffing}
+		Name: st.IDE, Detail: st.Detail, Diffing: st.Diffing, Found: st.Found}
 	if ctx, ok := c.ide.Latest(); ok {
 		out.ActiveFile, out.Cursor = ctx.Active()
 		out.OpenFiles = len(ctx.Files)
@@ -70,3 +70,7 @@ func (c *Session) SetIDE(ctx context.Context, on bool) info.IDE {
 	st.Notices = notices
 	return st
 }
+
+// IDEConnected reports whether the editor is connected, cheaply, for the
+// footer drawn with every frame.
+func (c *Session) IDEConnected() bool { return c.ide.Status().State == ide.Connected }

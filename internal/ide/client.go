@@ -40,6 +40,8 @@ type Status struct {
 	IDE, Detail string
 	// Diffing says the editor offers its diff view for approvals.
 	Diffing bool
+	// Found: a companion's discovery file was found, whatever came of it.
+	Found bool
 }
 
 // Options configure a Client.
@@ -108,7 +110,12 @@ func (c *Client) Connect(ctx context.Context) (Status, []string) {
 
 	srv, notices, err := Discover(c.opts.Env)
 	if err != nil {
-		return c.fail(err.Error()), notices
+		var re *RefusedError
+		st := c.fail(err.Error())
+		if !errors.As(err, &re) || !re.NotFound {
+			st = c.found()
+		}
+		return st, notices
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.opts.ConnectTimeout)
 	defer cancel()
@@ -122,7 +129,8 @@ func (c *Client) Connect(ctx context.Context) (Status, []string) {
 	})
 	if err != nil {
 		c.log.Info("ide: connecting failed", "server", srv.String(), "err", err)
-		return c.fail(fmt.Sprintf("could not connect to the IDE companion extension (%s): %v", srv, err)), notices
+		c.fail(fmt.Sprintf("could not connect to the IDE companion extension (%s): %v", srv, err))
+		return c.found(), notices
 	}
 	names, err := conn.ToolNames(ctx)
 	if err != nil {
@@ -130,7 +138,7 @@ func (c *Client) Connect(ctx context.Context) (Status, []string) {
 	}
 	c.mu.Lock()
 	c.conn, c.server = conn, srv
-	c.status = Status{State: Connected, IDE: srv.IDE,
+	c.status = Status{State: Connected, IDE: srv.IDE, Found: true,
 		Diffing: slices.Contains(names, "openDiff") && slices.Contains(names, "closeDiff")}
 	st := c.status
 	c.mu.Unlock()
@@ -144,6 +152,14 @@ func (c *Client) fail(detail string) Status {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.status = Status{State: Disconnected, Detail: detail}
+	return c.status
+}
+
+// found marks the disconnected state as one where a companion was found.
+func (c *Client) found() Status {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.status.Found = true
 	return c.status
 }
 

@@ -62,7 +62,12 @@ func SystemEnv(cwd string) Env {
 
 // RefusedError is why no companion is used: none was found, or the
 // working directory is outside the editor's workspace.
-type RefusedError struct{ Reason string }
+type RefusedError struct {
+	Reason string
+	// NotFound: no discovery file at all (ply does not run in an editor
+	// with a companion extension).
+	NotFound bool
+}
 
 func (e *RefusedError) Error() string { return e.Reason }
 
@@ -266,7 +271,7 @@ func Discover(e Env) (Server, []string, error) {
 	}
 	switch {
 	case !found:
-		return Server{}, notices, &RefusedError{Reason: fmt.Sprintf(
+		return Server{}, notices, &RefusedError{NotFound: true, Reason: fmt.Sprintf(
 			"no IDE companion extension found for this terminal (no discovery file for IDE process %d); install the Qwen Code or Gemini CLI companion extension in VS Code and run ply in its integrated terminal", pid)}
 	case len(slices.DeleteFunc(slices.Clone(mismatched), func(s string) bool { return s == "" })) == 0:
 		return Server{}, notices, &RefusedError{Reason: "the IDE has no folder open; open the project's folder in the IDE and try again"}

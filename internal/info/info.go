@@ -105,6 +105,8 @@ type IDE struct {
 	// focus in the editor; OpenFiles counts the open files it reported.
 	ActiveFile, Cursor string
 	OpenFiles          int
-	// Notices are the discovery files passed over, and why.
+	// Found: the editor's companion was found (a refusal or failure is
+	// then worth saying); Notices are the discovery files passed over.
+	Found   bool
 	Notices []string
 }
