@@ -16,6 +16,7 @@ import (
 	"github.com/plyhq/ply/internal/mcp"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/session"
+	"github.com/plyhq/ply/internal/sysprompt"
 	"github.com/plyhq/ply/internal/tools"
 )
 
@@ -57,7 +58,9 @@ func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, o a
 	if err != nil {
 		return nil, err
 	}
-	c, _, err := core.New(ctx, cfg.coreConfig(sio), sio.Stderr, log)
+	cc := cfg.coreConfig(sio)
+	cc.Editor = sysprompt.EditorACP
+	c, _, err := core.New(ctx, cc, sio.Stderr, log)
 	if err != nil {
 		return nil, err
 	}
