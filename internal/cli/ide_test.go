@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"github.com/plyhq/ply/internal/ide"
 	"github.com/plyhq/ply/internal/ide/idetest"
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/turn"
 )
 
@@ -91,5 +94,93 @@ func TestIDEContextOnUserQueriesOnly(t *testing.T) {
 	}
 	if strings.Contains(last(4), "editor") {
 		t.Fatalf("nothing changed, yet context was sent:\n%s", last(4))
+	}
+}
+
+// editorDialog stands for the entry's dialog: it is asked, and answers
+// only when the test says, or gives up when withdrawn.
+type editorDialog struct {
+	asked  chan struct{}
+	answer chan scheduler.Decision
+}
+
+func (d *editorDialog) Approve(ctx context.Context, _ *scheduler.Call) (scheduler.Decision, error) {
+	d.asked <- struct{}{}
+	select {
+	case a := <-d.answer:
+		return a, nil
+	case <-ctx.Done():
+		return scheduler.Decision{}, ctx.Err()
+	}
+}
+
+// A write the model asks for opens in the editor's diff view; accepting
+// there with the user's own text runs the call with that text, through
+// the scheduler's checks; rejecting there denies it, the file untouched.
+func TestIDEDiffDrivesApproval(t *testing.T) {
+	dir := t.TempDir()
+	comp, env := idetest.Start(t, dir)
+	penv := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_MODEL": "m", "OPENAI_BASE_URL": "http://127.0.0.1:1", "PLY_HOME": filepath.Join(t.TempDir(), "home")}
+	// As the SDK runs it: someone can approve, so writes are offered.
+	c, _ := testCore(t, dir, penv, "--input-format", "stream-json", "--output-format", "stream-json")
+	c.AttachIDE(ide.New(ide.Options{Env: env, ConnectTimeout: 30 * time.Second}))
+	if st := c.SetIDE(context.Background(), true); !st.Connected || !st.Diffing {
+		t.Fatalf("not connected with diffs: %+v", st)
+	}
+	dlg := &editorDialog{asked: make(chan struct{}, 1), answer: make(chan scheduler.Decision, 1)}
+	sched := scheduler.New(c.Registry(), append(c.SchedulerOptions(), scheduler.WithApprover(c.Approver(dlg)))...)
+	path := filepath.Join(dir, "notes.txt")
+	args := `{"file_path":` + strconv.Quote(path) + `,"content":"the model's text\n"}`
+
+	done := make(chan []*scheduler.Call, 1)
+	go func() {
+		calls, _ := sched.Run(context.Background(), []scheduler.Request{{CallID: "w1", Name: "write_file", Args: args}})
+		done <- calls
+	}()
+	var d idetest.Diff
+	select {
+	case d = <-comp.Diffs:
+	case calls := <-done:
+		t.Fatalf("the call was not put to the editor: %s %s", calls[0].State(), calls[0].Response().Output)
+	}
+	within(t, dlg.asked)
+	if d.Path != path || d.NewContent != "the model's text\n" {
+		t.Fatalf("openDiff %+v", d)
+	}
+	comp.Accept(path, "the user's text\n")
+	calls := within(t, done)
+	if st := calls[0].State(); st != scheduler.StateSuccess {
+		t.Fatalf("accepted call ended %s", st)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "the user's text\n" {
+		t.Fatalf("the file holds %q, want the text accepted in the editor", got)
+	}
+
+	go func() {
+		calls, _ := sched.Run(context.Background(), []scheduler.Request{{CallID: "w2", Name: "write_file", Args: args}})
+		done <- calls
+	}()
+	within(t, comp.Diffs)
+	within(t, dlg.asked)
+	comp.Reject(path)
+	calls = within(t, done)
+	if st := calls[0].State(); st != scheduler.StateCancelled {
+		t.Fatalf("rejected call ended %s", st)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "the user's text\n" {
+		t.Fatalf("a rejected write changed the file: %q", got)
+	}
+}
+
+// within receives from ch, failing the test after a deadline that only
+// bounds a failure.
+func within[T any](t *testing.T, ch <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(30 * time.Second):
+		t.Fatal("timed out waiting")
+		panic("unreachable")
 	}
 }
