@@ -7,12 +7,13 @@ import (
 
 func TestIDEOnUnlessTurnedOff(t *testing.T) {
 	home, ws := t.TempDir(), t.TempDir()
-	s, files, err := Load(home, ws, true)
+	s, _, err := Load(home, ws, true)
 	if err != nil || !s.IDE.On() {
 		t.Fatalf("default: on %v, err %v", s.IDE.On(), err)
 	}
 	write(t, filepath.Join(home, "settings.json"), `{"ide": {"enabled": false}}`)
-	if s, files, err = Load(home, ws, true); err != nil || s.IDE.On() {
+	s, files, err := Load(home, ws, true)
+	if err != nil || s.IDE.On() {
 		t.Fatalf("turned off: on %v, err %v", s.IDE.On(), err)
 	}
 	for _, f := range files {
