@@ -16,6 +16,9 @@ import (
 	"github.com/plyhq/ply/internal/sse"
 )
 
+// dialProtocolVersion is the protocol version Dial asks for.
+const dialProtocolVersion = "2025-06-18"
+
 // DialOptions configure a Conn.
 type DialOptions struct {
 	// URL is the server's streamable HTTP endpoint.
@@ -74,7 +77,9 @@ func Dial(ctx context.Context, o DialOptions) (*Conn, error) {
 		Capabilities: &sdk.ClientCapabilities{},
 	})
 	t := &sdk.StreamableClientTransport{Endpoint: o.URL, HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1}
-	cs, err := client.Connect(ctx, t, nil)
+	// The version the companions' servers speak: a newer client would
+	// first try a discovery call they answer with an error.
+	cs, err := client.Connect(ctx, t, &sdk.ClientSessionOptions{ProtocolVersion: dialProtocolVersion})
 	if err != nil {
 		base.CloseIdleConnections()
 		return nil, fmt.Errorf("connecting to %s: %w", o.URL, err)
