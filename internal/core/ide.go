@@ -39,7 +39,7 @@ func (c *Session) Approver(a scheduler.Approver) scheduler.Approver {
 // IDEStatus is the connection to the editor, for /ide and the footer.
 func (c *Session) IDEStatus() info.IDE {
 	if c.ide == nil {
-		return info.IDE{Detail: "IDE integration is available in the interactive UI only"}
+		return info.IDE{Detail: `IDE integration is not on in this session: it runs in the interactive UI, unless the settings say "ide": {"enabled": false}`}
 	}
 	st := c.ide.Status()
 	out := info.IDE{Available: true, Connected: st.State == ide.Connected, Connecting: st.State == ide.Connecting,
