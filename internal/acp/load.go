@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -92,7 +93,9 @@ func replay(history []llm.Message) []sdk.SessionUpdate {
 				}
 				out = append(out, sdk.UpdateToolCall(sdk.ToolCallId(r.ID), sdk.WithUpdateStatus(st),
 					sdk.WithUpdateContent(resultContent(names[r.ID], args[r.ID], r.Output, !r.IsError))))
-			case p.Text == "":
+			case p.Text == "", m.Role == llm.RoleUser && strings.HasPrefix(strings.TrimSpace(p.Text), "<system-reminder>"):
+				// What ply added to a prompt (the editor's context, a
+				// reminder) is not shown as the user's words.
 			case m.Role == llm.RoleUser:
 				out = append(out, sdk.UpdateUserMessageText(p.Text))
 			case p.Thought:

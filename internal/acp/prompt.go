@@ -8,6 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
+	"regexp"
+	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -15,10 +18,15 @@ import (
 )
 
 // promptParts turns a prompt's content blocks into the parts of a user
-// message: text as text, images as media, embedded text resources as
-// text quoted with their URI, links as a mention of their URI.
+// message: text as text, images as media. What the editor attached
+// (embedded text resources: a file, a selection; resource links: a file
+// or symbol mentioned) is named where it stood, by path and line range,
+// and described after the prompt in one block that tells the model it is
+// context from the editor, with the embedded text quoted: the model reads
+// the request as the user wrote it, and knows what the mentions are.
 func promptParts(blocks []sdk.ContentBlock) ([]llm.Part, error) {
 	var parts []llm.Part
+	var attached strings.Builder
 	for _, b := range blocks {
 		switch {
 		case b.Text != nil:
@@ -31,9 +39,16 @@ func promptParts(blocks []sdk.ContentBlock) ([]llm.Part, error) {
 			parts = append(parts, llm.Part{Media: &llm.Media{MIMEType: b.Image.MimeType, Data: data}})
 		case b.Resource != nil && b.Resource.Resource.TextResourceContents != nil:
 			r := b.Resource.Resource.TextResourceContents
-			parts = append(parts, llm.Part{Text: fmt.Sprintf("\n<file uri=%q>\n%s\n</file>\n", r.Uri, r.Text)})
+			path, lines := mention(r.Uri)
+			parts = append(parts, llm.Part{Text: " @" + path + paren(lines) + " "})
+			if lines != "" {
+				lines = ", " + lines
+			}
+			fmt.Fprintf(&attached, "- %s%s:\n<file uri=%q>\n%s\n</file>\n", path, lines, r.Uri, defuse(r.Text))
 		case b.ResourceLink != nil:
-			parts = append(parts, llm.Part{Text: "@" + b.ResourceLink.Uri})
+			path, lines := mention(b.ResourceLink.Uri)
+			parts = append(parts, llm.Part{Text: " @" + path + paren(lines) + " "})
+			fmt.Fprintf(&attached, "- %s%s (not attached: read it if the request needs it)\n", path, paren(lines))
 		default:
 			return nil, errors.New("the prompt has a content block ply does not take (audio or a binary resource)")
 		}
@@ -41,7 +56,44 @@ func promptParts(blocks []sdk.ContentBlock) ([]llm.Part, error) {
 	if len(parts) == 0 {
 		return nil, errors.New("the prompt is empty")
 	}
+	if attached.Len() > 0 {
+		parts = append(parts, llm.Part{Text: "<system-reminder>\nThe user attached these from their editor; they are context for the request above, " +
+			"where each is named with @:\n" + attached.String() + "</system-reminder>"})
+	}
 	return parts, nil
+}
+
+// lineRange is a URI fragment naming lines: #L3, #L3:5, #L3-5, #L3-L5.
+var lineRange = regexp.MustCompile(`^L(\d+)(?:[:-]L?(\d+))?$`)
+
+// mention names a resource for the model: a file URI as its path, with
+// the lines its fragment names ("lines 3-5"); any other URI as it is.
+func mention(uri string) (name, lines string) {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" || u.Path == "" {
+		return oneLine(uri, 500), ""
+	}
+	name = oneLine(u.Path, 500)
+	if m := lineRange.FindStringSubmatch(u.Fragment); m != nil {
+		if m[2] != "" && m[2] != m[1] {
+			return name, "lines " + m[1] + "-" + m[2]
+		}
+		return name, "line " + m[1]
+	}
+	return name, ""
+}
+
+// paren is s in parentheses after a space, or "" for "".
+func paren(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (" + s + ")"
+}
+
+// defuse keeps attached text from closing the block it is quoted in.
+func defuse(s string) string {
+	return strings.ReplaceAll(s, "</system-reminder>", "</system-reminder\u200b>")
 }
 
 // maxLine is the longest message line read; a longer one ends the

@@ -79,17 +79,28 @@ func FuzzCheck(f *testing.F) {
 func TestPromptParts(t *testing.T) {
 	parts, err := promptParts([]sdk.ContentBlock{
 		sdk.TextBlock("look at"),
-		sdk.ResourceBlock(sdk.EmbeddedResourceResource{TextResourceContents: &sdk.TextResourceContents{Uri: "file:///a.go", Text: "package a"}}),
-		sdk.ResourceLinkBlock("b.go", "file:///b.go"),
+		sdk.ResourceBlock(sdk.EmbeddedResourceResource{TextResourceContents: &sdk.TextResourceContents{Uri: "file:///w/a.go#L3:5", Text: "package a"}}),
+		sdk.ResourceLinkBlock("b.go", "file:///w/b.go"),
 		sdk.ImageBlock("aGk=", "image/png"),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(parts) != 4 || parts[0].Text != "look at" || !strings.Contains(parts[1].Text, "package a") ||
-		!strings.Contains(parts[1].Text, "file:///a.go") || parts[2].Text != "@file:///b.go" ||
+	// What the user typed reads as they wrote it, the attachments named
+	// where they were; their content and what they are comes after, in
+	// one block the model is told about.
+	if len(parts) != 5 || parts[0].Text != "look at" || parts[1].Text != " @/w/a.go (lines 3-5) " || parts[2].Text != " @/w/b.go " ||
 		parts[3].Media == nil || string(parts[3].Media.Data) != "hi" || parts[3].Media.MIMEType != "image/png" {
-		t.Errorf("parts = %+v", parts)
+		t.Fatalf("parts = %+v", parts)
+	}
+	ctx := parts[4].Text
+	for _, want := range []string{"<system-reminder>", "from their editor", "/w/a.go, lines 3-5:\n<file uri=\"file:///w/a.go#L3:5\">\npackage a\n</file>", "/w/b.go (not attached: read it if the request needs it)"} {
+		if !strings.Contains(ctx, want) {
+			t.Fatalf("the context block lacks %q:\n%s", want, ctx)
+		}
+	}
+	if !strings.HasSuffix(ctx, "</system-reminder>") {
+		t.Fatalf("the block is not closed:\n%s", ctx)
 	}
 	if _, err := promptParts(nil); err == nil {
 		t.Error("an empty prompt was taken")

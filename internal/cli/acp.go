@@ -13,10 +13,10 @@ import (
 	"github.com/plyhq/ply/internal/core"
 	"github.com/plyhq/ply/internal/exitcode"
 	"github.com/plyhq/ply/internal/headless"
-	"github.com/plyhq/ply/internal/hooks"
 	"github.com/plyhq/ply/internal/mcp"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/session"
+	"github.com/plyhq/ply/internal/sysprompt"
 	"github.com/plyhq/ply/internal/tools"
 )
 
@@ -58,7 +58,9 @@ func acpSession(ctx context.Context, base *config, sio IO, log *slog.Logger, o a
 	if err != nil {
 		return nil, err
 	}
-	c, _, err := core.New(ctx, cfg.coreConfig(sio), sio.Stderr, log)
+	cc := cfg.coreConfig(sio)
+	cc.Editor = sysprompt.EditorACP
+	c, _, err := core.New(ctx, cc, sio.Stderr, log)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +120,7 @@ func acpServe(cfg *config, sio IO, log *slog.Logger, c *core.Session, h acp.Hook
 		}
 	}
 	sched := scheduler.New(c.Registry(), append(c.SchedulerOptions(),
-		scheduler.WithApprover(hooks.Approver(c.Hooks(), h.Approver)),
+		scheduler.WithApprover(c.Approver(h.Approver)),
 		scheduler.WithLiveOutput(h.LiveOutput),
 		scheduler.WithOnUpdate(func(call *scheduler.Call) {
 			c.RecordToolState(call)

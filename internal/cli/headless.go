@@ -10,7 +10,6 @@ import (
 	"github.com/plyhq/ply/internal/core"
 	"github.com/plyhq/ply/internal/exitcode"
 	"github.com/plyhq/ply/internal/headless"
-	"github.com/plyhq/ply/internal/hooks"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/sdk"
 	"github.com/plyhq/ply/internal/tools"
@@ -45,7 +44,7 @@ func runHeadless(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int
 		s := sdk.New(hcfg)
 		s.Resume(first, firstType)
 		c.SetSubagentApprover(s)
-		sched := scheduler.New(c.Registry(), append(opts, scheduler.WithApprover(hooks.Approver(c.Hooks(), s)))...)
+		sched := scheduler.New(c.Registry(), append(opts, scheduler.WithApprover(c.Approver(s)))...)
 		code := s.Serve(ctx, c.Client(), c.Runner(sched, true), sio.Stdin, sdkControls(ctx, cfg, c, sio, log))
 		return unsavedCode(c, code)
 	}

@@ -1,15 +1,18 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/plyhq/ply/internal/core"
 	"github.com/plyhq/ply/internal/headless"
-	"github.com/plyhq/ply/internal/hooks"
+	"github.com/plyhq/ply/internal/ide"
 	"github.com/plyhq/ply/internal/scheduler"
 	"github.com/plyhq/ply/internal/tui"
 )
@@ -26,11 +29,24 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 		return fail(sio, code, err.Error())
 	}
 	defer c.Close()
+	// The editor ply runs in, when it has a companion extension: its
+	// context goes with each prompt, its diff view answers approvals. The
+	// connection is made before the UI starts, so that what came of it is
+	// said with the start's notice (it takes milliseconds where there is
+	// an extension, less where there is none; a server that does not
+	// answer is given two seconds).
+	ideNotice := ""
+	if cfg.settings.IDE.On() {
+		env := ide.SystemEnv(workingDir(sio, c))
+		env.Getenv = sio.Getenv
+		c.AttachIDE(ide.New(ide.Options{Env: env, Logger: log, ClientVersion: Version, ConnectTimeout: 2 * time.Second}))
+		ideNotice = connectIDE(ctx, c)
+	}
 	first, firstType := c.First()
 	tcfg := tui.Config{
 		Model: cfg.model, PermissionMode: cfg.mode, Version: Version,
 		NoColor: sio.Getenv("NO_COLOR") != "",
-		Notice:  cfg.startNotice,
+		Notice:  strings.TrimSpace(cfg.startNotice + "\n" + ideNotice),
 		Root:    c.Workspace().Root(),
 		History: c.History(),
 		First:   first, FirstType: firstType,
@@ -59,7 +75,7 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	ui := tui.New(tcfg)
 	notices.set(ui)
 	sched := scheduler.New(c.Registry(), append(c.SchedulerOptions(),
-		scheduler.WithApprover(hooks.Approver(c.Hooks(), ui)),
+		scheduler.WithApprover(c.Approver(ui)),
 		scheduler.WithLiveOutput(ui.LiveOutput),
 		scheduler.WithOnUpdate(func(call *scheduler.Call) {
 			c.RecordToolState(call)
@@ -74,6 +90,37 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	code = ui.Run(ctx, c.Client(), c.Runner(sched, true))
 	endTUI(cfg, c, ui.Summary(), sio.Stdout, log)
 	return unsavedCode(c, code)
+}
+
+// connectIDE connects to the editor's companion and returns what to say
+// of it: nothing when ply runs in no editor with one.
+func connectIDE(ctx context.Context, c *core.Session) string {
+	st := c.SetIDE(ctx, true)
+	var lines []string
+	for _, n := range st.Notices {
+		lines = append(lines, "ply: warning: "+n)
+	}
+	switch {
+	case st.Connected && st.Diffing:
+		lines = append(lines, "IDE connected: "+cmp.Or(st.Name, "the editor")+" (file changes to approve also open in its diff view; /ide for more)")
+	case st.Connected:
+		lines = append(lines, "IDE connected: "+cmp.Or(st.Name, "the editor")+" (/ide for more)")
+	case st.Found:
+		lines = append(lines, "IDE not connected: "+st.Detail)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// workingDir is the directory ply was started in, which must lie in the
+// editor's workspace.
+func workingDir(sio IO, c *core.Session) string {
+	if sio.Cwd != "" {
+		return sio.Cwd
+	}
+	if wd, err := os.Getwd(); err == nil {
+		return wd
+	}
+	return c.Workspace().Root()
 }
 
 // noticeWriter turns writes into UI notices once a UI is plugged in;

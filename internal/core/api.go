@@ -67,8 +67,9 @@ func (c *Session) Runner(sched *scheduler.Scheduler, checkpoints bool) *Runner {
 	return r
 }
 
-// SetSubagentApprover sets who approves the subagents' calls.
-func (c *Session) SetSubagentApprover(a scheduler.Approver) { c.agents.approver = a }
+// SetSubagentApprover sets who approves the subagents' calls; their file
+// changes open in a connected editor's diff view too.
+func (c *Session) SetSubagentApprover(a scheduler.Approver) { c.agents.approver = c.ide.Approver(a) }
 
 // SetSubagentLoop sets the loop the subagents run.
 func (c *Session) SetSubagentLoop(l NestedLoop) { c.agents.nested = l }

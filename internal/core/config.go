@@ -94,6 +94,9 @@ type Config struct {
 	Interactive bool
 	StreamInput bool
 	PromptLater bool
+	// Editor says how the user reaches ply from an editor
+	// (sysprompt.EditorACP), for the system prompt; "" when not.
+	Editor string
 
 	// Getenv reads the process environment (retry scale, TMPDIR, the web
 	// search key); Stderr takes what is said outside the entry's own

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"github.com/plyhq/ply/internal/ide"
 	"io"
 	"log/slog"
 	"strings"
@@ -85,6 +86,9 @@ type Session struct {
 	// is sent (usercmds.go); notices gets what the user must hear of it.
 	front   *customcmd.Front
 	notices io.Writer
+	// ide is the editor the session runs in, when the entry offers one
+	// (ide.go); nil otherwise.
+	ide *ide.Client
 }
 
 // agentNames lists the subagents the agent tool offers, if it is offered.

@@ -334,6 +334,7 @@ func (c *Session) systemEnv(cfg *Config, appendPrompt string, repo func() *syspr
 		Override: cfg.SystemPrompt, Append: strings.TrimSpace(appendPrompt),
 		Instructions: instructions, Mode: cfg.Mode, Interactive: cfg.Interactive || cfg.StreamInput,
 		Sandbox: sandboxSummary(cfg.Sandbox), Repo: repo(), NoAutoSandbox: errText(c.policy.SandboxMissing()),
+		Editor: cfg.Editor,
 	}
 	keepPromptFacts(c.sess, &env, c.log)
 	return env

@@ -63,5 +63,5 @@ func (c *Session) onUserQuery(ctx context.Context, parts []llm.Part) ([]llm.Part
 	if err := c.front.NewTurn(); err != nil {
 		fmt.Fprintf(c.notices, "ply: warning: %v\n", err)
 	}
-	return c.cp.onUserQuery(ctx, parts), nil
+	return c.ideContext(c.cp.onUserQuery(ctx, parts)), nil
 }

@@ -114,3 +114,25 @@ type Setting struct {
 	Name, Kind, Value, From string
 	UserOnly                bool
 }
+
+// IDE is the connection to the editor ply runs in, through its companion
+// extension (/ide, the footer).
+type IDE struct {
+	// Available: this entry connects to editors at all.
+	Available bool
+	// Connected, or Connecting; otherwise Detail says why not.
+	Connected, Connecting bool
+	// Name is the editor's ("VS Code"), when known.
+	Name   string
+	Detail string
+	// Diffing: approvals of file changes open in the editor's diff view.
+	Diffing bool
+	// ActiveFile and Cursor ("line 3, character 1") are the file with the
+	// focus in the editor; OpenFiles counts the open files it reported.
+	ActiveFile, Cursor string
+	OpenFiles          int
+	// Found: the editor's companion was found (a refusal or failure is
+	// then worth saying); Notices are the discovery files passed over.
+	Found   bool
+	Notices []string
+}

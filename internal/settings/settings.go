@@ -52,6 +52,9 @@ type Settings struct {
 	Checkpointing    Checkpointing    `json:"checkpointing"`
 	// UI is how the interactive UI looks ("ui": {"theme": ...}; ui.go).
 	UI UI `json:"ui"`
+	// IDE connects to the editor ply runs in ("ide": {"enabled": false}
+	// turns it off; ide.go).
+	IDE IDE `json:"ide"`
 	// AllowUnsandboxed accepts running shell commands without the
 	// kernel's sandbox where it is missing, as --allow-unsandboxed does.
 	// It is not merged: only the user's file may turn the sandbox off.
@@ -269,6 +272,7 @@ func merge(files []File) Settings {
 		}
 		out.Checkpointing = out.Checkpointing.over(s.Checkpointing)
 		out.UI = out.UI.over(s.UI)
+		out.IDE = out.IDE.over(s.IDE)
 		out.Sources = append(out.Sources, f.Path)
 	}
 	return out

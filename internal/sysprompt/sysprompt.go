@@ -45,7 +45,20 @@ type Env struct {
 	// Subagent selects the base prompt of a subagent, which works alone
 	// on one task with the tools it was given.
 	Subagent bool
+	// Editor says how the user reaches ply from an editor ("" when they
+	// do not): EditorACP.
+	Editor string
 }
+
+// EditorACP: an editor drives ply through the Agent Client Protocol (Zed,
+// JetBrains IDEs).
+const EditorACP = "acp"
+
+// editorNote tells the model the user is in an editor, and what follows
+// from it.
+const editorNote = "- The user works in their editor, which talks to you through the Agent Client Protocol: they read your answers " +
+	"and review file changes there, and the files, selections and symbols they attach to a message are named in it with @ " +
+	"and described after it in a system reminder. Refer to code by path and line so that they can follow it.\n"
 
 const instructions = `You are ply, a coding agent working in the user's repository from their terminal. You help with software engineering tasks: reading and changing code, running commands, finding and fixing bugs, explaining code.
 
@@ -102,6 +115,9 @@ func Build(env Env) string {
 	}
 	if len(env.Tools) > 0 {
 		b.WriteString("- Tools available: " + strings.Join(env.Tools, ", ") + "\n")
+	}
+	if env.Editor == EditorACP {
+		b.WriteString(editorNote)
 	}
 	b.WriteString(approvalSection(env))
 	if env.Repo != nil {

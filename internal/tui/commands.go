@@ -427,7 +427,7 @@ func (m *model) renderHistory(h []llm.Message) string {
 	for i := range h {
 		msg := &h[i]
 		if msg.Role == llm.RoleUser {
-			if t := strings.TrimSpace(msg.Text()); t != "" {
+			if t := strings.TrimSpace(typedText(msg)); t != "" {
 				blocks = append(blocks, m.renderUser(abbreviate(t, 2000)))
 			}
 			continue

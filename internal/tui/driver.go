@@ -109,6 +109,8 @@ func (u *UI) Approve(ctx context.Context, c *scheduler.Call) (scheduler.Decision
 	u.send(msg)
 	select {
 	case <-ctx.Done():
+		// No one waits for this answer any more: the dialog goes.
+		u.send(withdrawMsg(reply))
 		return scheduler.Decision{}, ctx.Err()
 	case d := <-reply:
 		return d, nil

@@ -26,6 +26,7 @@ type footerKey struct {
 	in, out      int
 	cost         float64
 	priced       bool
+	ide          bool // connected to the editor
 }
 
 type footerCache struct {
@@ -36,6 +37,9 @@ type footerCache struct {
 func (m *model) footer() string {
 	k := footerKey{armed: m.armed, retry: m.retryable && !m.busy, width: m.width, model: m.cfg.Model, mode: m.mode(),
 		ctx: m.ctx, in: m.stats.usage.InputTokens, out: m.stats.usage.OutputTokens, cost: m.stats.cost, priced: m.stats.priced}
+	if s, ok := probe[IDEController](m); ok {
+		k.ide = s.IDEConnected()
+	}
 	if m.footerC.view == "" || k != m.footerC.key {
 		m.footerC = footerCache{key: k, view: m.drawFooter(k)}
 	}
@@ -59,6 +63,9 @@ func (m *model) drawFooter(k footerKey) string {
 	rest += fmt.Sprintf(" · %s in / %s out", count(k.in), count(k.out))
 	if k.priced {
 		rest += " · " + money(k.cost)
+	}
+	if k.ide {
+		rest += " · IDE connected"
 	}
 	if k.retry {
 		rest += " · ctrl+y retry"
