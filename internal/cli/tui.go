@@ -69,6 +69,7 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	// Subagents ask through the same dialog; their progress lines would
 	// garble the screen, so they go to the agent card's live output.
 	c.SetSubagentApprover(ui)
+	c.SetQuestionAsker(ui) // ask_user_question's dialog
 	c.SetSubagentLoop(nestedLoop(headless.FormatText, io.Discard, io.Discard))
 	log.Info("interactive run", "session", c.ID(), "model", cfg.model, "mode", cfg.mode)
 	code = ui.Run(ctx, c.Client(), c.Runner(sched, true))

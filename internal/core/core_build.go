@@ -160,6 +160,8 @@ func (c *Session) registerTools(cfg *Config, getenv func(string) string, notices
 		shell,
 		tools.NewTodoWrite(c.todos),
 		tools.NewWebFetch(tools.WebFetchOptions{Asker: asker, AllowPrivate: cfg.User.WebFetch.AllowPrivate}),
+		// Refused until the entry layer sets who answers (questions.go).
+		tools.NewAskUserQuestion(),
 	)
 	c.tasks = registerTaskTools(reg, shell)
 	// web_search, when the user configured a backend.
@@ -260,6 +262,7 @@ func (c *Session) newPolicy(cfg *Config, notices io.Writer) (*modeSync, error) {
 		policy.Withhold(n, why)
 		reg.Remove(n)
 	}
+	withholdQuestions(cfg, policy, reg) // questions.go
 	later := untilPlanEnds(policy, reg)
 	for _, t := range later {
 		policy.Withhold(t.Name(), t.Name()+" is not offered in plan mode, which refuses it; it is offered again once the plan is approved or the mode changes")

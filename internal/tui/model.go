@@ -59,6 +59,7 @@ type model struct {
 	// waiting are approvals of other askers (background subagents, or
 	// the main loop while one of theirs is open), oldest first.
 	waiting    []approvalMsg
+	question   *questionDialog // ask_user_question's dialog (question.go)
 	status     string
 	retryable  bool // the last interaction failed in a model request: Ctrl+Y resends
 	compacting bool // /compress runs
@@ -132,6 +133,9 @@ func newModel(cfg Config, drv *driver) *model {
 		m.width, m.height = cfg.Width, cfg.Height
 	}
 	m.stats.start = time.Now()
+	if drv != nil && drv.steer == nil {
+		drv.steer = &steerBox{send: drv.send}
+	}
 	m.md = newMarkdown(cfg.NoColor)
 	m.applyTheme(cfg.Extra.Theme) // cmd_theme.go
 	m.input.SetWidth(m.width)
@@ -221,6 +225,11 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case approvalMsg:
 		m.openApproval(msg)
 		return m, nil
+	case steeredMsg:
+		return m, m.steered(msg)
+	case questionMsg:
+		m.openQuestion(msg)
+		return m, nil
 	case inboxMsg:
 		return m, m.fromInbox()
 	case toolsDoneMsg:
@@ -303,6 +312,7 @@ func (m *model) stop() {
 	if m.approval != nil {
 		m.answer(scheduler.Decision{Outcome: scheduler.OutcomeCancel})
 	}
+	m.closeQuestion(context.Canceled)
 	m.cancelRunning()
 	m.cancelling = true
 }
@@ -338,6 +348,7 @@ func (m *model) finish(d doneMsg) tea.Cmd {
 	m.cancelRunning()
 	m.busy, m.cancel, m.cancelling, m.status = false, nil, false, ""
 	m.refreshContext()
+	m.takeBackSteering(d.cancelled) // steer.go
 	if d.unsaved {
 		// Nothing more can be recorded: what was typed stays in the
 		// input box, the prompt too when it was not sent.
