@@ -21,7 +21,11 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	// Tea's back would garble the screen. The UI exists only once the
 	// chat does, so notices go through a sink it is plugged into.
 	notices := &noticeWriter{}
-	c, code, err := core.New(ctx, cfg.coreConfig(sio), notices, log)
+	ccfg := cfg.coreConfig(sio)
+	// The input is usable at once; MCP servers' tools join as each
+	// connects, and the footer says which are still connecting.
+	ccfg.MCPInBackground = true
+	c, code, err := core.New(ctx, ccfg, notices, log)
 	if err != nil {
 		return fail(sio, code, err.Error())
 	}

@@ -68,7 +68,9 @@ func New(ctx context.Context, config Config, notices io.Writer, log *slog.Logger
 	if code, err := c.openSession(cfg, log, notices, shell); err != nil {
 		return nil, code, err
 	}
-	c.mcp = addMCPTools(ctx, c.mcpm, c.reg, c.policy.Offered, notices, c.deferral(cfg))
+	if !cfg.MCPInBackground {
+		c.mcp = addMCPTools(ctx, c.mcpm, c.reg, c.policy.Offered, notices, c.deferral(cfg))
+	}
 	sysEnv := c.systemEnv(cfg, appendPrompt, repo, notices)
 	if c.hooks, err = newHooks(cfg, c.ws.Root(), c.sess, c.policy, notices); err != nil {
 		return nil, exitcode.Config, err
@@ -81,6 +83,9 @@ func New(ctx context.Context, config Config, notices io.Writer, log *slog.Logger
 	c.newFront()
 	c.cp.setNotices(notices)
 	c.configureSubagents(cfg, provider, chatCfg, sysEnv)
+	if cfg.MCPInBackground {
+		c.connectMCPLater(cfg, notices) // mcp_background.go
+	}
 	return c, 0, nil
 }
 

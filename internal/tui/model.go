@@ -60,6 +60,7 @@ type model struct {
 	// the main loop while one of theirs is open), oldest first.
 	waiting    []approvalMsg
 	question   *questionDialog // ask_user_question's dialog (question.go)
+	mcpWait    []string        // MCP servers still connecting (mcp_wait.go)
 	status     string
 	retryable  bool // the last interaction failed in a model request: Ctrl+Y resends
 	compacting bool // /compress runs
@@ -225,6 +226,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case approvalMsg:
 		m.openApproval(msg)
 		return m, nil
+	case mcpWaitMsg:
+		m.mcpWait = msg.names
+		return m, nil
 	case steeredMsg:
 		return m, m.steered(msg)
 	case questionMsg:
@@ -267,7 +271,7 @@ func (m *model) resize(w, h int) tea.Cmd {
 // submit starts an interaction for text.
 func (m *model) submit(text string) tea.Cmd {
 	m.prompt = text
-	cmds := []tea.Cmd{m.commit(m.renderUser(text))}
+	cmds := []tea.Cmd{m.commit(m.renderUser(text)), m.connectingNotice()}
 	m.stats.prompts++
 	sent := m.expandAtPaths(m.expandPastes(text))
 	return tea.Batch(append(cmds, m.start(append(m.takeShellContext(), llm.Part{Text: sent}), client.UserQuery))...)
