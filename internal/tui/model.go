@@ -349,6 +349,7 @@ func (m *model) finish(d doneMsg) tea.Cmd {
 		cmds = append(cmds, m.commit(m.st.dim.Render("Ctrl+Y to retry")))
 	}
 	m.cancelMainApprovals()
+	m.closeQuestion(context.Canceled) // a question the ended interaction left open
 	m.cancelRunning()
 	m.busy, m.cancel, m.cancelling, m.status = false, nil, false, ""
 	m.refreshContext()

@@ -109,3 +109,20 @@ func TestQuestionDialogEnterChoosesHighlighted(t *testing.T) {
 		t.Fatalf("reply = %+v", r)
 	}
 }
+
+// TestQuestionDialogClosesWithInteraction: questions still open when the
+// interaction ends (cancelled while they were being sent) do not stay on
+// screen.
+func TestQuestionDialogClosesWithInteraction(t *testing.T) {
+	h, reply := openQuestions(t)
+	h.update(doneMsg{id: 1, cancelled: true})
+	if h.m.question != nil {
+		t.Fatal("the dialog outlived its interaction")
+	}
+	if r := questionAnswered(t, reply); r.err == nil {
+		t.Fatalf("reply = %+v, want an error", r)
+	}
+	if !strings.Contains(h.view(), "Type a message") {
+		t.Fatalf("the editor did not come back:\n%s", h.view())
+	}
+}
