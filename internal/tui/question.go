@@ -129,7 +129,10 @@ func (m *model) questionKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return m.answerQuestion()
 	default:
-		if n := int(s[0] - '0'); len(s) == 1 && n >= 1 && n <= len(opts)+1 {
+		if len(s) != 1 {
+			return nil
+		}
+		if n := int(s[0]) - '0'; n >= 1 && n <= len(opts)+1 {
 			q.row = n - 1
 			if n == len(opts)+1 {
 				q.typing = true
