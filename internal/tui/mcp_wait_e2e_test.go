@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -60,6 +61,11 @@ func TestTmuxMCPConnectsBehindInput(t *testing.T) {
 	}
 	srv := fp.New(t, fp.Turn{fp.Text("first answer")}, fp.Turn{fp.Text("second answer")})
 	x := startPly(t, bin, dir, srv, 100, 24, []string{"NO_COLOR=1"}, "--mcp-config", conf)
+	// A failing check must not leave ply waiting on the server: it answers
+	// before ply is stopped.
+	var once sync.Once
+	answer := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(answer)
 	s := x.waitFor("test-model · default mode")
 	if !strings.Contains(s, "connecting MCP servers: slow") {
 		t.Fatalf("the footer does not name the server still connecting:\n%s", s)
@@ -69,7 +75,7 @@ func TestTmuxMCPConnectsBehindInput(t *testing.T) {
 	if !strings.Contains(s, "MCP servers still connecting: slow") {
 		t.Fatalf("the prompt did not say it goes without the server's tools:\n%s", s)
 	}
-	close(release)
+	answer()
 	x.waitGone("connecting MCP servers")
 	x.submit("again")
 	x.waitFor("second answer")
