@@ -104,6 +104,9 @@ type Hooks struct {
 	// until then RunInTerminal says errors.ErrUnsupported and they run in
 	// ply's own runner.
 	Terminals tools.Terminals
+	// Questions answers the model's ask_user_question through the client
+	// (questions.go).
+	Questions tools.QuestionAsker
 }
 
 // MCPServer is an MCP server the client asks a session to use.
@@ -256,7 +259,7 @@ func (a *agent) hooks(s *session) Hooks {
 	a.mu.Lock()
 	fs, terminal := a.fs, a.terminal
 	a.mu.Unlock()
-	h := Hooks{Approver: s, OnUpdate: s.onUpdate, LiveOutput: s.liveOutput, Files: textFiles(s, fs)}
+	h := Hooks{Approver: s, OnUpdate: s.onUpdate, LiveOutput: s.liveOutput, Files: textFiles(s, fs), Questions: s}
 	if terminal {
 		h.Terminals = clientTerminals{s}
 		s.mu.Lock()

@@ -51,6 +51,7 @@ var kinds = map[string]sdk.ToolKind{
 	"glob":              sdk.ToolKindSearch,
 	"web_fetch":         sdk.ToolKindFetch,
 	"todo_write":        sdk.ToolKindThink,
+	"ask_user_question": sdk.ToolKindThink,
 	"exit_plan_mode":    sdk.ToolKindSwitchMode,
 }
 

@@ -129,6 +129,7 @@ func acpServe(cfg *config, sio IO, log *slog.Logger, c *core.Session, h acp.Hook
 	)...)
 	// Subagents ask the client too; their progress never goes to stdout.
 	c.SetSubagentApprover(h.Approver)
+	c.SetQuestionAsker(h.Questions)
 	c.SetSubagentLoop(nestedLoop(headless.FormatText, io.Discard, sio.Stderr))
 	ch := c.Chat()
 	first, _ := c.First()

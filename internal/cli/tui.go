@@ -24,7 +24,11 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	// Tea's back would garble the screen. The UI exists only once the
 	// chat does, so notices go through a sink it is plugged into.
 	notices := &noticeWriter{}
-	c, code, err := core.New(ctx, cfg.coreConfig(sio), notices, log)
+	ccfg := cfg.coreConfig(sio)
+	// The input is usable at once; MCP servers' tools join as each
+	// connects, and the footer says which are still connecting.
+	ccfg.MCPInBackground = true
+	c, code, err := core.New(ctx, ccfg, notices, log)
 	if err != nil {
 		return fail(sio, code, err.Error())
 	}
@@ -85,6 +89,7 @@ func runTUI(ctx context.Context, cfg *config, sio IO, log *slog.Logger) int {
 	// Subagents ask through the same dialog; their progress lines would
 	// garble the screen, so they go to the agent card's live output.
 	c.SetSubagentApprover(ui)
+	c.SetQuestionAsker(ui) // ask_user_question's dialog
 	c.SetSubagentLoop(nestedLoop(headless.FormatText, io.Discard, io.Discard))
 	log.Info("interactive run", "session", c.ID(), "model", cfg.model, "mode", cfg.mode)
 	code = ui.Run(ctx, c.Client(), c.Runner(sched, true))

@@ -39,7 +39,7 @@ func (c *Session) Loops() *loopdetect.Detector { return c.loops }
 func (c *Session) Inbox() *inbox.Inbox { return c.inbox }
 
 // MCPServers are the MCP servers' states, for the init message.
-func (c *Session) MCPServers() []MCPServer { return c.mcp }
+func (c *Session) MCPServers() []MCPServer { return c.mcpStates() }
 
 // SchedulerOptions are the options every entry's scheduler starts from.
 func (c *Session) SchedulerOptions() []scheduler.Option { return c.schedOps }

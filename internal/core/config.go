@@ -98,6 +98,10 @@ type Config struct {
 	// (sysprompt.EditorACP), for the system prompt; "" when not.
 	Editor string
 
+	// MCPInBackground: New does not wait for the MCP servers; their
+	// tools join as each connects (the interactive UI).
+	MCPInBackground bool
+
 	// Getenv reads the process environment (retry scale, TMPDIR, the web
 	// search key); Stderr takes what is said outside the entry's own
 	// notices (a fork, jobs stopped at the end).

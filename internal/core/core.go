@@ -65,6 +65,7 @@ type Session struct {
 	// mcp holds the MCP servers' states, for the init message.
 	mcp      []MCPServer
 	mcpm     *mcp.Manager // the servers, for their prompts; nil without any
+	mcpBG    *mcpLater    // servers connecting behind the UI (mcp_background.go)
 	schedOps []scheduler.Option
 	cp       *checkpointer // nil when checkpointing is off
 	closers  []func()

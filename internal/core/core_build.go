@@ -68,7 +68,9 @@ func New(ctx context.Context, config Config, notices io.Writer, log *slog.Logger
 	if code, err := c.openSession(cfg, log, notices, shell); err != nil {
 		return nil, code, err
 	}
-	c.mcp = addMCPTools(ctx, c.mcpm, c.reg, c.policy.Offered, notices, c.deferral(cfg))
+	if !cfg.MCPInBackground {
+		c.mcp = addMCPTools(ctx, c.mcpm, c.reg, c.policy.Offered, notices, c.deferral(cfg))
+	}
 	sysEnv := c.systemEnv(cfg, appendPrompt, repo, notices)
 	if c.hooks, err = newHooks(cfg, c.ws.Root(), c.sess, c.policy, notices); err != nil {
 		return nil, exitcode.Config, err
@@ -81,6 +83,9 @@ func New(ctx context.Context, config Config, notices io.Writer, log *slog.Logger
 	c.newFront()
 	c.cp.setNotices(notices)
 	c.configureSubagents(cfg, provider, chatCfg, sysEnv)
+	if cfg.MCPInBackground {
+		c.connectMCPLater(cfg, notices) // mcp_background.go
+	}
 	return c, 0, nil
 }
 
@@ -160,6 +165,8 @@ func (c *Session) registerTools(cfg *Config, getenv func(string) string, notices
 		shell,
 		tools.NewTodoWrite(c.todos),
 		tools.NewWebFetch(tools.WebFetchOptions{Asker: asker, AllowPrivate: cfg.User.WebFetch.AllowPrivate}),
+		// Refused until the entry layer sets who answers (questions.go).
+		tools.NewAskUserQuestion(),
 	)
 	c.tasks = registerTaskTools(reg, shell)
 	// web_search, when the user configured a backend.
@@ -261,6 +268,7 @@ func (c *Session) newPolicy(cfg *Config, notices io.Writer) (*modeSync, error) {
 		policy.Withhold(n, why)
 		reg.Remove(n)
 	}
+	withholdQuestions(cfg, policy, reg) // questions.go
 	later := untilPlanEnds(policy, reg)
 	for _, t := range later {
 		policy.Withhold(t.Name(), t.Name()+" is not offered in plan mode, which refuses it; it is offered again once the plan is approved or the mode changes")

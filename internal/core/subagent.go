@@ -33,9 +33,10 @@ const (
 
 // subagentOnly are the parent's tools a subagent never gets: the
 // structured-output tool ends the parent's run, exit_plan_mode changes
-// the parent's mode, the task list is the session's, and send_message is
+// the parent's mode, the task list is the session's, a question is the parent's to
+// ask, and send_message is
 // the parent's (a background subagent gets its own, to the parent).
-var subagentOnly = []string{agent.Name, agent.SendMessageName, tools.StructuredOutputName, tools.ExitPlanModeName, tools.TodoWriteName}
+var subagentOnly = []string{agent.Name, agent.SendMessageName, tools.StructuredOutputName, tools.ExitPlanModeName, tools.TodoWriteName, tools.AskUserQuestionName}
 
 // subagents runs the agent tool's nested loops: each task gets a chat of
 // its own over the parent's provider, the parent's tools (or the

@@ -112,7 +112,7 @@ func (c *Session) GetMCPPrompt(ctx context.Context, command, args string) (strin
 func (c *Session) MCPStatus() []info.MCPServer {
 	var out []info.MCPServer
 	names := c.reg.Names()
-	for _, s := range c.mcp {
+	for _, s := range c.mcpStates() {
 		srv := info.MCPServer{Name: s.Name, Status: s.Status}
 		prefix := "mcp__" + s.Name + "__"
 		for _, n := range names {

@@ -124,6 +124,10 @@ type Config struct {
 	// CancelReason is what Recorder.Cancelled is told when ctx is
 	// cancelled without a cause of its own ("cancelled by the user").
 	CancelReason string
+	// Steer, when set, holds the user's messages to deliver mid-turn
+	// (steer.go): after the running batch, with its results, or when
+	// the model stops, as the next prompt of the same loop.
+	Steer Steerer
 }
 
 // Input is what the loop's first round sends: Lead (answers a resumed
@@ -265,6 +269,10 @@ func (l *run) loop(ctx context.Context, parts []llm.Part, typ client.SendType) R
 			return l.stop(*unsaved)
 		}
 		if len(calls) == 0 {
+			if now := l.steering(false); len(now) > 0 {
+				parts, typ = now, client.UserQuery
+				continue
+			}
 			next, ok := l.fromInbox(ctx)
 			if !ok {
 				if ctx.Err() != nil {
@@ -331,7 +339,7 @@ func (l *run) batch(ctx context.Context, calls []*turn.ToolCallRequest) (results
 		}
 		return nil, nil, &Result{Stop: Structured, Structured: obj}
 	}
-	return parts, l.teammates(), nil
+	return parts, append(l.teammates(), l.steering(true)...), nil
 }
 
 // structured returns the arguments of the first successful call of the

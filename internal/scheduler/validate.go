@@ -182,6 +182,7 @@ var foreignNames = map[string]string{
 	"find_files": "glob", "find": "glob", "file_search": "glob",
 	"webfetch": "web_fetch", "fetch": "web_fetch", "fetch_url": "web_fetch",
 	"task": "agent", "todowrite": "todo_write", "exitplanmode": "exit_plan_mode",
+	"askuserquestion": "ask_user_question", "ask_user": "ask_user_question",
 }
 
 // suggest returns up to three names within a typo's distance of name,

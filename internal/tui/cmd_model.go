@@ -21,6 +21,11 @@ func (m *model) pickModel(arg string) tea.Cmd {
 			models = append(models, md.ID)
 		}
 	}
+	if l, ok := probe[EndpointModelLister](m); ok {
+		if cmd, asked := m.pickListed(l, arg, models); asked {
+			return cmd // cmd_model_list.go
+		}
+	}
 	if arg == "" {
 		return m.commit(m.modelList(models))
 	}

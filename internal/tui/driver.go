@@ -126,6 +126,8 @@ type driver struct {
 	send   func(tea.Msg)
 	cfg    Config
 	wg     sync.WaitGroup
+	// steer holds the messages the user sends now (steer.go).
+	steer *steerBox
 }
 
 // start runs the interaction id in a new goroutine.
@@ -156,7 +158,7 @@ func (d *driver) interact(ctx context.Context, id int, in loop.Input) {
 	res := loop.Run(ctx, loop.Config{
 		Rounds: d.rounds, Tools: d.tools, Observer: &interaction{d: d, id: id},
 		Recorder: d.cfg.Recorder, Inbox: d.cfg.Inbox, AtEnd: loop.Leave, TurnCap: d.cfg.TurnCap,
-		CancelReason: "cancelled by the user",
+		CancelReason: "cancelled by the user", Steer: d.steer,
 	}, in)
 	switch {
 	case res.Stop == loop.Cancelled || ctx.Err() != nil:

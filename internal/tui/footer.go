@@ -43,7 +43,7 @@ func (m *model) footer() string {
 	if m.footerC.view == "" || k != m.footerC.key {
 		m.footerC = footerCache{key: k, view: m.drawFooter(k)}
 	}
-	return m.footerC.view
+	return m.footerC.view + m.connectingLine() // mcp_wait.go
 }
 
 // drawFooter: the model, the approval mode in its colour, the context

@@ -26,6 +26,9 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 			return cmd
 		}
 	}
+	if m.question != nil && s != "ctrl+c" {
+		return m.questionKey(k)
+	}
 	switch s {
 	case "ctrl+c":
 		switch {
@@ -93,6 +96,8 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		return m.cycleMode()
 	case "ctrl+y":
 		return m.retry()
+	case "ctrl+s":
+		return m.sendNow() // steer.go
 	case "ctrl+r":
 		return m.startSearch()
 	case "ctrl+g":

@@ -59,6 +59,8 @@ type model struct {
 	// waiting are approvals of other askers (background subagents, or
 	// the main loop while one of theirs is open), oldest first.
 	waiting    []approvalMsg
+	question   *questionDialog // ask_user_question's dialog (question.go)
+	mcpWait    []string        // MCP servers still connecting (mcp_wait.go)
 	status     string
 	retryable  bool // the last interaction failed in a model request: Ctrl+Y resends
 	compacting bool // /compress runs
@@ -137,6 +139,9 @@ func newModel(cfg Config, drv *driver) *model {
 		m.width, m.height = cfg.Width, cfg.Height
 	}
 	m.stats.start = time.Now()
+	if drv != nil && drv.steer == nil {
+		drv.steer = &steerBox{send: drv.send}
+	}
 	m.md = newMarkdown(cfg.NoColor)
 	m.applyTheme(cfg.Extra.Theme) // cmd_theme.go
 	m.input.SetWidth(m.width)
@@ -227,6 +232,14 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case approvalMsg:
 		m.openApproval(msg)
 		return m, nil
+	case mcpWaitMsg:
+		m.mcpWait = msg.names
+		return m, nil
+	case steeredMsg:
+		return m, m.steered(msg)
+	case questionMsg:
+		m.openQuestion(msg)
+		return m, nil
 	case inboxMsg:
 		return m, m.fromInbox()
 	case toolsDoneMsg:
@@ -264,7 +277,7 @@ func (m *model) resize(w, h int) tea.Cmd {
 // submit starts an interaction for text.
 func (m *model) submit(text string) tea.Cmd {
 	m.prompt = text
-	cmds := []tea.Cmd{m.commit(m.renderUser(text))}
+	cmds := []tea.Cmd{m.commit(m.renderUser(text)), m.connectingNotice()}
 	m.stats.prompts++
 	sent := m.expandAtPaths(m.expandPastes(text))
 	return tea.Batch(append(cmds, m.start(append(m.takeShellContext(), llm.Part{Text: sent}), client.UserQuery))...)
@@ -309,6 +322,7 @@ func (m *model) stop() {
 	if m.approval != nil {
 		m.answer(scheduler.Decision{Outcome: scheduler.OutcomeCancel})
 	}
+	m.closeQuestion(context.Canceled)
 	m.cancelRunning()
 	m.cancelling = true
 }
@@ -341,9 +355,11 @@ func (m *model) finish(d doneMsg) tea.Cmd {
 		cmds = append(cmds, m.commit(m.st.dim.Render("Ctrl+Y to retry")))
 	}
 	m.cancelMainApprovals()
+	m.closeQuestion(context.Canceled) // a question the ended interaction left open
 	m.cancelRunning()
 	m.busy, m.cancel, m.cancelling, m.status = false, nil, false, ""
 	m.refreshContext()
+	m.takeBackSteering(d.cancelled) // steer.go
 	if d.unsaved {
 		// Nothing more can be recorded: what was typed stays in the
 		// input box, the prompt too when it was not sent.

@@ -142,7 +142,7 @@ func (u *UI) Run(ctx context.Context, rounds Rounds, tools ToolRunner) int {
 	watched, stopWatch := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(watched)
-		u.watchInbox(stopWatch)
+		u.watchBoth(stopWatch) // mcp_wait.go
 	}()
 	_, err := p.Run()
 	close(stopWatch)

@@ -118,6 +118,9 @@ func (m *model) View() tea.View {
 	if m.picker != nil {
 		parts = append(parts, m.renderPicker())
 	}
+	if m.question != nil {
+		parts = append(parts, m.renderQuestion())
+	}
 	if t := m.renderTodos(); t != "" && m.approval == nil && m.picker == nil {
 		parts = append(parts, t)
 	}
@@ -135,15 +138,15 @@ func (m *model) View() tea.View {
 		if m.status != "" {
 			line += " " + m.st.dim.Render(m.status)
 		}
-		if n := len(m.queued); n > 0 {
-			line += m.st.dim.Render(fmt.Sprintf(" · %d queued", n))
-		}
 		// The line is styled: cut it by its visible width, keeping its
 		// escape sequences whole.
 		parts = append(parts, ansi.Truncate(line, m.width-1, "…"))
+		if h := m.queueHint(); h != "" {
+			parts = append(parts, m.st.dim.Render(ansi.Truncate(h, m.width-1, "…")))
+		}
 	}
 	var cur *tea.Cursor
-	if m.approval == nil && m.picker == nil {
+	if m.approval == nil && m.picker == nil && m.question == nil {
 		if cur = m.input.Cursor(); cur != nil {
 			// The real cursor (NoColor): the editor's position plus the
 			// lines drawn above it.
