@@ -184,7 +184,12 @@ func (r *Repo) Create(ctx context.Context, name string) (Worktree, bool, error) 
 	if err := ValidName(name); err != nil {
 		return Worktree{}, false, err
 	}
-	if wt, err := r.Find(ctx, name); err == nil {
+	unlock, err := r.lock()
+	if err != nil {
+		return Worktree{}, false, err
+	}
+	defer unlock()
+	if wt, err := r.find(ctx, name); err == nil {
 		return wt, false, nil
 	} else if !errors.Is(err, ErrNotFound) {
 		return Worktree{}, false, err
@@ -215,8 +220,16 @@ func (r *Repo) Create(ctx context.Context, name string) (Worktree, bool, error) 
 	if _, err := r.git(ctx, r.Root, args...); err != nil {
 		return Worktree{}, false, fmt.Errorf("creating worktree %s: %w", name, err)
 	}
-	wt, err := r.Find(ctx, name)
+	wt, err := r.find(ctx, name)
 	return wt, err == nil, err
+}
+
+// lock serialises the commands that change or list the repository's
+// worktrees across ply processes: git lists a worktree being added by
+// another process half made, and fails. The lock is a file in the common
+// git directory, beside git's own.
+func (r *Repo) lock() (func(), error) {
+	return lockFile(filepath.Join(r.Common, "ply-worktrees.lock"))
 }
 
 // makeDirs makes .ply and .ply/worktrees in the main work tree, refusing
@@ -282,6 +295,15 @@ func (r *Repo) exclude() error {
 // List returns the repository's ply worktrees: those under Dir of the
 // main work tree.
 func (r *Repo) List(ctx context.Context) ([]Worktree, error) {
+	unlock, err := r.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	return r.list(ctx)
+}
+
+func (r *Repo) list(ctx context.Context) ([]Worktree, error) {
 	out, err := r.git(ctx, r.Root, "worktree", "list", "--porcelain", "-z")
 	if err != nil {
 		return nil, fmt.Errorf("listing worktrees: %w", err)
@@ -301,7 +323,16 @@ func (r *Repo) List(ctx context.Context) ([]Worktree, error) {
 
 // Find returns the ply worktree name.
 func (r *Repo) Find(ctx context.Context, name string) (Worktree, error) {
-	list, err := r.List(ctx)
+	unlock, err := r.lock()
+	if err != nil {
+		return Worktree{}, err
+	}
+	defer unlock()
+	return r.find(ctx, name)
+}
+
+func (r *Repo) find(ctx context.Context, name string) (Worktree, error) {
+	list, err := r.list(ctx)
 	if err != nil {
 		return Worktree{}, err
 	}
@@ -336,7 +367,12 @@ func (r *Repo) Remove(ctx context.Context, name string, force bool) error {
 	if err := ValidName(name); err != nil {
 		return err
 	}
-	wt, err := r.Find(ctx, name)
+	unlock, err := r.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	wt, err := r.find(ctx, name)
 	if err != nil {
 		return err
 	}
@@ -362,6 +398,11 @@ func (r *Repo) Remove(ctx context.Context, name string, force bool) error {
 // DeleteBranch deletes the branch a removed worktree left, when its tip
 // is still the commit base: no commit of the worktree is lost.
 func (r *Repo) DeleteBranch(ctx context.Context, branch, base string) error {
+	unlock, err := r.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	tip, err := r.git(ctx, r.Root, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch)
 	if err != nil {
 		return fmt.Errorf("reading branch %s: %w", branch, err)
