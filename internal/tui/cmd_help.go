@@ -11,11 +11,11 @@ var helpGroups = []struct {
 	title string
 	names []string
 }{
-	{"Conversation", []string{"/clear", "/compress", "/resume", "/rewind", "/export", "/copy", "/init"}},
+	{"Conversation", []string{"/clear", "/compress", "/resume", "/rewind", "/rename", "/export", "/copy", "/init"}},
 	{"Model, approval and look", []string{"/model", "/approval-mode", "/permissions", "/theme"}},
 	{"What is going on", []string{"/stats", "/cost", "/context", "/diff", "/tools", "/mcp", "/agents", "/memory", "/help"}},
 	{"Background work and skills", []string{"/tasks", "/loop", "/skills"}},
-	{"Set-up", []string{"/doctor", "/config", "/add-dir"}},
+	{"Set-up", []string{"/doctor", "/config", "/add-dir", "/ide"}},
 }
 
 // helpKeys lists the keys by where they work.
