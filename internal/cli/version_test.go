@@ -2,6 +2,7 @@ package cli
 
 import (
 	"runtime/debug"
+	"strings"
 	"testing"
 )
 
@@ -29,5 +30,15 @@ func TestVersionLine(t *testing.T) {
 				t.Errorf("versionLine = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// --help states what each platform confines, as the README's table does.
+func TestHelpStatesPlatforms(t *testing.T) {
+	u := usage()
+	for _, want := range []string{"Platforms:", "Linux", "macOS", "Seatbelt", "Windows", "--allow-unsandboxed", "job object"} {
+		if !strings.Contains(u, want) {
+			t.Errorf("--help lacks %q", want)
+		}
 	}
 }
