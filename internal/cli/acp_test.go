@@ -11,9 +11,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/plyhq/ply/internal/sandbox/sandboxtest"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -170,7 +171,7 @@ func (f *fakeTerminals) create(r sdk.CreateTerminalRequest) sdk.CreateTerminalRe
 	t.cmd.Stdout, t.cmd.Stderr = &t.out, &t.out
 	// Its own process group, so that kill ends what the command started
 	// too: a child left holding the output pipe would keep Wait waiting.
-	t.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	sandboxtest.NewGroup(t.cmd)
 	id := fmt.Sprintf("term-%d", len(f.created)+1)
 	f.created = append(f.created, r)
 	f.byID[id] = t
@@ -187,7 +188,7 @@ func (t *fakeTerminal) kill() {
 	select {
 	case <-t.done:
 	default:
-		_ = syscall.Kill(-t.cmd.Process.Pid, syscall.SIGKILL)
+		_ = sandboxtest.KillGroup(t.cmd.Process.Pid)
 		<-t.done
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -101,7 +100,7 @@ func TestBackgroundJobStoppedWithItsChildren(t *testing.T) {
 	}
 	for _, pid := range []int{stopped, left} {
 		if !sandboxtest.WaitGone(pid, 5*time.Second) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+			sandboxtest.Kill(pid)
 			t.Fatalf("child %d of a background job is still running", pid)
 		}
 	}
@@ -150,7 +149,7 @@ func TestBackgroundJobEndsWhenTheRunIsCancelled(t *testing.T) {
 	// The run sent the job's processes SIGKILL as it ended; they are gone
 	// once the kernel has torn them down.
 	if !sandboxtest.WaitGone(child, 5*time.Second) {
-		_ = syscall.Kill(child, syscall.SIGKILL)
+		sandboxtest.Kill(child)
 		t.Fatalf("child %d of the background job outlived the run", child)
 	}
 }

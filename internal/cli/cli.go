@@ -31,8 +31,14 @@ import (
 	"github.com/plyhq/ply/internal/tui"
 )
 
-// Version is set at build time with -ldflags "-X ...cli.Version=...".
-var Version = "0.1.0-dev"
+// Version and Commit are stamped by the release build (release/build)
+// with -ldflags "-X github.com/plyhq/ply/internal/cli.Version=... -X
+// ...cli.Commit=..."; unstamped, versionLine reads what the Go toolchain
+// recorded.
+var (
+	Version = devVersion
+	Commit  = ""
+)
 
 // IO is the process's standard streams and environment.
 type IO struct {

@@ -103,9 +103,9 @@ func commands() []*command {
 			name:  "version",
 			usage: []string{"ply version"},
 			short: "print ply's version (as ply --version)",
-			long:  "Print ply's version.",
+			long:  "Print ply's version and the commit it was built from.",
 			run: func(_ context.Context, _ []string, sio IO) int {
-				fmt.Fprintln(sio.Stdout, "ply", Version)
+				fmt.Fprintln(sio.Stdout, versionLine(Version, Commit, buildInfo()))
 				return 0
 			},
 			helpWord: true,

@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -78,12 +77,12 @@ func killPlyAndCheckGroup(t *testing.T, dir string, ply *exec.Cmd, what string, 
 		_ = ply.Wait()
 		t.Fatal(what + " did not start")
 	}
-	_ = ply.Process.Signal(syscall.SIGKILL)
+	_ = ply.Process.Kill()
 	_ = ply.Wait()
 	// Once the group is gone nothing of it can make the change any more,
 	// so the marker's absence then is final.
 	if !sandboxtest.WaitGroupGone(pid, 15*time.Second) {
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		_ = sandboxtest.KillGroup(pid)
 		t.Fatalf("process group %d is still there 15 s after ply died", pid)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "marker")); !os.IsNotExist(err) {

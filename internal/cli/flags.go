@@ -287,12 +287,25 @@ func usage() string {
 	}
 	b.WriteString("\nCommands (ply COMMAND --help for more):\n")
 	writeCommands(&b, commands())
+	b.WriteString("\n" + platformHelp)
 	b.WriteString("\nExit codes:\n")
 	for _, e := range exitcode.Table {
 		fmt.Fprintf(&b, "  %-4d %s\n", e.Code, e.Means)
 	}
 	return b.String()
 }
+
+// platformHelp is --help's table of what each platform confines; the
+// README's Platforms table says the same.
+const platformHelp = `Platforms:
+  Linux    read-only commands, --sandbox and auto mode confined by Landlock and seccomp (without
+           Landlock they ask, and --sandbox refuses commands); commands end with ply (guardian)
+  macOS    the same confined by Seatbelt (sandbox-exec); no guardian: a killed ply may leave
+           commands running
+  Windows  no kernel sandbox: read-only commands ask, auto asks as auto-edit does, --sandbox
+           refuses every command; --allow-unsandboxed runs them unconfined; commands end with
+           ply (each command's job object)
+`
 
 // securityHelp is --help's summary of what runs without asking and what
 // holds it; docs/security.md has the whole model.

@@ -3,8 +3,9 @@ package cli
 import (
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/plyhq/ply/internal/sandbox/sandboxtest"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -47,7 +48,7 @@ func teammateDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, f := range []string{"p1.fifo", "msg.fifo"} {
-		if err := syscall.Mkfifo(filepath.Join(dir, f), 0o600); err != nil {
+		if err := sandboxtest.Mkfifo(filepath.Join(dir, f), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -191,7 +192,7 @@ func parityInboxACP(t *testing.T) {
 func parityInboxSubagent(t *testing.T) {
 	dir := t.TempDir()
 	for _, f := range []string{"ready.fifo", "go.fifo"} {
-		if err := syscall.Mkfifo(filepath.Join(dir, f), 0o600); err != nil {
+		if err := sandboxtest.Mkfifo(filepath.Join(dir, f), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -6,9 +6,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/plyhq/ply/internal/sandbox/sandboxtest"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -41,7 +42,7 @@ func keepScript() []fp.Turn {
 func batchStarted(t *testing.T, dir string) <-chan struct{} {
 	t.Helper()
 	for _, f := range []string{"started.fifo", "hold.fifo"} {
-		if err := syscall.Mkfifo(filepath.Join(dir, f), 0o600); err != nil {
+		if err := sandboxtest.Mkfifo(filepath.Join(dir, f), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -58,7 +59,7 @@ func batchStarted(t *testing.T, dir string) <-chan struct{} {
 	t.Cleanup(func() {
 		// A run that failed before the command started leaves the
 		// reader waiting for a writer: be one.
-		if f, err := os.OpenFile(filepath.Join(dir, "started.fifo"), os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+		if f, err := os.OpenFile(filepath.Join(dir, "started.fifo"), os.O_WRONLY|sandboxtest.NonBlock, 0); err == nil {
 			f.Close()
 		}
 		<-started

@@ -48,7 +48,7 @@ func TestFlagSuggestionAndVersion(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	r = runPly(t, t.TempDir(), nil, "", "version")
-	if r.code != 0 || r.stdout != "ply "+Version+"\n" {
+	if r.code != 0 || r.stdout != versionLine(Version, Commit, buildInfo())+"\n" || !strings.HasPrefix(r.stdout, "ply "+Version+" (commit ") {
 		t.Fatalf("ply version: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/plyhq/ply/internal/envpolicy"
+	"github.com/plyhq/ply/internal/procgroup"
 )
 
 // Limits on what one hook may print. Past them, output is read and
@@ -304,17 +305,21 @@ func (r *Runner) exec(ctx context.Context, event string, h Command, payload []by
 	cmd.Stdin = bytes.NewReader(payload)
 	stdout, stderr := &capped{max: maxStdout}, &capped{max: maxStderr}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	// Its own group, so that a timeout kills whatever the hook started,
-	// not only bash.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own process tree, so that a timeout kills whatever the hook
+	// started, not only bash.
+	procgroup.Prepare(cmd)
 	cmd.Cancel = func() error {
-		if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
-			return err
-		}
+		procgroup.Kill(cmd.Process.Pid)
 		return os.ErrProcessDone
 	}
 	cmd.WaitDelay = waitDelay
-	err := cmd.Run()
+	err := cmd.Start()
+	if err == nil {
+		if err = procgroup.Started(cmd); err == nil {
+			defer procgroup.Done(cmd.Process.Pid)
+			err = cmd.Wait()
+		}
+	}
 
 	switch {
 	case ctx.Err() != nil:

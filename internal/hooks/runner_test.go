@@ -8,15 +8,16 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/plyhq/ply/internal/sandbox/sandboxtest"
 )
 
 // alive reports whether pid names a live process; a zombie waiting for a
 // parent that does not reap (PID 1 in some containers) counts as dead.
 func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
+	if !sandboxtest.Alive(pid) {
 		return false
 	}
 	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
@@ -60,7 +61,7 @@ func TestTimeout(t *testing.T) {
 	deadline := time.Now().Add(2 * time.Second)
 	for alive(pid) {
 		if time.Now().After(deadline) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+			sandboxtest.Kill(pid)
 			t.Fatalf("the hook's child %d survived the timeout", pid)
 		}
 		time.Sleep(10 * time.Millisecond)

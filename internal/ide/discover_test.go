@@ -215,16 +215,6 @@ func TestDiscoverSkipsAnotherEditorsLockFile(t *testing.T) {
 	}
 }
 
-func TestParseStat(t *testing.T) {
-	ppid, name, err := parseStat([]byte("123 (my (odd) prog) S 45 123 123 0 -1"))
-	if err != nil || ppid != 45 || name != "my (odd) prog" {
-		t.Fatalf("parseStat = %d %q %v", ppid, name, err)
-	}
-	if _, _, err := parseStat([]byte("garbage")); err == nil {
-		t.Fatal("parseStat accepted garbage")
-	}
-}
-
 func FuzzParseDiscovery(f *testing.F) {
 	f.Add([]byte(`{"port":3456,"workspacePath":"/a:/b","authToken":"x","ppid":1,"ideName":"VS Code"}`))
 	f.Add([]byte(`{"port":"3456","authToken":"x"}`))
@@ -235,13 +225,5 @@ func FuzzParseDiscovery(f *testing.F) {
 		if err == nil && d.AuthToken == "" {
 			t.Fatal("accepted a file without a token")
 		}
-	})
-}
-
-func FuzzParseStat(f *testing.F) {
-	f.Add([]byte("1 (bash) S 0 1 1"))
-	f.Add([]byte("1 ()) S x"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		_, _, _ = parseStat(data)
 	})
 }

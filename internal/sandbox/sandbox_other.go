@@ -5,9 +5,10 @@ package sandbox
 import (
 	"errors"
 	"os/exec"
+	"runtime"
 )
 
-var errLinuxOnly = errors.New("sandbox: Landlock is Linux-only")
+var errLinuxOnly = noSandbox(runtime.GOOS)
 
 // Available reports that no sandbox exists on this system.
 func Available() (abi int, err error) { return 0, errLinuxOnly }

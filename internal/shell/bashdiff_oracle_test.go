@@ -11,8 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
+
+	"github.com/plyhq/ply/internal/sandbox/sandboxtest"
 
 	"github.com/plyhq/ply/internal/sandbox"
 )
@@ -128,10 +129,10 @@ func (o *bashOracle) run(ctx context.Context, line string) ([][]string, error) {
 		"BASH_FUNC_command_not_found_handle%%=" + recorder}
 	cmd.Stdin = nil
 	cmd.Stdout, cmd.Stderr = nil, nil // the null device: nothing to cap
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	sandboxtest.NewGroup(cmd)
 	// The whole group goes, background jobs included, on timeout and
 	// once bash has ended: nothing outlives the run.
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.Cancel = func() error { return sandboxtest.KillGroup(cmd.Process.Pid) }
 	var err error
 	if o.confined {
 		err = sandbox.Start(cmd, sandbox.ReadOnlyPolicy(o.dir))
@@ -142,7 +143,7 @@ func (o *bashOracle) run(ctx context.Context, line string) ([][]string, error) {
 		return nil, fmt.Errorf("bash oracle: starting bash: %w", err)
 	}
 	werr := cmd.Wait()
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	_ = sandboxtest.KillGroup(cmd.Process.Pid)
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("bash oracle: %q ran too long: %w", line, ctx.Err())
 	}

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -117,10 +116,10 @@ func mustSymlink(t testing.TB, target, link string) {
 // not run in parallel.
 func failRename(t *testing.T) {
 	t.Helper()
-	orig, origAt := renameFile, renameAt
+	orig := renameFile
 	renameFile = func(string, string) error { return errors.New("simulated rename failure") }
-	renameAt = func(int, string, int, string) error { return errors.New("simulated rename failure") }
-	t.Cleanup(func() { renameFile, renameAt = orig, origAt })
+	t.Cleanup(func() { renameFile = orig })
+	failRenameAt(t)
 }
 
 // searchTestWorkspace returns a workspace over a fresh directory holding
@@ -218,7 +217,7 @@ func shellTestGone(pid int) bool { return sandboxtest.Gone(pid) }
 func shellTestWaitGone(t *testing.T, pid int) {
 	t.Helper()
 	if !sandboxtest.WaitGone(pid, 3*time.Second) {
-		syscall.Kill(pid, syscall.SIGKILL)
+		sandboxtest.Kill(pid)
 		t.Fatalf("process %d still runs", pid)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/plyhq/ply/internal/procgroup"
 	"github.com/plyhq/ply/internal/sandbox"
 	"github.com/plyhq/ply/internal/shell"
 )
@@ -274,6 +275,9 @@ func (t *Shell) run(ctx context.Context, command, dir string, timeout time.Durat
 	if err == nil {
 		defer cleanup()
 		err = start()
+		if err == nil {
+			err = started(cmd)
+		}
 	}
 	if err != nil {
 		r.Close()
@@ -281,7 +285,7 @@ func (t *Shell) run(ctx context.Context, command, dir string, timeout time.Durat
 		return Errorf("SHELL_EXECUTE_ERROR", "Command: %s\nError: cannot start %s: %v", command, t.shell, err), nil
 	}
 	w.Close() // the children hold the write end now; EOF when they are gone
-	sandbox.Track(cmd.Process.Pid)
+	defer procgroup.Done(cmd.Process.Pid)
 
 	capture := newShellCapture(cmp.Or(t.maxOutput, shellMaxOutput))
 	if t.outputDir != "" {
@@ -370,17 +374,17 @@ func shellResult(ctx context.Context, command, dir, output string, code int, sig
 // ignore SIGTERM must not survive it). It returns once the leader has been
 // reaped, which exited reports.
 func shellKillGroup(pgid int, exited <-chan error) {
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	procgroup.Term(pgid)
 	select {
 	case <-exited:
 	case <-time.After(shellKillGrace):
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		procgroup.Kill(pgid)
 		<-exited
 		return
 	}
 	// The group outlives its leader while any member is alive; a pgid is
 	// not reused meanwhile, so this reaches only the stragglers.
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	procgroup.Kill(pgid)
 }
 
 // shellExitStatus returns the exit code, or the signal name when the

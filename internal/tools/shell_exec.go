@@ -9,9 +9,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/plyhq/ply/internal/envpolicy"
+	"github.com/plyhq/ply/internal/procgroup"
 	"github.com/plyhq/ply/internal/safegit"
 	"github.com/plyhq/ply/internal/sandbox"
 	"github.com/plyhq/ply/internal/shell"
@@ -94,7 +94,7 @@ func (t *Shell) command(command, dir string, w *os.File, level Confinement) (cmd
 	cmd = exec.Command(t.shell, "-c", command)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = w, w // one pipe: the interleaving is the real one
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	procgroup.Prepare(cmd)
 	env := t.env
 	if env == nil {
 		env = envpolicy.Environ()
@@ -120,8 +120,7 @@ func (t *Shell) command(command, dir string, w *os.File, level Confinement) (cmd
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	// Tied to ply's life: the caller calls sandbox.Track once it has
-	// started.
+	// Tied to ply's life: the caller calls started once it has started.
 	sandbox.GuardTree(cmd)
 	start = cmd.Start
 	if policy != nil {
@@ -129,6 +128,15 @@ func (t *Shell) command(command, dir string, w *os.File, level Confinement) (cmd
 		start = func() error { return sandbox.Start(cmd, p) }
 	}
 	return cmd, start, cleanup, nil
+}
+
+// started ties cmd, which has just started, to ply's life: the guardian
+// tracks its process group (Linux), and its tree is made (procgroup;
+// on Windows a job object that ends with ply). When the tree cannot be
+// made the command is killed and the error returned.
+func started(cmd *exec.Cmd) error {
+	sandbox.Track(cmd.Process.Pid)
+	return procgroup.Started(cmd)
 }
 
 // confine prepares cmd for the read-only profile: a private temporary

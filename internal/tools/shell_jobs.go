@@ -8,10 +8,9 @@ import (
 	"os/exec"
 	"slices"
 	"sync"
-	"syscall"
 	"time"
 
-	"github.com/plyhq/ply/internal/sandbox"
+	"github.com/plyhq/ply/internal/procgroup"
 )
 
 // ShellJob describes a background job.
@@ -85,7 +84,11 @@ func (m *shellJobs) start(cmd *exec.Cmd, start func() error, r *os.File, command
 		}
 		file = f
 	}
-	if err := start(); err != nil {
+	err := start()
+	if err == nil {
+		err = started(cmd)
+	}
+	if err != nil {
 		cleanup()
 		if file != nil {
 			file.Close()
@@ -93,7 +96,6 @@ func (m *shellJobs) start(cmd *exec.Cmd, start func() error, r *os.File, command
 		}
 		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
 	}
-	sandbox.Track(cmd.Process.Pid)
 	m.next++
 	j := &shellJob{
 		id: id, command: command, dir: dir,
@@ -121,6 +123,7 @@ func (m *shellJobs) start(cmd *exec.Cmd, start func() error, r *os.File, command
 		r.Close()
 		j.out.close()
 		cleanup()
+		procgroup.Done(j.pid)
 		close(j.done)
 		m.mu.Lock()
 		onEnd := m.onEnd
@@ -233,7 +236,7 @@ func (j *shellJob) kill() {
 	select {
 	case <-j.exited:
 		// The leader is gone; members may still be alive.
-		_ = syscall.Kill(-j.pid, syscall.SIGKILL)
+		procgroup.Kill(j.pid)
 	default:
 		exited := make(chan error, 1)
 		go func() {

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -126,7 +125,7 @@ func startPly(t *testing.T, bin, dir string, srv *fp.Server, w, h int, env []str
 	t.Cleanup(func() {
 		_ = exec.Command("tmux", "-L", x.socket, "kill-server").Run()
 		if pid > 0 && !sandboxtest.WaitGone(pid, waitLimit) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+			sandboxtest.Kill(pid)
 			t.Errorf("ply (pid %d) still runs after its tmux server was killed", pid)
 		}
 	})

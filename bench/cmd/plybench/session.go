@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	fp "github.com/plyhq/ply/internal/fakeprovider"
@@ -196,9 +195,7 @@ func (p plyRun) run(ctx context.Context) (runResult, error) {
 
 	res := runResult{wall: wall, stderr: stderr.String()}
 	if ps := cmd.ProcessState; ps != nil {
-		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-			res.maxRSS = float64(ru.Maxrss) * 1024 // kilobytes on Linux
-		}
+		res.maxRSS = maxRSS(ps)
 	}
 	if err != nil {
 		return res, fmt.Errorf("%s %s: %v\nstderr:\n%s", filepath.Base(p.bin), strings.Join(p.args, " "), err, tail(stderr.String()))
