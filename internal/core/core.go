@@ -204,10 +204,12 @@ func (r *Runner) RunTools(ctx context.Context, calls []*turn.ToolCallRequest) ([
 	done, err := r.sched.Run(ctx, reqs)
 	for k, call := range done {
 		resp := call.Response()
+		start, _, end := call.Times()
 		out[idx[k]] = loop.Outcome{
 			Response: resp,
 			Args:     call.Args,
 			Denied:   call.ErrorType() == scheduler.ErrorTypeExecutionDenied,
+			Start:    start, End: end,
 		}
 	}
 	return out, err
