@@ -99,7 +99,7 @@ func Main(ctx context.Context, args []string, sio IO) int {
 	slog.SetDefault(logger)
 	tel, err := telemetry.Start(telemetry.Config{Settings: cfg.user.Telemetry, Getenv: sio.Getenv, Version: Version, Log: logger})
 	if err != nil {
-		return fail(sio, exitcode.Input, err.Error())
+		return fail(sio, exitcode.Config, err.Error())
 	}
 	defer shutdownTelemetry(tel, logger)
 	cfg.telemetry = tel
