@@ -270,6 +270,6 @@ func encodeValue(v attribute.Value) otlpValue {
 		return otlpValue{Array: &a}
 	}
 	// Other slices (ply sets none) go as their text.
-	s := v.Emit()
+	s := v.String()
 	return otlpValue{String: &s}
 }

@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -89,9 +90,11 @@ func Start(cfg Config) (*Provider, error) {
 	if p := strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_PROTOCOL")); p != "" && p != "http/json" {
 		log.Warn("telemetry: only OTLP/HTTP with JSON is spoken; OTEL_EXPORTER_OTLP_PROTOCOL is ignored", "protocol", p)
 	}
-	// The SDK reports export failures through the global handler: to
-	// the log file, never the terminal or a protocol stream.
+	// The SDK reports export failures through the global handler, and
+	// its other complaints through the global logger (stderr unless set):
+	// both to the log file, never the terminal or a protocol stream.
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { log.Warn("telemetry: export failed", "err", err) }))
+	otel.SetLogger(logr.FromSlogHandler(log.Handler()))
 	client := &http.Client{Timeout: r.timeout}
 	p := &Provider{logPrompts: cfg.Settings.LogPrompts, tracer: tracenoop.NewTracerProvider().Tracer(scope)}
 	var meter metric.Meter = metricnoop.NewMeterProvider().Meter(scope)

@@ -3,6 +3,7 @@ package telemetry
 import (
 	"context"
 	"iter"
+	"log/slog"
 	"net"
 	"strings"
 	"sync"
@@ -64,11 +65,11 @@ func (t tools) RunTools(ctx context.Context, calls []*turn.ToolCallRequest) ([]l
 
 type recorder struct{ tel loop.Telemetry }
 
-func (recorder) Checkpoint() error            { return nil }
-func (recorder) Compressed()                  {}
-func (recorder) Keep([]llm.Part)              {}
-func (recorder) Cancelled(string)             {}
-func (recorder) Round(inbox.Round)            {}
+func (recorder) Checkpoint() error           { return nil }
+func (recorder) Compressed()                 {}
+func (recorder) Keep([]llm.Part)             {}
+func (recorder) Cancelled(string)            {}
+func (recorder) Round(inbox.Round)           {}
 func (r recorder) Telemetry() loop.Telemetry { return r.tel }
 
 type session struct{}
@@ -356,10 +357,10 @@ func TestPlyTelemetryTurnsItOn(t *testing.T) {
 
 func TestBadSettingsAreNamed(t *testing.T) {
 	for vars, want := range map[string]string{
-		"OTEL_EXPORTER_OTLP_HEADERS=novalue": "OTEL_EXPORTER_OTLP_HEADERS",
+		"OTEL_EXPORTER_OTLP_HEADERS=novalue":  "OTEL_EXPORTER_OTLP_HEADERS",
 		"OTEL_EXPORTER_OTLP_ENDPOINT=ftp://x": `"ftp://x/v1/traces" is not an http or https URL`,
-		"OTEL_EXPORTER_OTLP_TIMEOUT=soon":    "OTEL_EXPORTER_OTLP_TIMEOUT",
-		"OTEL_RESOURCE_ATTRIBUTES=a":         "OTEL_RESOURCE_ATTRIBUTES",
+		"OTEL_EXPORTER_OTLP_TIMEOUT=soon":     "OTEL_EXPORTER_OTLP_TIMEOUT",
+		"OTEL_RESOURCE_ATTRIBUTES=a":          "OTEL_RESOURCE_ATTRIBUTES",
 	} {
 		k, v, _ := strings.Cut(vars, "=")
 		_, err := Start(Config{Settings: settings.Telemetry{Enabled: true}, Getenv: env(map[string]string{k: v})})
@@ -411,4 +412,36 @@ func TestShutdownIsBoundedWhenTheCollectorIsDown(t *testing.T) {
 
 func settingsOn(endpoint string) settings.Telemetry {
 	return settings.Telemetry{Enabled: true, Endpoint: endpoint}
+}
+
+// What the SDK itself reports (here, a bad OTEL_METRIC_EXPORT_INTERVAL,
+// which it reads from the process's environment) goes to ply's log, not
+// to stderr.
+func TestSDKMessagesGoToTheLog(t *testing.T) {
+	t.Setenv("OTEL_METRIC_EXPORT_INTERVAL", "soon")
+	rx := newReceiver(t)
+	var buf strings.Builder
+	var mu sync.Mutex
+	log := slog.New(slog.NewTextHandler(lockedWriter{&mu, &buf}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	p, err := Start(Config{Settings: settingsOn(rx.srv.URL), Getenv: env(nil), Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shutdown(t, p)
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(buf.String(), "OTEL_METRIC_EXPORT_INTERVAL") {
+		t.Errorf("the log does not hold the SDK's complaint:\n%s", buf.String())
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  *strings.Builder
+}
+
+func (l lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
 }
