@@ -47,8 +47,9 @@ type Outcome struct {
 	// Denied marks a call refused by the permission policy.
 	Denied bool
 	Args   string
-	// Start and End are when the call was scheduled and when it ended;
-	// zero for a call answered without running.
+	// Start and End are when the call started running (when it was
+	// scheduled, for one refused before it ran) and when it ended; zero
+	// for a call answered without being scheduled.
 	Start, End time.Time
 }
 
