@@ -19,7 +19,7 @@ func TestRetryNamesItsClass(t *testing.T) {
 			{err: &llm.APIError{Kind: llm.ErrRateLimit, Status: 429}},
 			{err: &llm.APIError{Kind: llm.ErrServer, Status: 500}},
 			{chunks: []llm.Chunk{text("ok"), stop()}}}, []string{RetryRateLimit, RetryServer}},
-		"transport": {[]step{{err: &netErr{syscall.ECONNRESET}}, {chunks: []llm.Chunk{text("ok"), stop()}}}, []string{RetryTransport}},
+		"transport":      {[]step{{err: &netErr{syscall.ECONNRESET}}, {chunks: []llm.Chunk{text("ok"), stop()}}}, []string{RetryTransport}},
 		"invalid stream": {[]step{{chunks: []llm.Chunk{stop()}}, {chunks: []llm.Chunk{text("ok"), stop()}}}, []string{RetryInvalidStream}},
 		"output limit": {[]step{
 			{chunks: []llm.Chunk{text("x"), {FinishReason: llm.FinishMaxTokens}}},

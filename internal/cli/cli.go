@@ -97,7 +97,8 @@ func Main(ctx context.Context, args []string, sio IO) int {
 	logger, closeLog := openLog(cfg.home, opts.Debug, red)
 	defer closeLog()
 	slog.SetDefault(logger)
-	tel, err := telemetry.Start(telemetry.Config{Settings: cfg.user.Telemetry, Getenv: sio.Getenv, Version: Version, Log: logger})
+	tel, err := telemetry.Start(telemetry.Config{
+		Settings: cfg.user.Telemetry, Getenv: sio.Getenv, Version: Version, Log: logger, Redact: red.String})
 	if err != nil {
 		return fail(sio, exitcode.Config, err.Error())
 	}

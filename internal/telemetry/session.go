@@ -82,7 +82,7 @@ func (t *sessionTel) Interaction(ctx context.Context, in loop.Input) (context.Co
 		attribute.String("ply.prompt.type", in.Type.String()),
 	}
 	if t.p.logPrompts {
-		attrs = append(attrs, attribute.String("ply.prompt", promptText(in)))
+		attrs = append(attrs, attribute.String("ply.prompt", t.p.redact(promptText(in))))
 	}
 	ctx, span := t.p.tracer.Start(ctx, SpanInteraction, trace.WithAttributes(attrs...))
 	return ctx, &interaction{t: t, span: span}
@@ -206,9 +206,9 @@ func (in *interaction) ToolsRan(start time.Time, calls []*turn.ToolCallRequest, 
 			attribute.String("ply.tool.outcome", outcome),
 		}
 		if in.t.p.logPrompts {
-			attrs = append(attrs, attribute.String("ply.tool.arguments", c.Args))
+			attrs = append(attrs, attribute.String("ply.tool.arguments", in.t.p.redact(c.Args)))
 			if o != nil {
-				attrs = append(attrs, attribute.String("ply.tool.result", o.Response.Output))
+				attrs = append(attrs, attribute.String("ply.tool.result", in.t.p.redact(o.Response.Output)))
 			}
 		}
 		_, span := in.t.p.tracer.Start(ctx, SpanTool, trace.WithTimestamp(s), trace.WithAttributes(attrs...))

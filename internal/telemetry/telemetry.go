@@ -52,6 +52,10 @@ type Config struct {
 	Version string
 	// Log takes export errors; nil discards them.
 	Log *slog.Logger
+	// Redact takes the credentials ply knows out of exported contents
+	// (logPrompts), as ply's output is redacted; nil leaves them as
+	// they are.
+	Redact func(string) string
 }
 
 // Provider is telemetry turned on. A nil *Provider is telemetry off: its
@@ -62,6 +66,7 @@ type Provider struct {
 	tracer     trace.Tracer
 	inst       instruments
 	logPrompts bool
+	redact     func(string) string
 }
 
 // Start builds the providers and exporters when telemetry is on, and
@@ -96,7 +101,10 @@ func Start(cfg Config) (*Provider, error) {
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { log.Warn("telemetry: export failed", "err", err) }))
 	otel.SetLogger(logr.FromSlogHandler(log.Handler()))
 	client := &http.Client{Timeout: r.timeout}
-	p := &Provider{logPrompts: cfg.Settings.LogPrompts, tracer: tracenoop.NewTracerProvider().Tracer(scope)}
+	p := &Provider{logPrompts: cfg.Settings.LogPrompts, redact: cfg.Redact, tracer: tracenoop.NewTracerProvider().Tracer(scope)}
+	if p.redact == nil {
+		p.redact = func(s string) string { return s }
+	}
 	var meter metric.Meter = metricnoop.NewMeterProvider().Meter(scope)
 	if r.traces != "" {
 		exp := &spanExporter{p: &poster{url: r.traces, headers: r.traceHeaders, client: client}}

@@ -445,3 +445,21 @@ func (l lockedWriter) Write(b []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(b)
 }
+
+// Even with logPrompts, a credential ply knows never leaves in an
+// export: contents pass through the same redaction as ply's output.
+func TestLogPromptsRedactsKnownSecrets(t *testing.T) {
+	rx := newReceiver(t)
+	p, err := Start(Config{Settings: settings.Telemetry{Enabled: true, Endpoint: rx.srv.URL, LogPrompts: true}, Getenv: env(nil),
+		Redact: func(s string) string { return strings.ReplaceAll(s, "SECRET", "[redacted]") }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runSession(t, p)
+	shutdown(t, p)
+	_, _, raw := rx.snapshot()
+	all := strings.Join(raw, "\n")
+	if strings.Contains(all, "SECRET") || !strings.Contains(all, "[redacted]-PROMPT") || !strings.Contains(all, "[redacted]-RESULT") {
+		t.Errorf("exported contents were not redacted:\n%.2000s", all)
+	}
+}
