@@ -57,6 +57,8 @@ type StreamEvent struct {
 	// (EventContinue).
 	Attempt int
 	Reason  string
+	// Class is a retry's failure class (RetryRateLimit, …).
+	Class string
 	// Compression details (EventCompressed).
 	TokensBefore, TokensAfter int
 }

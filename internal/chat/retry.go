@@ -116,6 +116,33 @@ func (c failureClass) String() string {
 	return "error"
 }
 
+// key is the class as StreamEvent.Class names it.
+func (c failureClass) key() string {
+	switch c {
+	case classRateLimit:
+		return RetryRateLimit
+	case classTransport:
+		return RetryTransport
+	case classContextLength:
+		return RetryContextLength
+	case classInvalidStream:
+		return RetryInvalidStream
+	case classServer:
+		return RetryServer
+	}
+	return "error"
+}
+
+// The classes of a retry (StreamEvent.Class).
+const (
+	RetryRateLimit     = "rate_limit"
+	RetryTransport     = "transport"
+	RetryContextLength = "context_length"
+	RetryInvalidStream = "invalid_stream"
+	RetryServer        = "server"
+	RetryOutputLimit   = "output_limit"
+)
+
 // classify sorts err into a failure class. Transport errors follow the
 // design's whitelist: resets, broken pipes, timeouts, a connection closed
 // before the answer and a body cut short.

@@ -65,7 +65,7 @@ func (c *Chat) send(ctx context.Context, yield func(StreamEvent, error) bool) er
 			if maxOut < raisedMaxOutput {
 				maxOut = raisedMaxOutput
 				c.popPartialIfPushed()
-				if !yield(StreamEvent{Kind: EventRetry, Attempt: attempts, Reason: "reply hit the output token limit; retrying with a higher limit"}, nil) {
+				if !yield(StreamEvent{Kind: EventRetry, Attempt: attempts, Class: RetryOutputLimit, Reason: "reply hit the output token limit; retrying with a higher limit"}, nil) {
 					return errStopped
 				}
 				continue
@@ -124,7 +124,7 @@ func (c *Chat) send(ctx context.Context, yield func(StreamEvent, error) bool) er
 				if rerr != nil {
 					return &FailedError{What: class.String(), Attempts: attempts, Err: rerr}
 				}
-				if !yield(StreamEvent{Kind: EventRetry, Attempt: attempts, Reason: err.Error()}, nil) {
+				if !yield(StreamEvent{Kind: EventRetry, Attempt: attempts, Class: class.key(), Reason: err.Error()}, nil) {
 					return errStopped
 				}
 				if !yield(ev, nil) {
@@ -145,7 +145,7 @@ func (c *Chat) send(ctx context.Context, yield func(StreamEvent, error) bool) er
 		used[class]++
 		c.popPartialIfPushed()
 		c.log.Info("chat: retrying model request", "class", class.String(), "attempt", attempts, "delay", delay, "err", err)
-		if !yield(StreamEvent{Kind: EventRetry, Attempt: attempts, Reason: err.Error()}, nil) {
+		if !yield(StreamEvent{Kind: EventRetry, Attempt: attempts, Class: class.key(), Reason: err.Error()}, nil) {
 			return errStopped
 		}
 		if err := sleep(ctx, delay); err != nil {

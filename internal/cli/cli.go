@@ -28,6 +28,7 @@ import (
 	"github.com/plyhq/ply/internal/redact"
 	"github.com/plyhq/ply/internal/session"
 	"github.com/plyhq/ply/internal/settings"
+	"github.com/plyhq/ply/internal/telemetry"
 	"github.com/plyhq/ply/internal/tui"
 )
 
@@ -102,6 +103,13 @@ func Main(ctx context.Context, args []string, sio IO) int {
 	logger, closeLog := openLog(cfg.home, opts.Debug, red)
 	defer closeLog()
 	slog.SetDefault(logger)
+	tel, err := telemetry.Start(telemetry.Config{
+		Settings: cfg.user.Telemetry, Getenv: sio.Getenv, Version: Version, Log: logger, Redact: red.String})
+	if err != nil {
+		return fail(sio, exitcode.Config, err.Error())
+	}
+	defer shutdownTelemetry(tel, logger)
+	cfg.telemetry = tel
 	if opts.ACP {
 		return runACP(ctx, cfg, sio, logger)
 	}
@@ -109,6 +117,20 @@ func Main(ctx context.Context, args []string, sio IO) int {
 		return runTUI(ctx, cfg, sio, logger)
 	}
 	return runHeadless(ctx, cfg, sio, logger)
+}
+
+// shutdownTelemetry flushes what telemetry holds, for at most
+// telemetry.ShutdownTimeout: a collector that is down does not hold the
+// exit up for long, and its error goes to the log file.
+func shutdownTelemetry(tel *telemetry.Provider, log *slog.Logger) {
+	if tel == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), telemetry.ShutdownTimeout)
+	defer cancel()
+	if err := tel.Shutdown(ctx); err != nil {
+		log.Warn("telemetry: flushing at exit", "err", err)
+	}
 }
 
 func fail(sio IO, code int, msg string) int {
@@ -138,6 +160,8 @@ type config struct {
 	// user is the user's own settings file: the only source of
 	// webFetch and shellEnvironment.
 	user settings.Settings
+	// telemetry exports the session (nil: off).
+	telemetry *telemetry.Provider
 	// keyEnv names the variable the API key was read from; "" when it
 	// came from a flag.
 	keyEnv string
@@ -396,8 +420,9 @@ func (c *config) coreConfig(sio IO) core.Config {
 		NewProvider: func() chat.Provider { return wire.newProvider(base, key, model, headers, net) },
 		Model:       c.model, ProviderName: firstNonEmpty(o.Provider, c.settings.Provider),
 		ContextWindow: c.contextWindow, MaxOutputTokens: c.maxOutput, Effort: c.effort, OtherModels: otherModels(c), Models: servedModels(c),
-		Endpoint: c.endpoint(),
-		Mode:     c.mode, Settings: c.settings, SettingsFiles: c.settingsFiles, User: c.user,
+		Endpoint:  c.endpoint(),
+		Telemetry: c.telemetry,
+		Mode:      c.mode, Settings: c.settings, SettingsFiles: c.settingsFiles, User: c.user,
 		Trusted: c.trust.trusted, ChildEnv: c.childEnv, MCP: c.mcp,
 		SystemPrompt: o.SystemPrompt, AppendSystemPrompt: o.AppendSystemPrompt,
 		AllowedTools: o.AllowedTools, ExcludeTools: o.ExcludeTools, CoreTools: o.CoreTools,

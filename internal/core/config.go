@@ -11,6 +11,7 @@ import (
 	"github.com/plyhq/ply/internal/mcp"
 	"github.com/plyhq/ply/internal/session"
 	"github.com/plyhq/ply/internal/settings"
+	"github.com/plyhq/ply/internal/telemetry"
 )
 
 // Config is what a session is built from: values already resolved from
@@ -48,6 +49,9 @@ type Config struct {
 	// settings' modelProviders with its wire format, endpoint and key),
 	// as Models lists them.
 	Models []info.Model
+
+	// Telemetry exports the session's loops (nil: telemetry is off).
+	Telemetry *telemetry.Provider
 
 	// Mode is the approval mode the session starts in.
 	Mode string

@@ -209,10 +209,15 @@ func (r *Runner) RunTools(ctx context.Context, calls []*turn.ToolCallRequest) ([
 	done, err := r.sched.Run(ctx, reqs)
 	for k, call := range done {
 		resp := call.Response()
+		start, exec, end := call.Times()
+		if !exec.IsZero() {
+			start = exec // the call's run, not its wait for approval
+		}
 		out[idx[k]] = loop.Outcome{
 			Response: resp,
 			Args:     call.Args,
 			Denied:   call.ErrorType() == scheduler.ErrorTypeExecutionDenied,
+			Start:    start, End: end,
 		}
 	}
 	return out, err

@@ -45,5 +45,8 @@ func (r record) Keep(parts []llm.Part) {
 // Cancelled records a cancellation and its reason.
 func (r record) Cancelled(reason string) { r.c.sess.w.AppendCancelled(reason) }
 
+// Telemetry is the session's loop.Telemetry; nil when telemetry is off.
+func (r record) Telemetry() loop.Telemetry { return r.c.cfg.Telemetry.Session(r.c) }
+
 // Round records a round no user typed.
 func (r record) Round(rd inbox.Round) { r.c.recordRound(rd) }

@@ -47,6 +47,10 @@ type Outcome struct {
 	// Denied marks a call refused by the permission policy.
 	Denied bool
 	Args   string
+	// Start and End are when the call started running (when it was
+	// scheduled, for one refused before it ran) and when it ended; zero
+	// for a call answered without being scheduled.
+	Start, End time.Time
 }
 
 // Recorder is what the session keeps of the loop beside the chat's
@@ -220,15 +224,23 @@ func Run(ctx context.Context, cfg Config, in Input) Result {
 	if l.rec == nil {
 		l.rec = nopRecorder{}
 	}
+	l.tel.t = telemetryOf(ctx, cfg.Recorder)
+	ctx = l.tel.start(ctx, in)
 	defer l.endRounds()
 	parts := append(append([]llm.Part(nil), in.Lead...), l.startRounds(in.Rounds)...)
 	if c, ok := l.rec.(SaveChecker); ok {
 		if err := c.Err(); err != nil {
 			// Nothing of this loop could be recorded: send nothing.
-			return l.stop(unsavedEnd(err))
+			return l.traceEnd(l.stop(unsavedEnd(err)))
 		}
 	}
-	return l.loop(ctx, append(parts, in.Parts...), in.Type)
+	return l.traceEnd(l.loop(ctx, append(parts, in.Parts...), in.Type))
+}
+
+// traceEnd ends the loop's trace with r.
+func (l *run) traceEnd(r Result) Result {
+	l.tel.ended(r)
+	return r
 }
 
 type run struct {
@@ -237,6 +249,7 @@ type run struct {
 	rec    Recorder
 	budget *budget
 	res    Result
+	tel    traced
 	// done are the interactions of the inbox rounds sent since the model
 	// last stopped: they end when it stops again, or the loop does.
 	done []func()
@@ -254,7 +267,8 @@ func (l *run) loop(ctx context.Context, parts []llm.Part, typ client.SendType) R
 		if !typ.UserPrompt() && typ.TopLevel() {
 			l.res.Background++
 		}
-		calls, stop := l.round(ctx, parts, typ)
+		rctx := l.tel.roundStarted(ctx)
+		calls, stop := l.round(rctx, parts, typ)
 		if stop != nil {
 			if stop.Stop == TurnCapReached && l.goOn(ctx) {
 				parts, typ = []llm.Part{{Text: fmt.Sprintf(capGoOn, l.cfg.TurnCap.TurnCap())}}, client.Hook
@@ -269,6 +283,7 @@ func (l *run) loop(ctx context.Context, parts []llm.Part, typ client.SendType) R
 			return l.stop(*unsaved)
 		}
 		if len(calls) == 0 {
+			l.tel.roundEnded()
 			if now := l.steering(false); len(now) > 0 {
 				parts, typ = now, client.UserQuery
 				continue
@@ -298,10 +313,11 @@ func (l *run) loop(ctx context.Context, parts []llm.Part, typ client.SendType) R
 		l.res.ToolCalls += len(calls)
 		var res []llm.Part
 		var end *Result
-		res, parts, end = l.batch(ctx, calls)
+		res, parts, end = l.batch(rctx, calls)
 		if end != nil {
 			return l.stop(*end)
 		}
+		l.tel.roundEnded()
 		parts = append(res, parts...)
 		typ = client.ToolResult
 	}
@@ -311,7 +327,12 @@ func (l *run) loop(ctx context.Context, parts []llm.Part, typ client.SendType) R
 // to send after them, or how the loop ends.
 func (l *run) batch(ctx context.Context, calls []*turn.ToolCallRequest) (results, after []llm.Part, end *Result) {
 	l.obs.batchStarting(calls)
+	var start time.Time
+	if l.tel.in != nil {
+		start = time.Now()
+	}
 	outs, err := l.cfg.Tools.RunTools(withBudget(ctx, l.budget), calls)
+	l.tel.toolsRan(start, calls, outs, err)
 	l.obs.batchEnded(outs, err)
 	parts := make([]llm.Part, len(outs))
 	for i := range outs {
@@ -381,6 +402,7 @@ func (l *run) round(ctx context.Context, parts []llm.Part, typ client.SendType) 
 			return nil, &Result{Stop: TurnCapReached, Guard: d.Guard, Message: d.Message}
 		}
 		l.obs.event(ev)
+		l.tel.event(ev)
 		switch e := ev.(type) {
 		case *turn.ToolCallRequest:
 			calls = append(calls, e)

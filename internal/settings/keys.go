@@ -30,7 +30,7 @@ type Key struct {
 }
 
 // userOnly are the sections read from the user's file alone (User).
-var userOnly = []string{"webFetch", "shellEnvironment", "tools.webSearch", "allowUnsandboxed"}
+var userOnly = []string{"webFetch", "shellEnvironment", "tools.webSearch", "allowUnsandboxed", "telemetry"}
 
 // Keys lists the settings /config can set, in the order of Settings.
 func Keys() []Key {

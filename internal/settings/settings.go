@@ -59,6 +59,9 @@ type Settings struct {
 	// kernel's sandbox where it is missing, as --allow-unsandboxed does.
 	// It is not merged: only the user's file may turn the sandbox off.
 	AllowUnsandboxed bool `json:"allowUnsandboxed"`
+	// Telemetry turns on OpenTelemetry export. It is not merged: only the
+	// user's file may send data to a collector (see User).
+	Telemetry Telemetry `json:"telemetry"`
 	// Sources lists the files read, user first.
 	Sources []string `json:"-"`
 }
@@ -85,6 +88,23 @@ type Pricing struct {
 	CachedInput float64 `json:"cachedInput"`
 	Output      float64 `json:"output"`
 }
+
+// Telemetry is the "telemetry" setting: OpenTelemetry export of traces
+// and metrics over OTLP/HTTP, off unless Enabled.
+type Telemetry struct {
+	// Enabled turns export on; off, ply builds no exporter and contacts
+	// nothing.
+	Enabled bool `json:"enabled"`
+	// Endpoint is the collector's OTLP/HTTP base URL (default
+	// http://localhost:4318); OTEL_EXPORTER_OTLP_ENDPOINT overrides it.
+	Endpoint string `json:"endpoint"`
+	// LogPrompts exports the text of prompts, tool arguments and tool
+	// results; without it spans carry names, counts and timings only.
+	LogPrompts bool `json:"logPrompts"`
+}
+
+// IsZero reports whether t sets nothing.
+func (t Telemetry) IsZero() bool { return t == Telemetry{} }
 
 // WebFetch configures web_fetch. Private, loopback and link-local
 // addresses are refused unless listed here.

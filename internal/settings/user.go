@@ -23,7 +23,7 @@ func (e ShellEnvironment) IsZero() bool {
 // User returns the settings of the user's own file among files, as Load
 // returned them for home; the zero Settings when there is none. Settings
 // that a cloned repository must not decide (webFetch, shellEnvironment,
-// tools.webSearch, allowUnsandboxed) are read from it alone.
+// tools.webSearch, allowUnsandboxed, telemetry) are read from it alone.
 func User(home string, files []File) Settings {
 	if home == "" {
 		return Settings{}
@@ -54,6 +54,9 @@ func Ignored(home string, files []File) []string {
 		}
 		if !f.Settings.ShellEnvironment.IsZero() {
 			out = append(out, f.Path+": shellEnvironment")
+		}
+		if !f.Settings.Telemetry.IsZero() {
+			out = append(out, f.Path+": telemetry")
 		}
 		if f.Settings.AllowUnsandboxed {
 			out = append(out, f.Path+": allowUnsandboxed")

@@ -71,6 +71,8 @@ type UserCancelled struct{}
 type Retry struct {
 	Attempt int
 	Reason  string
+	// Class is the failure's class, as chat names it ("rate_limit", …).
+	Class string
 }
 
 // ChatCompressed reports that history was compressed before sending.
@@ -143,7 +145,7 @@ func (t *Turn) Run(ctx context.Context, s Sender, user llm.Message) iter.Seq[Eve
 				t.finishReason = ""
 				t.usage = nil
 				text.Reset()
-				if !yield(Retry{Attempt: ev.Attempt, Reason: ev.Reason}) {
+				if !yield(Retry{Attempt: ev.Attempt, Reason: ev.Reason, Class: ev.Class}) {
 					return
 				}
 			case chat.EventContinue:
