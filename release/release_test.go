@@ -324,3 +324,22 @@ func testingSupported(tg target) bool {
 	}
 	return false
 }
+
+// TestGoInstall installs ply from this checkout as `go install` would
+// from the module proxy, into a fresh GOBIN, and runs it.
+func TestGoInstall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds ply")
+	}
+	bin := t.TempDir()
+	cmd := exec.Command("go", "install", "./cmd/ply")
+	cmd.Dir = moduleRoot()
+	cmd.Env = append(os.Environ(), "GOBIN="+bin)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go install ./cmd/ply: %v\n%s", err, out)
+	}
+	out, err := exec.Command(filepath.Join(bin, host.exe()), "--version").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "ply ") {
+		t.Fatalf("ply --version after go install = %q, %v", out, err)
+	}
+}
