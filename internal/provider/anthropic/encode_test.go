@@ -1,36 +1,16 @@
 package anthropic
 
 import (
-	"bytes"
-	"encoding/json"
 	"testing"
 
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/provider/providertest"
 )
 
-// checkEncode compares, request after request with one client (so that
-// its cache of encoded messages is used), the body Stream sends with
-// json.Marshal of the wire request built whole.
+// checkEncode checks c's streamed bodies against the whole encoding.
 func checkEncode(t *testing.T, c *Client, reqs []*llm.Request) {
 	t.Helper()
-	for i, req := range reqs {
-		wire, err := c.buildRequest(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := json.Marshal(wire)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := c.encode(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := bytes.Join(got, nil); !bytes.Equal(got, want) {
-			t.Fatalf("request %d: body differs from the whole encoding:\n got %s\nwant %s", i, got, want)
-		}
-	}
+	providertest.CheckEncode(t, reqs, func(r *llm.Request) (any, error) { return c.buildRequest(r) }, c.encode)
 }
 
 func TestEncodeIsTheWholeEncoding(t *testing.T) {

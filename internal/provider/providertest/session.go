@@ -1,8 +1,11 @@
 package providertest
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
+	"testing"
 
 	"github.com/plyhq/ply/internal/llm"
 )
@@ -90,4 +93,29 @@ func SessionRequests(replies []llm.Message, rounds int) []*llm.Request {
 		out = append(out, &llm.Request{Model: "m", System: sys, Tools: tools, MaxOutputTokens: 1000, Messages: slices.Clone(h)})
 	}
 	return out
+}
+
+// CheckEncode compares, request after request with one client (so that
+// its cache of encoded entries is used), the body a provider streams —
+// pieces from encode — with json.Marshal of the wire request build makes
+// whole: the cache must never change a byte of what is sent.
+func CheckEncode(t testing.TB, reqs []*llm.Request, build func(*llm.Request) (any, error), encode func(*llm.Request) ([][]byte, error)) {
+	t.Helper()
+	for i, req := range reqs {
+		wire, err := build(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(wire)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := encode(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bytes.Join(got, nil); !bytes.Equal(got, want) {
+			t.Fatalf("request %d: body differs from the whole encoding:\n got %s\nwant %s", i, got, want)
+		}
+	}
 }
