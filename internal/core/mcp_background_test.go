@@ -3,14 +3,12 @@ package core
 import (
 	"context"
 	"io"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/plyhq/ply/internal/mcp/mcptest"
 
 	"github.com/plyhq/ply/internal/chat"
 	"github.com/plyhq/ply/internal/llm"
@@ -19,33 +17,8 @@ import (
 	"github.com/plyhq/ply/internal/tools"
 )
 
-// gatedMCP serves an MCP server with one tool over streamable HTTP that
-// answers nothing until release is closed.
-func gatedMCP(t *testing.T, release <-chan struct{}) string {
-	t.Helper()
-	srv := sdk.NewServer(&sdk.Implementation{Name: "slow", Version: "1"}, nil)
-	srv.AddTool(&sdk.Tool{Name: "lookup", Description: "Looks a key up.", InputSchema: map[string]any{"type": "object"}},
-		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "found"}}}, nil
-		})
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-release:
-		case <-r.Context().Done():
-			return
-		}
-		h.ServeHTTP(w, r)
-	}))
-	t.Cleanup(func() {
-		for ss := range srv.Sessions() {
-			ss.Close()
-		}
-		ts.CloseClientConnections()
-		ts.Close()
-	})
-	return ts.URL
-}
+// gatedMCP is an MCP server that answers once release is closed.
+func gatedMCP(t *testing.T, release <-chan struct{}) string { return mcptest.Gated(t, release) }
 
 func declared(ch *chat.Chat, name string) bool {
 	return slices.ContainsFunc(ch.Config().Tools, func(d llm.ToolDecl) bool { return d.Name == name })

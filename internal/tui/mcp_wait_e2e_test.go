@@ -1,48 +1,19 @@
 package tui_test
 
 import (
-	"context"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/plyhq/ply/internal/mcp/mcptest"
 
 	fp "github.com/plyhq/ply/internal/fakeprovider"
 )
 
-// gatedMCP serves an MCP server over streamable HTTP on loopback that
-// answers nothing until release is closed: a server slow to start.
-func gatedMCP(t *testing.T, release <-chan struct{}) string {
-	t.Helper()
-	srv := sdk.NewServer(&sdk.Implementation{Name: "slow", Version: "1"}, nil)
-	srv.AddTool(&sdk.Tool{Name: "lookup", Description: "Looks a key up.", InputSchema: map[string]any{"type": "object"}},
-		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "found"}}}, nil
-		})
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-release:
-		case <-r.Context().Done():
-			return
-		}
-		h.ServeHTTP(w, r)
-	}))
-	t.Cleanup(func() {
-		// ply is killed with its terminal, without ending its session.
-		for ss := range srv.Sessions() {
-			ss.Close()
-		}
-		ts.CloseClientConnections()
-		ts.Close()
-	})
-	return ts.URL
-}
+// gatedMCP is an MCP server that answers once release is closed.
+func gatedMCP(t *testing.T, release <-chan struct{}) string { return mcptest.Gated(t, release) }
 
 // TestTmuxMCPConnectsBehindInput: with an MCP server that has not
 // answered yet, the input is usable at once and the footer names the
