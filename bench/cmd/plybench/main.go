@@ -236,6 +236,9 @@ func (b *bench) processScenarios() error {
 	if err := b.toolSessionScenario(); err != nil {
 		errs = append(errs, fmt.Errorf("10-round session: %w", err))
 	}
+	if err := b.s4Scenario(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 
