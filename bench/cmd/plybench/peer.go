@@ -275,6 +275,8 @@ func (b *bench) s4Scenario() error {
 	for j, a := range agents {
 		b.t.add(&row{group: g, name: a.name + " end to end (process start → exit)", unit: unitDuration,
 			values: pick(results[j], func(r runResult) float64 { return float64(r.wall) })})
+		b.t.add(&row{group: g, name: a.name + " process start → first request byte", unit: unitDuration,
+			values: pick(results[j], func(r runResult) float64 { return float64(r.startup) })})
 		b.t.add(&row{group: g, name: a.name + " peak RSS", unit: unitBytes,
 			values: pick(results[j], func(r runResult) float64 { return r.maxRSS })})
 	}
