@@ -3,7 +3,8 @@
 // framework's overhead per round, peak memory, a 20-round session next to
 // the peer agent crush (S4), the search and read tools on a large
 // generated tree (next to rg and git grep), and the Go micro-benchmarks
-// of the SSE parser, the stream assembly and the scheduler. It prints one Markdown table of min / median / max.
+// of the SSE parser, the stream assembly and the scheduler. It prints
+// one Markdown table of min / median / max.
 //
 // It is run by bench/run, which builds ply first; see BENCHMARKS.md for
 // what each figure means. Figures are reported, never asserted: the exit

@@ -112,3 +112,15 @@ func TestS4SkippedWithoutCrush(t *testing.T) {
 		t.Errorf("rows %d, notes %q: want no rows and one note on installing crush", len(b.t.rows), b.t.notes)
 	}
 }
+
+// The S4 target is a bound the ratio may reach: 0.45x is met.
+func TestInclusiveTarget(t *testing.T) {
+	r := &row{unit: unitRatio, target: 0.45, inclusive: true, values: []float64{0.45}}
+	if r.verdict() != "met" || r.targetText() != "≤ 0.45x" {
+		t.Errorf("verdict %q, target %q; want met at ≤ 0.45x", r.verdict(), r.targetText())
+	}
+	r.inclusive = false
+	if r.verdict() == "met" || r.targetText() != "< 0.45x" {
+		t.Errorf("strict: verdict %q, target %q; want missed at < 0.45x", r.verdict(), r.targetText())
+	}
+}
