@@ -234,7 +234,7 @@ func (p plyRun) run(ctx context.Context) (runResult, error) {
 		}
 		exs := rec.wait(len(all), 5*time.Second)
 		if len(exs) != len(all) {
-			return res, fmt.Errorf("%d requests (%d timed), want %d", len(all), len(exs), len(p.rounds))
+			return res, fmt.Errorf("%d requests, %d of them timed", len(all), len(exs))
 		}
 		res.exchanges = len(exs)
 		res.firstBody = float64(len(reqs[0].Raw))
