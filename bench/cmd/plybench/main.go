@@ -1,9 +1,10 @@
 // Command plybench measures ply's own speed: startup, end-to-end runs of
 // the built binary against the scripted fake provider on loopback, the
-// framework's overhead per round, peak memory, the search and read tools
-// on a large generated tree (next to rg and git grep), and the Go
-// micro-benchmarks of the SSE parser, the stream assembly and the
-// scheduler. It prints one Markdown table of min / median / max.
+// framework's overhead per round, peak memory, a 20-round session next to
+// the peer agent crush (S4), the search and read tools on a large
+// generated tree (next to rg and git grep), and the Go micro-benchmarks
+// of the SSE parser, the stream assembly and the scheduler. It prints
+// one Markdown table of min / median / max.
 //
 // It is run by bench/run, which builds ply first; see BENCHMARKS.md for
 // what each figure means. Figures are reported, never asserted: the exit
@@ -235,6 +236,9 @@ func (b *bench) processScenarios() error {
 	}
 	if err := b.toolSessionScenario(); err != nil {
 		errs = append(errs, fmt.Errorf("10-round session: %w", err))
+	}
+	if err := b.s4Scenario(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

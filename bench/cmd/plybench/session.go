@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -140,6 +141,14 @@ type plyRun struct {
 	// settings, when set, is written as PLY_HOME/settings.json.
 	settings string
 	rounds   []round // nil: no server (--version)
+	// optional turns are scripted ahead of the rounds, each with a When
+	// step, for side requests an agent may or may not send before it
+	// exits (a peer's session title); they are not counted as rounds.
+	optional []fp.Turn
+	// setup, when set, prepares an agent other than ply for the run (its
+	// configuration under home, pointed at the fake server's base URL)
+	// and returns environment variables to add.
+	setup func(home, baseURL string) ([]string, error)
 	// check validates the run beyond the exit code and the script.
 	check func(stdout string, reqs []fp.Request) error
 }
@@ -168,8 +177,16 @@ func (p plyRun) run(ctx context.Context) (runResult, error) {
 	rec := newRecorder()
 	var srv *fp.Server
 	if p.rounds != nil {
-		srv = rec.server(turns(p.rounds))
+		srv = rec.server(append(slices.Clone(p.optional), turns(p.rounds)...))
 		defer srv.Close()
+	}
+	var setupEnv []string
+	if p.setup != nil {
+		env, err := p.setup(home, srv.URL+"/v1")
+		if err != nil {
+			return runResult{}, fmt.Errorf("setting up %s: %w", filepath.Base(p.bin), err)
+		}
+		setupEnv = env
 	}
 	cmd := exec.CommandContext(ctx, p.bin, p.args...)
 	cmd.Dir = p.dir
@@ -186,6 +203,7 @@ func (p plyRun) run(ctx context.Context) (runResult, error) {
 	if srv != nil {
 		cmd.Env = append(cmd.Env, "OPENAI_BASE_URL="+srv.URL+"/v1")
 	}
+	cmd.Env = append(cmd.Env, setupEnv...)
 	cmd.Env = append(cmd.Env, p.env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -205,13 +223,18 @@ func (p plyRun) run(ctx context.Context) (runResult, error) {
 		if f := srv.Failures(); len(f) > 0 {
 			return res, fmt.Errorf("fake server: %s", strings.Join(f, "; "))
 		}
-		if n := srv.Pending(); n != 0 {
-			return res, fmt.Errorf("%d scripted turns were never requested; stdout:\n%s", n, tail(stdout.String()))
+		all := srv.Requests()
+		for _, r := range all {
+			if r.Turn >= len(p.optional) {
+				reqs = append(reqs, r)
+			}
 		}
-		reqs = srv.Requests()
-		exs := rec.wait(len(reqs), 5*time.Second)
-		if len(exs) != len(p.rounds) || len(reqs) != len(p.rounds) {
-			return res, fmt.Errorf("%d requests (%d timed), want %d", len(reqs), len(exs), len(p.rounds))
+		if n := len(p.rounds) - len(reqs); n != 0 {
+			return res, fmt.Errorf("%d scripted rounds were never requested; stdout:\n%s\nstderr:\n%s", n, tail(stdout.String()), tail(stderr.String()))
+		}
+		exs := rec.wait(len(all), 5*time.Second)
+		if len(exs) != len(all) {
+			return res, fmt.Errorf("%d requests, %d of them timed", len(all), len(exs))
 		}
 		res.exchanges = len(exs)
 		res.firstBody = float64(len(reqs[0].Raw))

@@ -30,7 +30,9 @@ type row struct {
 	// NaN when there is none. higherBetter flips the comparison.
 	target       float64
 	higherBetter bool
-	note         string
+	// inclusive makes the target a bound the median may reach (≤, ≥).
+	inclusive bool
+	note      string
 }
 
 // table collects rows and notes as the scenarios run.
@@ -119,9 +121,9 @@ func (r *row) verdict() string {
 		return ""
 	}
 	m := median(r.values)
-	ok := m < r.target
+	ok := m < r.target || r.inclusive && m == r.target
 	if r.higherBetter {
-		ok = m > r.target
+		ok = m > r.target || r.inclusive && m == r.target
 	}
 	if ok {
 		return "met"
@@ -133,10 +135,14 @@ func (r *row) targetText() string {
 	if math.IsNaN(r.target) {
 		return ""
 	}
-	if r.higherBetter {
-		return "> " + r.unit.format(r.target)
+	lt, gt := "< ", "> "
+	if r.inclusive {
+		lt, gt = "≤ ", "≥ "
 	}
-	return "< " + r.unit.format(r.target)
+	if r.higherBetter {
+		return gt + r.unit.format(r.target)
+	}
+	return lt + r.unit.format(r.target)
 }
 
 // cell escapes what would break a Markdown table cell.
