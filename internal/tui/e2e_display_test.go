@@ -89,6 +89,9 @@ func testTmuxToolDisplay(t *testing.T, w int) {
 	// A !command's result is printed alone: no "running…" line stays.
 	x.submit("!echo BANG-OUT")
 	x.waitFor("⎿ BANG-OUT")
+	// The live area shows the progress line until the next frame; once it
+	// is gone from the screen, nothing of it may be left in the scrollback.
+	x.waitGone("running echo BANG-OUT")
 	if all := x.run("capture-pane", "-p", "-J", "-t", "ply", "-S", "-"); strings.Contains(all, "running") {
 		t.Errorf("a progress line stayed in the conversation:\n%s", all)
 	}
