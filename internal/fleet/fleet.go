@@ -158,7 +158,7 @@ func runPly(ctx context.Context, bin, dir string, env []string, args ...string) 
 	err := cmd.Run()
 	rss := int64(0)
 	if cmd.ProcessState != nil {
-		rss = maxRSS(cmd.ProcessState)
+		rss = MaxRSS(cmd.ProcessState)
 	}
 	if err != nil {
 		return stdout.String(), rss, fmt.Errorf("ply %s: %w\n%s", strings.Join(args, " "), err, stderr.String())

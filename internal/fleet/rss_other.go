@@ -4,5 +4,5 @@ package fleet
 
 import "os"
 
-// maxRSS is unknown here.
-func maxRSS(*os.ProcessState) int64 { return 0 }
+// MaxRSS is unknown here.
+func MaxRSS(*os.ProcessState) int64 { return 0 }

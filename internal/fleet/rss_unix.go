@@ -8,8 +8,9 @@ import (
 	"syscall"
 )
 
-// maxRSS is the peak resident set of an exited process, in bytes.
-func maxRSS(ps *os.ProcessState) int64 {
+// MaxRSS is the peak resident set of an exited process, in bytes (0 where
+// the system does not report it).
+func MaxRSS(ps *os.ProcessState) int64 {
 	ru, ok := ps.SysUsage().(*syscall.Rusage)
 	if !ok {
 		return 0

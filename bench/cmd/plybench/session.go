@@ -15,6 +15,7 @@ import (
 	"time"
 
 	fp "github.com/plyhq/ply/internal/fakeprovider"
+	"github.com/plyhq/ply/internal/fleet"
 	"github.com/plyhq/ply/internal/tools"
 )
 
@@ -213,7 +214,7 @@ func (p plyRun) run(ctx context.Context) (runResult, error) {
 
 	res := runResult{wall: wall, stderr: stderr.String()}
 	if ps := cmd.ProcessState; ps != nil {
-		res.maxRSS = maxRSS(ps)
+		res.maxRSS = float64(fleet.MaxRSS(ps))
 	}
 	if err != nil {
 		return res, fmt.Errorf("%s %s: %v\nstderr:\n%s", filepath.Base(p.bin), strings.Join(p.args, " "), err, tail(stderr.String()))
