@@ -16,17 +16,18 @@ import (
 // Diff compares the workspace now with the session's first
 // checkpoint (taken before its first prompt): what the session changed,
 // whether by the model's tools or by hand meanwhile.
-func (c *Session) Diff(ctx context.Context) ([]info.FileChange, error) {
+func (c *Session) Diff(ctx context.Context) (info.Changes, error) {
+	var out info.Changes
 	store := c.CheckpointStore()
 	if store == nil {
-		return nil, errors.New("checkpoints are off (settings: checkpointing), so there is nothing to compare with")
+		return out, errors.New("checkpoints are off (settings: checkpointing), so there is nothing to compare with")
 	}
 	if err := c.sess.w.Sync(); err != nil {
-		return nil, err
+		return out, err
 	}
 	pl, err := session.Prompts(c.sess.w.Path())
 	if err != nil {
-		return nil, err
+		return out, err
 	}
 	first := ""
 	for _, p := range pl.Prompts {
@@ -36,22 +37,22 @@ func (c *Session) Diff(ctx context.Context) ([]info.FileChange, error) {
 		}
 	}
 	if first == "" {
-		return nil, errors.New("no checkpoint yet: the first is taken when you send a prompt")
+		return out, errors.New("no checkpoint yet: the first is taken when you send a prompt")
 	}
-	base, err := store.Load(first)
+	res, err := store.Checkpoint(ctx, c.cp.roots) // the roots every checkpoint records
 	if err != nil {
-		return nil, fmt.Errorf("loading the session's first checkpoint: %w", err)
-	}
-	res, err := store.Checkpoint(ctx, base.Roots)
-	if err != nil {
-		return nil, fmt.Errorf("recording the workspace now: %w", err)
+		return out, fmt.Errorf("recording the workspace now: %w", err)
 	}
 	now, err := store.Load(res.ID)
 	if err != nil {
-		return nil, err
+		return out, err
 	}
+	base, partial, err := store.LoadOrSavedAhead(first, now)
+	if err != nil {
+		return out, fmt.Errorf("loading the session's first checkpoint: %w", err)
+	}
+	out.Partial = partial
 	old, cur := entriesByPath(base), entriesByPath(now)
-	var out []info.FileChange
 	for _, ch := range checkpoint.Diff(base, now) {
 		fc := info.FileChange{Op: byte(ch.Op), Path: ch.Rel}
 		if len(base.Roots) > 1 {
@@ -62,7 +63,7 @@ func (c *Session) Diff(ctx context.Context) ([]info.FileChange, error) {
 		fc.New, newOK = entryText(store, cur[ch.Path])
 		fc.NoContent = !oldOK || !newOK
 		fc.Binary = isBinary(fc.Old) || isBinary(fc.New)
-		out = append(out, fc)
+		out.Files = append(out.Files, fc)
 	}
 	return out, nil
 }

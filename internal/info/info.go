@@ -78,6 +78,15 @@ type Context struct {
 	Reported int
 }
 
+// Changes is what the session changed in the workspace.
+type Changes struct {
+	Files []FileChange
+	// Partial is set when the session's first checkpoint was never
+	// stored whole (ply stopped while taking it): only the files saved
+	// before the first batch that changed them are compared.
+	Partial bool
+}
+
 // FileChange is one file the session changed: how, and its text before
 // and after ("" for an added or removed side, or for content that was
 // not kept).

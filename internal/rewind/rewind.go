@@ -47,15 +47,8 @@ func (r *Rewinder) List(ctx context.Context) error {
 	}
 	changes, newest := r.changedToNewest()
 	for i, p := range r.Log.Prompts {
-		changed := "no checkpoint"
-		switch n := changes[i]; {
-		case n >= 0:
-			changed = plural(n, "file") + " changed since"
-		case p.Checkpoint != "" && n == -2:
-			changed = "checkpoint pruned"
-		}
 		first, _, _ := strings.Cut(p.Text, "\n")
-		fmt.Fprintf(r.Out, "%3d  %s  %-50s  %s\n", p.N, p.Time.Local().Format("2006-01-02 15:04"), clipLine(first, 50), changed)
+		fmt.Fprintf(r.Out, "%3d  %s  %-50s  %s\n", p.N, p.Time.Local().Format("2006-01-02 15:04"), clipLine(first, 50), changes[i].String(p.Checkpoint != ""))
 	}
 	if t, ok := checkpoint.IDTime(newest); ok {
 		fmt.Fprintf(r.Out, "Changes are counted up to the last checkpoint, %s.\n", t.Local().Format("2006-01-02 15:04:05"))
@@ -66,10 +59,34 @@ func (r *Rewinder) List(ctx context.Context) error {
 	return nil
 }
 
-// changedToNewest returns, prompt by prompt, how many files changed from
-// its checkpoint to the store's newest (see changedTo), and the newest's
-// id.
-func (r *Rewinder) changedToNewest() ([]int, string) {
+// changed is how many files changed since a prompt's checkpoint.
+type changed struct {
+	// n counts them: -1 when the prompt has no checkpoint (or there
+	// is nothing to compare with), -2 when it is gone.
+	n int
+	// partial is set for a checkpoint never stored whole (ply stopped
+	// while taking it): n counts the files saved ahead of the batch
+	// that changed them, the only ones it can restore.
+	partial bool
+}
+
+// String describes c for a listing; held says whether the prompt names a
+// checkpoint.
+func (c changed) String(held bool) string {
+	switch {
+	case c.n >= 0 && c.partial:
+		return "partial checkpoint, " + plural(c.n, "file") + " changed since"
+	case c.n >= 0:
+		return plural(c.n, "file") + " changed since"
+	case held && c.n == -2:
+		return "checkpoint pruned"
+	}
+	return "no checkpoint"
+}
+
+// changedToNewest returns, prompt by prompt, what changed from its
+// checkpoint to the store's newest (see changedTo), and the newest's id.
+func (r *Rewinder) changedToNewest() ([]changed, string) {
 	if r.Store == nil {
 		return r.changedTo(""), ""
 	}
@@ -77,24 +94,15 @@ func (r *Rewinder) changedToNewest() ([]int, string) {
 	return r.changedTo(newest), newest
 }
 
-// ChangedSince returns, prompt by prompt, how many files changed since
-// its checkpoint: -1 when it has none, -2 when it is gone.
-func (r *Rewinder) ChangedSince(ctx context.Context) []int {
-	if r.Store == nil {
-		return r.changedTo("")
-	}
-	return r.changedTo(r.current(ctx))
-}
-
-// changedTo returns, prompt by prompt, how many files changed from its
-// checkpoint to the checkpoint to: -1 when it has none (or to is ""), -2
-// when it is gone. The counts come from the change records; a checkpoint
-// they do not reach is compared whole.
-func (r *Rewinder) changedTo(to string) []int {
-	out := make([]int, len(r.Log.Prompts))
+// changedTo returns, prompt by prompt, what changed from its checkpoint
+// to the checkpoint to. The counts come from the change records; a
+// checkpoint they do not reach is compared whole, and one never stored
+// whole by the files saved ahead of it.
+func (r *Rewinder) changedTo(to string) []changed {
+	out := make([]changed, len(r.Log.Prompts))
 	ids := make([]string, len(r.Log.Prompts))
 	for i, p := range r.Log.Prompts {
-		out[i], ids[i] = -1, p.Checkpoint
+		out[i].n, ids[i] = -1, p.Checkpoint
 	}
 	if to == "" {
 		return out
@@ -104,19 +112,20 @@ func (r *Rewinder) changedTo(to string) []int {
 		switch {
 		case ids[i] == "":
 		case n >= 0:
-			out[i] = n
+			out[i].n = n
 		default:
-			m, err := r.Store.Load(ids[i])
-			if err != nil {
-				out[i] = -2
-				continue
-			}
 			if whole == nil {
+				var err error
 				if whole, err = r.Store.Load(to); err != nil {
 					return out
 				}
 			}
-			out[i] = len(checkpoint.Diff(m, whole))
+			m, partial, err := r.Store.LoadOrSavedAhead(ids[i], whole)
+			if err != nil {
+				out[i].n = -2
+				continue
+			}
+			out[i] = changed{n: len(checkpoint.Diff(m, whole)), partial: partial}
 		}
 	}
 	return out
@@ -295,6 +304,20 @@ type Point struct {
 	Time    time.Time
 	Prompt  string
 	Changed int // files changed since; -1 when unknown
+	// Partial is set when the checkpoint was never stored whole (ply
+	// stopped while taking it): only the files saved ahead of the batch
+	// that changed them are counted, and restored.
+	Partial bool
+}
+
+// Since says how many files changed since the point's checkpoint ("2
+// files changed since", "partial checkpoint, 1 file changed since"); ""
+// when that is unknown.
+func (p Point) Since() string {
+	if p.Changed < 0 {
+		return ""
+	}
+	return changed{n: p.Changed, partial: p.Partial}.String(true)
 }
 
 // Result is what a rewind of a running session did.
@@ -309,10 +332,14 @@ type Result struct {
 
 // Points lists the session's prompts, oldest first.
 func (r *Rewinder) Points(ctx context.Context) []Point {
-	changes := r.ChangedSince(ctx)
+	to := ""
+	if r.Store != nil {
+		to = r.current(ctx) // the workspace now
+	}
+	changes := r.changedTo(to)
 	out := make([]Point, len(r.Log.Prompts))
 	for i, p := range r.Log.Prompts {
-		out[i] = Point{N: p.N, Time: p.Time, Prompt: p.Text, Changed: max(changes[i], -1)}
+		out[i] = Point{N: p.N, Time: p.Time, Prompt: p.Text, Changed: max(changes[i].n, -1), Partial: changes[i].partial}
 	}
 	return out
 }

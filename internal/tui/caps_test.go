@@ -35,9 +35,9 @@ type messagesFunc func() []llm.Message
 
 func (f messagesFunc) Messages() []llm.Message { return f() }
 
-type diffFunc func(context.Context) ([]FileChange, error)
+type diffFunc func(context.Context) (Changes, error)
 
-func (f diffFunc) Diff(ctx context.Context) ([]FileChange, error) { return f(ctx) }
+func (f diffFunc) Diff(ctx context.Context) (Changes, error) { return f(ctx) }
 
 type mcpStatusFunc func() []MCPInfo
 

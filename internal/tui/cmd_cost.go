@@ -41,12 +41,12 @@ func (m *model) costCommand(string) tea.Cmd {
 }
 
 // changedLines counts the lines added and removed over changes.
-func changedLines(changes []FileChange, err error) string {
+func changedLines(changes Changes, err error) string {
 	if err != nil {
 		return "  changes     unknown: " + sanitize(err.Error())
 	}
 	var add, del, bin int
-	for _, c := range changes {
+	for _, c := range changes.Files {
 		if c.Binary || c.NoContent {
 			bin++
 			continue
@@ -60,9 +60,12 @@ func changedLines(changes []FileChange, err error) string {
 			}
 		}
 	}
-	out := fmt.Sprintf("  changes     %d line(s) added, %d removed, in %d file(s)", add, del, len(changes))
+	out := fmt.Sprintf("  changes     %d line(s) added, %d removed, in %d file(s)", add, del, len(changes.Files))
 	if bin > 0 {
 		out += fmt.Sprintf(" (%d not counted: binary or over the checkpoint size cap)", bin)
+	}
+	if changes.Partial {
+		out += " (only the files saved before their first change: the first checkpoint was never stored whole)"
 	}
 	return out
 }

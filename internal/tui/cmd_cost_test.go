@@ -16,12 +16,12 @@ func TestCostCommand(t *testing.T) {
 	h.m.cfg.Session = struct {
 		bare
 		Differ
-	}{bare{}, diffFunc(func(context.Context) ([]FileChange, error) {
-		return []FileChange{
+	}{bare{}, diffFunc(func(context.Context) (Changes, error) {
+		return Changes{Files: []FileChange{
 			{Op: 'M', Path: "a.go", Old: "one\ntwo\nthree\n", New: "one\n2\nthree\nfour\n"},
 			{Op: '+', Path: "b.txt", New: "x\ny\n"},
 			{Op: '-', Path: "logo.png", Binary: true},
-		}, nil
+		}}, nil
 	})}
 	h.runCommand("/cost")
 	p := h.printed()
@@ -41,7 +41,7 @@ func TestCostCommand(t *testing.T) {
 	h.m.cfg.Session = struct {
 		bare
 		Differ
-	}{bare{}, diffFunc(func(context.Context) ([]FileChange, error) { return nil, errors.New("checkpoints are off") })}
+	}{bare{}, diffFunc(func(context.Context) (Changes, error) { return Changes{}, errors.New("checkpoints are off") })}
 	h.runCommand("/cost")
 	p = h.printed()
 	for _, want := range []string{"cost        ~$0.12", "changes     unknown: checkpoints are off"} {

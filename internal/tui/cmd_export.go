@@ -137,14 +137,20 @@ func (m *model) diffCommand(string) tea.Cmd {
 // maxDiffLines bounds one file's diff on screen.
 const maxDiffLines = 200
 
-func (m *model) renderChanges(changes []FileChange, err error) string {
+func (m *model) renderChanges(all Changes, err error) string {
 	if err != nil {
 		return m.st.err.Render("✗ /diff: " + err.Error())
 	}
+	changes := all.Files
+	partial := ""
+	if all.Partial {
+		partial = m.st.warn.Render("the session's first checkpoint was never stored whole (ply stopped while taking it): only the files saved before their first change are compared") + "\n"
+	}
 	if len(changes) == 0 {
-		return m.st.dim.Render("this session has changed no file in the workspace")
+		return partial + m.st.dim.Render("this session has changed no file in the workspace")
 	}
 	var b strings.Builder
+	b.WriteString(partial)
 	fmt.Fprintf(&b, "%d file(s) changed in this session:", len(changes))
 	for _, c := range changes {
 		fmt.Fprintf(&b, "\n%s %s", m.st.bold.Render(string(c.Op)), sanitize(c.Path))

@@ -94,12 +94,12 @@ func TestDiffCommand(t *testing.T) {
 	h.m.cfg.Session = struct {
 		bare
 		Differ
-	}{bare{}, diffFunc(func(context.Context) ([]FileChange, error) {
-		return []FileChange{
+	}{bare{}, diffFunc(func(context.Context) (Changes, error) {
+		return Changes{Files: []FileChange{
 			{Op: 'M', Path: "main.go", Old: "package main\n\nfunc main() {}\n", New: "package main\n\nfunc main() { run() }\n"},
 			{Op: '+', Path: "new.txt", New: "hello\n"},
 			{Op: '-', Path: "logo.png", Binary: true},
-		}, nil
+		}}, nil
 	})}
 	h.typeText("/diff")
 	h.enter()
@@ -113,7 +113,19 @@ func TestDiffCommand(t *testing.T) {
 	h.m.cfg.Session = struct {
 		bare
 		Differ
-	}{bare{}, diffFunc(func(context.Context) ([]FileChange, error) { return nil, errors.New("no checkpoints") })}
+	}{bare{}, diffFunc(func(context.Context) (Changes, error) {
+		return Changes{Files: []FileChange{{Op: 'M', Path: "saved.go", Old: "a\n", New: "b\n"}}, Partial: true}, nil
+	})}
+	h.typeText("/diff")
+	h.enter()
+	h.pumpUntil(isFunc)
+	if p := h.printed(); !strings.Contains(p, "first checkpoint was never stored whole") || !strings.Contains(p, "1 file(s) changed in this session:\nM saved.go") {
+		t.Errorf("a partial first checkpoint is not said to be partial:\n%s", p)
+	}
+	h.m.cfg.Session = struct {
+		bare
+		Differ
+	}{bare{}, diffFunc(func(context.Context) (Changes, error) { return Changes{}, errors.New("no checkpoints") })}
 	h.typeText("/diff")
 	h.enter()
 	h.pumpUntil(isFunc)

@@ -51,8 +51,8 @@ func TestDiffOneFormat(t *testing.T) {
 	h.m.cfg.Session = struct {
 		bare
 		Differ
-	}{bare{}, diffFunc(func(context.Context) ([]FileChange, error) {
-		return []FileChange{{Op: 'M', Path: "a.txt", Old: before.String(), New: after}}, nil
+	}{bare{}, diffFunc(func(context.Context) (Changes, error) {
+		return Changes{Files: []FileChange{{Op: 'M', Path: "a.txt", Old: before.String(), New: after}}}, nil
 	})}
 	h.m.busy = false
 	h.typeText("/diff")

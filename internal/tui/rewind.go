@@ -160,11 +160,8 @@ func (m *model) renderRewind() string {
 	}
 	for _, p := range rp.points {
 		changed := ""
-		switch {
-		case p.Changed == 1:
-			changed = "  (1 file changed since)"
-		case p.Changed >= 0:
-			changed = fmt.Sprintf("  (%d files changed since)", p.Changed)
+		if since := p.Since(); since != "" {
+			changed = "  (" + since + ")"
 		}
 		first, _, _ := strings.Cut(strings.TrimSpace(p.Prompt), "\n")
 		lines = append(lines, fmt.Sprintf("%3d  %s  %s%s", p.N, p.Time.Local().Format("01-02 15:04"), sanitize(first), changed))

@@ -64,6 +64,7 @@ type (
 	AgentInfo   = info.Agent
 	ContextUse  = info.Context
 	FileChange  = info.FileChange
+	Changes     = info.Changes
 )
 
 // Clearer starts a new conversation in a new session (/clear); the one
@@ -142,7 +143,7 @@ type Conversation interface{ Messages() []llm.Message }
 
 // Differ lists what the session changed in the workspace (/diff).
 type Differ interface {
-	Diff(ctx context.Context) ([]FileChange, error)
+	Diff(ctx context.Context) (Changes, error)
 }
 
 // ShellRunner runs a command as the user would in their shell: !cmd
