@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"math"
 	"strings"
 	"time"
 
@@ -40,9 +41,11 @@ type model struct {
 	toPrint  []string
 	printing bool
 	// holdPrint keeps blocks queued while the screen is being cleared
-	// (see clearThen); frameLines is the height of the last frame drawn.
+	// (see clearThen); frameLines is the height of the last frame View
+	// made, and replaced the frames it replaced lately (print.go).
 	holdPrint  bool
 	frameLines int
+	replaced   []replacedFrame
 	keep       bool
 	printed    []string
 
@@ -160,6 +163,9 @@ func (m *model) Init() tea.Cmd {
 	// until then it takes the whole screen for the frame, and a print
 	// would land under it (see clearThen).
 	m.holdPrint = true
+	// The renderer's first frame, until it draws one of View's, is the
+	// whole screen: prints are sized for it meanwhile (print.go).
+	m.replaced = append(m.replaced, replacedFrame{lines: math.MaxInt32, at: m.now()})
 	cmds := []tea.Cmd{tea.Tick(clearDelay, func(time.Time) tea.Msg { return clearedMsg{} }), m.commit(m.st.dim.Render(title))}
 	if m.cfg.Notice != "" {
 		cmds = append(cmds, m.commit(m.st.warn.Render(sanitizeLines(m.cfg.Notice))))

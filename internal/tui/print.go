@@ -46,10 +46,45 @@ func (m *model) nextPrint() (string, bool) {
 	return s, true
 }
 
-// printRoom is how many rows a print may take: the screen less the live
-// area drawn last, less one for the cursor's row.
+// frameLag bounds how long after View makes a frame the renderer may
+// still be showing the one before: it draws on a timer of its own, and
+// inserts a print above the frame it drew last.
+const frameLag = time.Second
+
+// replacedFrame is a frame View replaced: how tall it was, and when.
+type replacedFrame struct {
+	lines int
+	at    time.Time
+}
+
+// noteFrame records that View made a frame of lines rows.
+func (m *model) noteFrame(lines int) {
+	if lines == m.frameLines {
+		return
+	}
+	now := m.now()
+	keep := m.replaced[:0]
+	for _, f := range m.replaced {
+		if now.Sub(f.at) < frameLag {
+			keep = append(keep, f)
+		}
+	}
+	m.replaced = append(keep, replacedFrame{lines: m.frameLines, at: now})
+	m.frameLines = lines
+}
+
+// printRoom is how many rows a print may take: the screen less the
+// tallest live area the renderer may be showing (the last frame, or one
+// it replaced within frameLag), less one for the cursor's row.
 func (m *model) printRoom() int {
-	return max(m.height-max(m.frameLines, 1)-1, 1)
+	tallest := max(m.frameLines, 1)
+	now := m.now()
+	for _, f := range m.replaced {
+		if now.Sub(f.at) < frameLag {
+			tallest = max(tallest, f.lines)
+		}
+	}
+	return max(m.height-tallest-1, 1)
 }
 
 // cutRows splits s after the lines that fill room rows of a terminal

@@ -3,6 +3,7 @@ package tui
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestCutRows(t *testing.T) {
@@ -75,4 +76,25 @@ func FuzzCutRows(f *testing.F) {
 			t.Fatalf("head %q + rest %q != %q", head, rest, s)
 		}
 	})
+}
+
+// The renderer inserts a print above the frame it drew last, which can
+// be older than the last one View made (it draws on a timer): a frame
+// that just shrank still takes its old height, and the print is sized
+// for the taller of the two.
+func TestPrintRoomAllowsForAFrameNotYetDrawn(t *testing.T) {
+	m := newModel(Config{Width: 80, Height: 30}, &driver{})
+	now := time.Unix(1000, 0)
+	m.cfg.Extra.Now = func() time.Time { return now }
+	m.noteFrame(8)
+	now = now.Add(100 * time.Millisecond)
+	m.noteFrame(2)
+	if got := m.printRoom(); got != 30-8-1 {
+		t.Fatalf("room %d just after the frame shrank from 8 lines to 2, want %d", got, 30-8-1)
+	}
+	now = now.Add(2 * time.Second)
+	m.noteFrame(2)
+	if got := m.printRoom(); got != 30-2-1 {
+		t.Fatalf("room %d once the shorter frame has long been drawn, want %d", got, 30-2-1)
+	}
 }

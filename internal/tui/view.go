@@ -174,7 +174,7 @@ func (m *model) View() tea.View {
 			}
 		}
 	}
-	m.frameLines = strings.Count(content, "\n") + 1
+	m.noteFrame(strings.Count(content, "\n") + 1)
 	v := tea.NewView(content)
 	v.Cursor = cur
 	return v
