@@ -41,7 +41,7 @@ func Nested(ctx context.Context, cfg Config, rounds Rounds, tools ToolRunner, pr
 		p.parentID = &id
 	}
 	r := &run{cfg: cfg, start: time.Now(), out: p}
-	r.drive(ctx, rounds, tools, loop.Input{Parts: prompt, Type: client.UserQuery})
+	r.drive(ctx, rounds, tools, loop.Input{Parts: prompt, Type: client.UserQuery, Model: cfg.Model})
 	if p.parent != nil {
 		p.parent.addNested(*r.totalUsage())
 	}

@@ -142,6 +142,10 @@ type Input struct {
 	Rounds []inbox.Round
 	Parts  []llm.Part
 	Type   client.SendType
+	// Model names the model this loop's requests go to when it is not
+	// the session's (a subagent's own), for telemetry; "" for the
+	// session's current model.
+	Model string
 }
 
 // Stop says why a loop ended.

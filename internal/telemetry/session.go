@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"strings"
@@ -53,12 +54,12 @@ func newInstruments(m metric.Meter) (instruments, error) {
 	return in, errors.Join(errs[:]...)
 }
 
-// SessionInfo is what telemetry reads of a session: its id and the
-// current model with its prices.
+// SessionInfo is what telemetry reads of a session: its id, its current
+// model, and a model's facts (its prices).
 type SessionInfo interface {
 	ID() string
 	Model() string
-	ModelInfo() (modelinfo.Info, bool)
+	ModelFacts(model string) (modelinfo.Info, bool)
 }
 
 // Session returns the loop.Telemetry of session s; nil when p is nil
@@ -78,14 +79,14 @@ type sessionTel struct {
 func (t *sessionTel) Interaction(ctx context.Context, in loop.Input) (context.Context, loop.Interaction) {
 	attrs := []attribute.KeyValue{
 		attribute.String("session.id", t.s.ID()),
-		attribute.String("gen_ai.request.model", t.s.Model()),
+		attribute.String("gen_ai.request.model", cmp.Or(in.Model, t.s.Model())),
 		attribute.String("ply.prompt.type", in.Type.String()),
 	}
 	if t.p.logPrompts {
 		attrs = append(attrs, attribute.String("ply.prompt", t.p.redact(promptText(in))))
 	}
 	ctx, span := t.p.tracer.Start(ctx, SpanInteraction, trace.WithAttributes(attrs...))
-	return ctx, &interaction{t: t, span: span}
+	return ctx, &interaction{t: t, span: span, own: in.Model}
 }
 
 // promptText is the text a loop starts from.
@@ -109,12 +110,13 @@ type interaction struct {
 	span   trace.Span
 	round  trace.Span
 	model  string
+	own    string // the loop's own model (a subagent's), "" for the session's
 	rounds int
 }
 
 func (in *interaction) RoundStarted(ctx context.Context) context.Context {
 	in.rounds++
-	in.model = in.t.s.Model()
+	in.model = cmp.Or(in.own, in.t.s.Model())
 	ctx, in.round = in.t.p.tracer.Start(ctx, SpanRound, trace.WithAttributes(
 		attribute.Int("ply.round", in.rounds), attribute.String("gen_ai.request.model", in.model)))
 	in.t.p.inst.rounds.Add(ctx, 1, metric.WithAttributes(attribute.String("model", in.model)))
@@ -158,7 +160,7 @@ func (in *interaction) usage(u *llm.Usage) {
 		attribute.Int("gen_ai.usage.output_tokens", u.OutputTokens),
 		attribute.Int("gen_ai.usage.cached_tokens", u.CachedTokens),
 	}
-	if info, _ := in.t.s.ModelInfo(); !info.Prices.Zero() {
+	if info, _ := in.t.s.ModelFacts(in.model); !info.Prices.Zero() {
 		c := info.Prices.Cost(u.InputTokens, u.CachedTokens, u.OutputTokens)
 		in.t.p.inst.cost.Add(ctx, c, metric.WithAttributes(model))
 		attrs = append(attrs, attribute.Float64("ply.cost_usd", c))

@@ -76,7 +76,10 @@ type session struct{}
 
 func (session) ID() string    { return "sess-1" }
 func (session) Model() string { return "gpt-4o" }
-func (session) ModelInfo() (modelinfo.Info, bool) {
+func (session) ModelFacts(model string) (modelinfo.Info, bool) {
+	if model == "sub-model" {
+		return modelinfo.Info{Prices: modelinfo.Prices{Input: 1, Output: 1}}, true
+	}
 	return modelinfo.Info{Prices: modelinfo.Prices{Input: 2, Output: 10}}, true
 }
 
@@ -99,7 +102,7 @@ func runSession(t testing.TB, p *Provider) {
 	}}
 	nested := func(ctx context.Context) {
 		sub := &rounds{replies: [][]turn.Event{{turn.Finished{Reason: llm.FinishStop, Usage: &llm.Usage{InputTokens: 10, OutputTokens: 1}}}}}
-		loop.Run(ctx, loop.Config{Rounds: sub, Tools: tools{}}, loop.Input{Parts: []llm.Part{{Text: "SUB-PROMPT"}}, Type: client.UserQuery})
+		loop.Run(ctx, loop.Config{Rounds: sub, Tools: tools{}}, loop.Input{Parts: []llm.Part{{Text: "SUB-PROMPT"}}, Type: client.UserQuery, Model: "sub-model"})
 	}
 	res := loop.Run(context.Background(), loop.Config{Rounds: rs, Tools: tools{nested: nested}, Recorder: recorder{p.Session(session{})}},
 		loop.Input{Parts: []llm.Part{{Text: "SECRET-PROMPT"}}, Type: client.UserQuery})
@@ -158,9 +161,23 @@ func TestExportsSpansAndMetrics(t *testing.T) {
 	for _, s := range byName[SpanInteraction] {
 		if s.ParentSpanID == "" {
 			top = s
-		} else if parent := byID[s.ParentSpanID]; parent.Name != SpanRound {
+			continue
+		}
+		if parent := byID[s.ParentSpanID]; parent.Name != SpanRound {
 			t.Errorf("the subagent's interaction's parent is %q, want a round", parent.Name)
 		}
+		if v, _ := s.Attributes.get("gen_ai.request.model"); v != "sub-model" {
+			t.Errorf("the subagent's interaction names the model %q, want its own, sub-model", v)
+		}
+	}
+	subRounds := 0
+	for _, s := range byName[SpanRound] {
+		if v, _ := s.Attributes.get("gen_ai.request.model"); v == "sub-model" {
+			subRounds++
+		}
+	}
+	if subRounds != 1 {
+		t.Errorf("%d rounds name the subagent's model, want 1", subRounds)
 	}
 	if v, _ := top.Resource.get("service.name"); v != "ci-agents" {
 		t.Errorf("service.name = %q", v)
@@ -249,7 +266,8 @@ func TestExportsSpansAndMetrics(t *testing.T) {
 		attrs map[string]string
 		want  float64
 	}{
-		{"ply.token.usage", map[string]string{"type": "input", "model": "gpt-4o"}, 3010},
+		{"ply.token.usage", map[string]string{"type": "input", "model": "gpt-4o"}, 3000},
+		{"ply.token.usage", map[string]string{"type": "input", "model": "sub-model"}, 10},
 		{"ply.token.usage", map[string]string{"type": "output"}, 151},
 		{"ply.rounds", nil, 3},
 		{"ply.retries", map[string]string{"class": "rate_limit"}, 1},
@@ -260,8 +278,8 @@ func TestExportsSpansAndMetrics(t *testing.T) {
 			t.Errorf("%s%v = %v (found %v), want %v", c.name, c.attrs, got, ok, c.want)
 		}
 	}
-	if cost, _ := sumOf("ply.cost.usage", nil); cost < 0.007529 || cost > 0.007531 {
-		t.Errorf("ply.cost.usage = %v, want 0.00753 (3000+4500+30 micro-dollars)", cost)
+	if cost, _ := sumOf("ply.cost.usage", nil); cost < 0.0075105 || cost > 0.0075115 {
+		t.Errorf("ply.cost.usage = %v, want 0.007511 (3000+4500 micro-dollars, and 11 at the subagent's model's prices)", cost)
 	}
 	// Contents stay home unless logPrompts is on.
 	for _, body := range raw {
