@@ -60,6 +60,11 @@ func main() {
 		}
 	}
 	start, load0 := time.Now(), loadavg()
+	if err := dropFromPageCache(b.bin); err != nil {
+		b.t.notef("ply was not dropped from the page cache before the first run (%v): its peak RSS depends on how the build wrote it.", err)
+	} else {
+		b.t.notef("ply was dropped from the page cache before the first run, so that it was read from disk as an installed binary is after a restart.")
+	}
 	b.step("process scenarios", b.processScenarios)
 	b.step("checkpoint store of a source tree", func() error { return b.sourceStore(*module) })
 	if !*noTools {
