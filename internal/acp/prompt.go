@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -64,7 +65,7 @@ func promptParts(blocks []sdk.ContentBlock) ([]llm.Part, error) {
 }
 
 // lineRange is a URI fragment naming lines: #L3, #L3:5, #L3-5, #L3-L5.
-var lineRange = regexp.MustCompile(`^L(\d+)(?:[:-]L?(\d+))?$`)
+var lineRange = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^L(\d+)(?:[:-]L?(\d+))?$`) })
 
 // mention names a resource for the model: a file URI as its path, with
 // the lines its fragment names ("lines 3-5"); any other URI as it is.
@@ -74,7 +75,7 @@ func mention(uri string) (name, lines string) {
 		return oneLine(uri, 500), ""
 	}
 	name = oneLine(u.Path, 500)
-	if m := lineRange.FindStringSubmatch(u.Fragment); m != nil {
+	if m := lineRange().FindStringSubmatch(u.Fragment); m != nil {
 		if m[2] != "" && m[2] != m[1] {
 			return name, "lines " + m[1] + "-" + m[2]
 		}

@@ -72,7 +72,7 @@ func (c *Session) HasIdle() bool { return c.hooks.Has(hooks.Notification) }
 // maxUserShellOutput bounds what a user's shell command hands back.
 const maxUserShellOutput = 256 << 10
 
-var exitCodeLine = regexp.MustCompile(`(?m)^Exit code: (\d+)$`)
+var exitCodeLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^Exit code: (\d+)$`) })
 
 // errNoShell: the session has no shell tool to run the user's command.
 var errNoShell = errors.New("the shell tool is not available in this session")
@@ -96,7 +96,7 @@ func (c *Session) RunShell(ctx context.Context, command string) (output string, 
 	if err != nil {
 		return out.String(), 0, fmt.Errorf("running %q: %w", command, err)
 	}
-	if m := exitCodeLine.FindStringSubmatch(res.Output); m != nil {
+	if m := exitCodeLine().FindStringSubmatch(res.Output); m != nil {
 		code, _ = strconv.Atoi(m[1])
 	}
 	if res.IsError {

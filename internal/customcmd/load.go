@@ -22,6 +22,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/plyhq/ply/internal/safefile"
 	"gopkg.in/yaml.v3"
@@ -129,7 +130,7 @@ func validPart(s string) bool {
 }
 
 // yamlLine finds the line numbers in yaml's messages.
-var yamlLine = regexp.MustCompile(`line (\d+)`)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+)`) })
 
 // Parse reads one command file's data. Errors name path and, for the
 // front matter, the file's line.
@@ -163,12 +164,12 @@ func Parse(name, path string, data []byte) (Command, error) {
 	}
 	if err := yaml.Unmarshal(front, &fm); err != nil {
 		// yaml counts lines from the front matter's first, the file's second.
-		msg := yamlLine.ReplaceAllStringFunc(strings.TrimPrefix(err.Error(), "yaml: "), func(s string) string {
+		msg := yamlLine().ReplaceAllStringFunc(strings.TrimPrefix(err.Error(), "yaml: "), func(s string) string {
 			n, _ := strconv.Atoi(strings.TrimPrefix(s, "line "))
 			return "line " + strconv.Itoa(n+1)
 		})
 		line := 0
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		if m := yamlLine().FindStringSubmatch(msg); m != nil {
 			line, _ = strconv.Atoi(m[1])
 			msg = strings.TrimPrefix(strings.TrimPrefix(msg, m[0]), ": ")
 		}

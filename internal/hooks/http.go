@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // checkURL accepts an absolute http or https URL.
@@ -29,14 +30,16 @@ func checkURL(raw string) error {
 }
 
 // envRef is a variable reference in a header value: $NAME or ${NAME}.
-var envRef = regexp.MustCompile(`\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))`)
+var envRef = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))`)
+})
 
 // expandHeader fills in the variables of v that allowed lists, from
 // lookup; any other reference becomes "", so that a header never carries
 // a variable the hook's settings did not name for it.
 func expandHeader(v string, allowed []string, lookup func(string) (string, bool)) string {
-	return envRef.ReplaceAllStringFunc(v, func(ref string) string {
-		m := envRef.FindStringSubmatch(ref)
+	return envRef().ReplaceAllStringFunc(v, func(ref string) string {
+		m := envRef().FindStringSubmatch(ref)
 		name := m[1] + m[2]
 		if !slices.Contains(allowed, name) || lookup == nil {
 			return ""

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Server is a companion's MCP server as its discovery file describes it.
@@ -136,9 +137,9 @@ func parseDiscovery(data []byte) (discoveryFile, error) {
 }
 
 var (
-	geminiFile = regexp.MustCompile(`^gemini-ide-server-(\d+)-(\d+)\.json$`)
-	qwenFile   = regexp.MustCompile(`^qwen-code-ide-server-(\d+)-(\d+)\.json$`)
-	lockFile   = regexp.MustCompile(`^\d+\.lock$`)
+	geminiFile = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^gemini-ide-server-(\d+)-(\d+)\.json$`) })
+	qwenFile   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^qwen-code-ide-server-(\d+)-(\d+)\.json$`) })
+	lockFile   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+\.lock$`) })
 )
 
 // qwenDir is Qwen Code's directory: QWEN_HOME, or ~/.qwen.
@@ -176,9 +177,9 @@ func candidates(e Env, pid int) []candidate {
 	if port != "" {
 		paths = append(paths, filepath.Join(e.TempDir, "qwen-code-ide-server-"+port+".json"))
 	}
-	paths = append(paths, named(filepath.Join(e.TempDir, "qwen", "ide"), qwenFile, p)...)
+	paths = append(paths, named(filepath.Join(e.TempDir, "qwen", "ide"), qwenFile(), p)...)
 	gdir := filepath.Join(e.TempDir, "gemini", "ide")
-	paths = append(paths, named(gdir, geminiFile, p)...)
+	paths = append(paths, named(gdir, geminiFile(), p)...)
 	paths = append(paths, filepath.Join(gdir, "gemini-ide-server-"+p+".json"))
 	seen := map[string]bool{}
 	var out []candidate
@@ -191,7 +192,7 @@ func candidates(e Env, pid int) []candidate {
 	if entries, err := os.ReadDir(qdir); err == nil {
 		for _, en := range entries {
 			path := filepath.Join(qdir, en.Name())
-			if lockFile.MatchString(en.Name()) && !seen[path] {
+			if lockFile().MatchString(en.Name()) && !seen[path] {
 				out = append(out, candidate{path: path, scanned: true})
 			}
 		}

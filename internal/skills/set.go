@@ -217,7 +217,7 @@ func (s *Set) Reopen(names ...string) {
 }
 
 // invokedRE finds a skill the user invoked in a prompt Invoke built.
-var invokedRE = regexp.MustCompile(`\n<skill name="([a-z0-9_-]{1,64})">\n`)
+var invokedRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\n<skill name="([a-z0-9_-]{1,64})">\n`) })
 
 // LoadedIn returns the names of the skills a conversation loaded: by the
 // skill tool's calls (their arguments) and by the user's /name prompts
@@ -233,7 +233,7 @@ func LoadedIn(calls []string, texts []string) []string {
 		}
 	}
 	for _, t := range texts {
-		for _, m := range invokedRE.FindAllStringSubmatch(t, -1) {
+		for _, m := range invokedRE().FindAllStringSubmatch(t, -1) {
 			out = append(out, m[1])
 		}
 	}

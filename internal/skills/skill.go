@@ -19,6 +19,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -198,11 +199,11 @@ func splitRules(s string) []string {
 	return append(out, s[start:])
 }
 
-var yamlLineRE = regexp.MustCompile(`line (\d+)`)
+var yamlLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+)`) })
 
 // yamlLine is the line yaml.v3 names in err, counted from 1, or 1.
 func yamlLine(err error) int {
-	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
+	if m := yamlLineRE().FindStringSubmatch(err.Error()); m != nil {
 		if n, convErr := strconv.Atoi(m[1]); convErr == nil && n > 0 {
 			return n
 		}
@@ -214,7 +215,7 @@ func yamlLine(err error) int {
 // ParseError replaces with the file's own line.
 func yamlMessage(err error) string {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	if m := yamlLineRE.FindStringIndex(msg); m != nil && m[0] == 0 {
+	if m := yamlLineRE().FindStringIndex(msg); m != nil && m[0] == 0 {
 		msg = strings.TrimLeft(msg[m[1]:], ": ")
 	}
 	return msg

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // What an edit or an overwrite tells the model about where its change
@@ -223,19 +224,25 @@ func minimalChanges(ol, nl textLines, c lineChange) []lineChange {
 // the like in common languages; controlRE the statements that look like
 // a C-style declaration but are not.
 var (
-	declRE = regexp.MustCompile(`^\s*(?:(?:export|default|pub(?:\([^)]*\))?|public|private|protected|internal|static|abstract|final|override|async|unsafe|extern|inline|virtual|open|suspend)\s+)*` +
-		`(?:func|def|class|function|fn|impl|struct|interface|trait|enum|module|object|record|sub|procedure|namespace|type\s+\w+\s+(?:struct|interface))\b`)
-	cDeclRE   = regexp.MustCompile(`^\s*(?:[\w:<>\[\],*&~]+\s+)+[*&]*[\w:~]+\s*\([^;=]*$`)
-	controlRE = regexp.MustCompile(`^\s*(?:if|else|for|while|switch|return|catch|case|do|throw|new|try|using|await|yield|goto|sizeof|go|defer|delete|print|assert|raise)\b`)
+	declRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*(?:(?:export|default|pub(?:\([^)]*\))?|public|private|protected|internal|static|abstract|final|override|async|unsafe|extern|inline|virtual|open|suspend)\s+)*` +
+			`(?:func|def|class|function|fn|impl|struct|interface|trait|enum|module|object|record|sub|procedure|namespace|type\s+\w+\s+(?:struct|interface))\b`)
+	})
+	cDeclRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*(?:[\w:<>\[\],*&~]+\s+)+[*&]*[\w:~]+\s*\([^;=]*$`)
+	})
+	controlRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*(?:if|else|for|while|switch|return|catch|case|do|throw|new|try|using|await|yield|goto|sizeof|go|defer|delete|print|assert|raise)\b`)
+	})
 )
 
 // looksLikeDecl reports whether line looks like the start of a function,
 // method, class or similar declaration.
 func looksLikeDecl(line string) bool {
-	if declRE.MatchString(line) {
+	if declRE().MatchString(line) {
 		return true
 	}
-	return cDeclRE.MatchString(line) && !controlRE.MatchString(line)
+	return cDeclRE().MatchString(line) && !controlRE().MatchString(line)
 }
 
 // indentWidth measures a line's indentation, a tab counting four.

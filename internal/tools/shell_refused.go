@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // refusalMarks are the messages with which programs report what the
@@ -20,7 +21,7 @@ var refusalMarks = []string{
 }
 
 // refusedPath finds absolute paths in a line of output.
-var refusedPath = regexp.MustCompile(`(?:^|[\s'"‘“(=:])(/[^\s'"’”):,]+)`)
+var refusedPath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|[\s'"‘“(=:])(/[^\s'"’”):,]+)`) })
 
 // sandboxRefusalNote returns the note added to a failed command's result
 // when it ran in the workspace sandbox and its output shows the sandbox
@@ -36,7 +37,7 @@ func sandboxRefusalNote(output string, writable []string) string {
 		if len(lines) < 3 {
 			lines = append(lines, strings.TrimSpace(truncateRunes(line, 200)))
 		}
-		for _, m := range refusedPath.FindAllStringSubmatch(line, -1) {
+		for _, m := range refusedPath().FindAllStringSubmatch(line, -1) {
 			p := filepath.Clean(m[1])
 			if !slices.Contains(paths, p) && !slices.ContainsFunc(writable, func(w string) bool { return pathWithin(w, p) }) {
 				paths = append(paths, p)

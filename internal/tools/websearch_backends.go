@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"regexp"
 	"strconv"
+	"sync"
 )
 
 // searchBackends are the services web_search speaks to, by provider name.
@@ -117,6 +118,6 @@ func getWith(endpoint string, q url.Values) (*http.Request, error) {
 	return http.NewRequest(http.MethodGet, u.String(), nil)
 }
 
-var tagRE = regexp.MustCompile(`<[^>]*>`)
+var tagRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<[^>]*>`) })
 
-func stripTags(s string) string { return html.UnescapeString(tagRE.ReplaceAllString(s, "")) }
+func stripTags(s string) string { return html.UnescapeString(tagRE().ReplaceAllString(s, "")) }

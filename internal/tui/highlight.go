@@ -2,6 +2,7 @@ package tui
 
 import (
 	"strings"
+	"sync"
 
 	"charm.land/lipgloss/v2"
 )
@@ -40,27 +41,29 @@ func words(s string) map[string]bool {
 	return m
 }
 
-var (
-	goLang = &lang{keywords: words(`break case chan const continue default defer else fallthrough for func go goto if
-		import interface map package range return select struct switch type var nil true false iota any error string
-		int int64 int32 uint uint64 byte rune bool float64 make new len cap append`), comment: []string{"//"}, quotes: "\"'`"}
-	pyLang = &lang{keywords: words(`and as assert async await break class continue def del elif else except False finally
-		for from global if import in is lambda None nonlocal not or pass raise return True try while with yield self
-		print len range str int dict list`), comment: []string{"#"}, quotes: "\"'"}
-	jsLang = &lang{keywords: words(`async await break case catch class const continue debugger default delete do else
-		export extends false finally for from function if import in instanceof interface let new null of return static
-		super switch this throw true try type typeof undefined var void while yield enum implements readonly string
-		number boolean`), comment: []string{"//"}, quotes: "\"'`"}
-	shLang = &lang{keywords: words(`if then else elif fi for while until do done case esac in function return export local
-		set unset echo cd exit source sudo`), comment: []string{"#"}, quotes: "\"'"}
-	jsonLang = &lang{keywords: words(`true false null`), quotes: "\""}
-	langs    = map[string]*lang{
+// langs maps a fence's language name to what the highlighter knows of it;
+// built on first use, since most runs never draw a code block.
+var langs = sync.OnceValue(func() map[string]*lang {
+	goLang := &lang{keywords: words(`break case chan const continue default defer else fallthrough for func go goto if
+			import interface map package range return select struct switch type var nil true false iota any error string
+			int int64 int32 uint uint64 byte rune bool float64 make new len cap append`), comment: []string{"//"}, quotes: "\"'`"}
+	pyLang := &lang{keywords: words(`and as assert async await break class continue def del elif else except False finally
+			for from global if import in is lambda None nonlocal not or pass raise return True try while with yield self
+			print len range str int dict list`), comment: []string{"#"}, quotes: "\"'"}
+	jsLang := &lang{keywords: words(`async await break case catch class const continue debugger default delete do else
+			export extends false finally for from function if import in instanceof interface let new null of return static
+			super switch this throw true try type typeof undefined var void while yield enum implements readonly string
+			number boolean`), comment: []string{"//"}, quotes: "\"'`"}
+	shLang := &lang{keywords: words(`if then else elif fi for while until do done case esac in function return export local
+			set unset echo cd exit source sudo`), comment: []string{"#"}, quotes: "\"'"}
+	jsonLang := &lang{keywords: words(`true false null`), quotes: "\""}
+	return map[string]*lang{
 		"go": goLang, "golang": goLang, "python": pyLang, "py": pyLang,
 		"js": jsLang, "javascript": jsLang, "ts": jsLang, "typescript": jsLang, "jsx": jsLang, "tsx": jsLang,
 		"sh": shLang, "bash": shLang, "shell": shLang, "zsh": shLang, "console": shLang,
 		"json": jsonLang, "jsonc": jsonLang,
 	}
-)
+})
 
 // line colours one line of code in language name.
 func (h highlighter) line(name, s string) string {
@@ -71,7 +74,7 @@ func (h highlighter) line(name, s string) string {
 	case "diff", "patch":
 		return h.diffLine(s)
 	}
-	l := langs[name]
+	l := langs()[name]
 	if l == nil {
 		return h.plain.Render(s)
 	}

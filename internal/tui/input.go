@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	tea "charm.land/bubbletea/v2"
 )
@@ -181,7 +182,7 @@ const (
 	pasteMaxChars = 1000
 )
 
-var pasteRe = regexp.MustCompile(`\[Pasted text #(\d+) \+\d+ lines\]`)
+var pasteRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[Pasted text #(\d+) \+\d+ lines\]`) })
 
 func (m *model) paste(text string) tea.Cmd {
 	if m.approval != nil || m.picker != nil {
@@ -211,8 +212,8 @@ func (m *model) expandPastes(text string) string {
 	if len(m.pastes) == 0 {
 		return text
 	}
-	return pasteRe.ReplaceAllStringFunc(text, func(ph string) string {
-		n, err := strconv.Atoi(pasteRe.FindStringSubmatch(ph)[1])
+	return pasteRe().ReplaceAllStringFunc(text, func(ph string) string {
+		n, err := strconv.Atoi(pasteRe().FindStringSubmatch(ph)[1])
 		if err != nil || n < 1 || n > len(m.pastes) {
 			return ph
 		}

@@ -3,6 +3,7 @@ package tui
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -54,19 +55,21 @@ func newMarkdown(noColor bool) *markdown {
 	return md
 }
 
+// The markdown patterns are compiled on first use: a process that never
+// renders markdown (headless, --version) does not pay for them.
 var (
-	boldRe   = regexp.MustCompile(`\*\*([^*\n]+)\*\*|__([^_\n]+)__`)
-	italicRe = regexp.MustCompile(`(^|[\s(])[*_]([^*_\s][^*_\n]*)[*_]`)
-	codeRe   = regexp.MustCompile("`([^`\n]+)`")
-	strikeRe = regexp.MustCompile(`~~([^~\n]+)~~`)
-	headRe   = regexp.MustCompile(`^(#{1,6})\s+(.*)$`)
-	bulletRe = regexp.MustCompile(`^(\s*)[-*+]\s+(.*)$`)
-	numRe    = regexp.MustCompile(`^(\s*)(\d{1,9}[.)])\s+(.*)$`)
-	ruleRe   = regexp.MustCompile(`^\s*([-*_])(\s*([-*_]))(\s*([-*_]))+\s*$`)
-	tableSep = regexp.MustCompile(`^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$`)
+	boldRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\*\*([^*\n]+)\*\*|__([^_\n]+)__`) })
+	italicRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[\s(])[*_]([^*_\s][^*_\n]*)[*_]`) })
+	codeRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`([^`\n]+)`") })
+	strikeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`~~([^~\n]+)~~`) })
+	headRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(#{1,6})\s+(.*)$`) })
+	bulletRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\s*)[-*+]\s+(.*)$`) })
+	numRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\s*)(\d{1,9}[.)])\s+(.*)$`) })
+	ruleRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*([-*_])(\s*([-*_]))(\s*([-*_]))+\s*$`) })
+	tableSep = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$`) })
 	// tableDelim is a table's delimiter row, as GFM has it: one dash a
 	// cell is enough.
-	tableDelim = regexp.MustCompile(`^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$`)
+	tableDelim = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$`) })
 )
 
 // render renders a whole text at width: what streaming it would give.
@@ -211,7 +214,7 @@ func (s *mdStream) emit(out []string, line string) []string {
 		}
 		out = s.flushHeld(out)
 	case s.hasCand:
-		if strings.Contains(line, "|") && tableDelim.MatchString(line) {
+		if strings.Contains(line, "|") && tableDelim().MatchString(line) {
 			s.hasCand = false
 			s.inTable, s.header, s.align = true, true, alignments(line)
 			s.rows = [][]string{splitRow(s.cand)}
@@ -315,19 +318,19 @@ func (md *markdown) line(out []string, st *mdState, line string, width int) []st
 		return out
 	}
 	switch {
-	case headRe.MatchString(line):
-		h := headRe.FindStringSubmatch(line)
+	case headRe().MatchString(line):
+		h := headRe().FindStringSubmatch(line)
 		if len(h[1]) == 1 {
 			return md.h1Lines(out, md.inline(h[2]), w)
 		}
 		return append(out, wrapIndent("", md.heading.Render(md.inline(h[2])), w)...)
-	case ruleRe.MatchString(line), tableSep.MatchString(line):
+	case ruleRe().MatchString(line), tableSep().MatchString(line):
 		return append(out, md.rule.Render(strings.Repeat("─", min(w, 40))))
-	case bulletRe.MatchString(line):
-		b := bulletRe.FindStringSubmatch(line)
+	case bulletRe().MatchString(line):
+		b := bulletRe().FindStringSubmatch(line)
 		return append(out, wrapIndent(indent(b[1], w)+"• ", md.inline(b[2]), w)...)
-	case numRe.MatchString(line):
-		b := numRe.FindStringSubmatch(line)
+	case numRe().MatchString(line):
+		b := numRe().FindStringSubmatch(line)
 		return append(out, wrapIndent(indent(b[1], w)+b[2]+" ", md.inline(b[3]), w)...)
 	case strings.HasPrefix(trimmed, ">"):
 		q := strings.TrimSpace(strings.TrimLeft(trimmed, "> "))
@@ -347,18 +350,18 @@ func (md *markdown) inline(s string) string {
 	if !strings.ContainsAny(s, "`*_[<~") {
 		return s
 	}
-	s = codeRe.ReplaceAllStringFunc(s, func(m string) string { return md.code.Render(m[1 : len(m)-1]) })
+	s = codeRe().ReplaceAllStringFunc(s, func(m string) string { return md.code.Render(m[1 : len(m)-1]) })
 	if strings.ContainsAny(s, "[<") {
 		s = md.links(s)
 	}
 	if !md.noColor && strings.Contains(s, "~~") {
 		// Without styling the markers stay: dropping them would say
 		// the opposite of what the text means.
-		s = strikeRe.ReplaceAllStringFunc(s, func(m string) string { return md.strike.Render(m[2 : len(m)-2]) })
+		s = strikeRe().ReplaceAllStringFunc(s, func(m string) string { return md.strike.Render(m[2 : len(m)-2]) })
 	}
-	s = boldRe.ReplaceAllStringFunc(s, func(m string) string { return md.bold.Render(m[2 : len(m)-2]) })
-	s = italicRe.ReplaceAllStringFunc(s, func(m string) string {
-		sub := italicRe.FindStringSubmatch(m)
+	s = boldRe().ReplaceAllStringFunc(s, func(m string) string { return md.bold.Render(m[2 : len(m)-2]) })
+	s = italicRe().ReplaceAllStringFunc(s, func(m string) string {
+		sub := italicRe().FindStringSubmatch(m)
 		return sub[1] + md.italic.Render(sub[2])
 	})
 	return s
