@@ -66,7 +66,10 @@ func (r record) Err() error { return r.c.sess.w.Err() }
 
 // Compressed writes the compacted history, which replaces what came
 // before it on load.
-func (r record) Compressed() { r.c.sess.w.AppendCompaction(r.c.chat.History()) }
+// The history is read in place: the writer keeps its own copy.
+func (r record) Compressed() {
+	r.c.chat.ReadHistory(func(h []llm.Message) { r.c.sess.w.AppendCompaction(h) })
+}
 
 // Keep puts results the loop will not send into the history.
 func (r record) Keep(parts []llm.Part) {
