@@ -166,6 +166,15 @@ func (c *Chat) History() []llm.Message {
 	return append([]llm.Message(nil), c.history...)
 }
 
+// ReadHistory calls f with the history in place, under the chat's lock,
+// for a caller that only reads it: it spares a copy of the whole history.
+// f must not keep the slice, change it or call the chat.
+func (c *Chat) ReadHistory(f func(h []llm.Message)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f(c.history)
+}
+
 // LastReply returns the last history entry when it is a model reply: after
 // a round, the reply it recorded. It costs no copy of the text.
 func (c *Chat) LastReply() (llm.Message, bool) {
@@ -327,7 +336,7 @@ type givenCall struct {
 // call of its own and gets a fresh id. Only a true replay — the same id,
 // name and arguments twice in one reply — is marked RepeatOf the first
 // copy, to be answered without running. A call without an id gets one.
-func (r *reply) name(call *llm.FunctionCall, used map[string]bool) {
+func (r *reply) name(call *llm.FunctionCall, used func(id string) bool) {
 	g := givenCall{id: call.ID, name: call.Name, args: call.Args}
 	if call.ID == "" {
 		call.ID = NewCallID(call.Name)
@@ -341,33 +350,31 @@ func (r *reply) name(call *llm.FunctionCall, used map[string]bool) {
 			call.ID = NewCallID(call.Name)
 		}
 	}
-	if call.RepeatOf == "" && call.ID == g.id && used[g.id] {
+	if call.RepeatOf == "" && call.ID == g.id && g.id != "" && used(g.id) {
 		call.ID = NewCallID(call.Name)
 	}
 	g.as = call.ID
 	r.given = append(r.given, g)
 }
 
-// callIDs returns the ids of the calls and results history holds, the
-// reply in flight left out.
-func (c *Chat) callIDs() map[string]bool {
+// holdsCallID reports whether history holds a call or result of the
+// given id, the reply in flight left out. It looks the id up in place:
+// building a set of every id the history holds cost a walk with a map
+// insert per entry each round.
+func (c *Chat) holdsCallID(id string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ids := map[string]bool{}
-	for i, m := range c.history {
+	for i := len(c.history) - 1; i >= 0; i-- {
 		if i == c.partial {
 			continue
 		}
-		for _, p := range m.Parts {
-			switch {
-			case p.Call != nil:
-				ids[p.Call.ID] = true
-			case p.Response != nil:
-				ids[p.Response.ID] = true
+		for _, p := range c.history[i].Parts {
+			if p.Call != nil && p.Call.ID == id || p.Response != nil && p.Response.ID == id {
+				return true
 			}
 		}
 	}
-	return ids
+	return false
 }
 
 // collectEvery is the reply size from which the reply's growth is

@@ -418,7 +418,7 @@ func TestReplyNamesCalls(t *testing.T) {
 	}
 	used := map[string]bool{"old": true}
 	for i := range calls {
-		rep.name(&calls[i], used)
+		rep.name(&calls[i], func(id string) bool { return used[id] })
 	}
 	if calls[0].ID != "c1" || calls[0].RepeatOf != "" {
 		t.Errorf("first call: %+v", calls[0])

@@ -90,13 +90,18 @@ func (c *Chat) maybeCompress(ctx context.Context) (StreamEvent, bool) {
 	if window <= 0 {
 		return StreamEvent{}, false
 	}
-	req := c.request(0)
-	before := c.calibrated(estimateRequest(req))
+	// Estimated in place: a copy of the history a round only to learn
+	// that it fits cost a round an allocation the size of the history.
+	c.mu.Lock()
+	fixed := fixedTokens(&llm.Request{System: c.cfg.System, Tools: c.cfg.Tools})
+	raw := EstimateTokens(c.history) + fixed
+	c.mu.Unlock()
+	before := c.calibrated(raw)
 	at := int(c.cfg.CompressAt * float64(window))
 	if before < at {
 		return StreamEvent{}, false
 	}
-	budget := at - c.calibrated(fixedTokens(req)) - 1
+	budget := at - c.calibrated(fixed) - 1
 	// A summary that would keep less than keepTail of the history
 	// verbatim (the current turn's results fill it) is still made, to
 	// spare those results, when what it replaces is worth a request.
@@ -104,7 +109,10 @@ func (c *Chat) maybeCompress(ctx context.Context) (StreamEvent, bool) {
 	if !c.relieve(ctx, budget, currentFloor(window), rule, false) {
 		return StreamEvent{}, false
 	}
-	after := c.calibrated(estimateRequest(c.request(0)))
+	c.mu.Lock()
+	raw = EstimateTokens(c.history) + fixed
+	c.mu.Unlock()
+	after := c.calibrated(raw)
 	return StreamEvent{Kind: EventCompressed, TokensBefore: before, TokensAfter: after}, true
 }
 

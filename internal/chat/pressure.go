@@ -74,6 +74,13 @@ func currentStart(h []llm.Message) int {
 	return 0
 }
 
+// currentStart is currentStart of the history, read in place.
+func (c *Chat) currentStart() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return currentStart(c.history)
+}
+
 // historyTokens is the calibrated estimate of the history, read in place
 // rather than from a copy of it.
 func (c *Chat) historyTokens() int {
@@ -89,7 +96,7 @@ func (c *Chat) historyTokens() int {
 // older results sufficed. floor is what the current turn's results keep
 // (currentFloor). It reports whether the history changed.
 func (c *Chat) relieve(ctx context.Context, budget, floor int, rule splitRule, always bool) bool {
-	changed := c.cutResults(ctx, budget, 0, currentStart(c.History()), cutLevels, false)
+	changed := c.cutResults(ctx, budget, 0, c.currentStart(), cutLevels, false)
 	if always || c.historyTokens() > budget {
 		if _, ok := c.compress(ctx, rule, "auto", ""); ok {
 			changed = true
@@ -99,7 +106,7 @@ func (c *Chat) relieve(ctx context.Context, budget, floor int, rule splitRule, a
 	if c.historyTokens() > budget {
 		// The summary kept older results, or none could be made: cut
 		// those older results further, then the current ones.
-		if c.cutResults(ctx, budget, 0, currentStart(c.History()), cutLevels, false) {
+		if c.cutResults(ctx, budget, 0, c.currentStart(), cutLevels, false) {
 			changed = true
 		}
 		if c.cutCurrent(ctx, budget, floor) {

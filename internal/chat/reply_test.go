@@ -1,7 +1,6 @@
 package chat
 
 import (
-	"fmt"
 	"io"
 	"runtime"
 	"strings"
@@ -96,22 +95,3 @@ func TestContinuationIsAnnounced(t *testing.T) {
 	}
 }
 
-// BenchmarkCallIDs is what a reply with tool calls pays to learn the ids
-// history holds: one pass over a 200-round history (400 messages, a call
-// and a result each round).
-func BenchmarkCallIDs(b *testing.B) {
-	var h []llm.Message
-	for i := range 200 {
-		id := fmt.Sprintf("call_%d", i)
-		h = append(h,
-			llm.Message{Role: llm.RoleModel, Parts: []llm.Part{{Text: "reading"}, {Call: &llm.FunctionCall{ID: id, Name: "read_file", Args: `{}`}}}},
-			llm.Message{Role: llm.RoleUser, Parts: []llm.Part{{Response: &llm.FunctionResponse{ID: id, Name: "read_file", Output: "x"}}}})
-	}
-	c := New(nil, Config{}, h)
-	b.ReportAllocs()
-	for b.Loop() {
-		if len(c.callIDs()) != 200 {
-			b.Fatal("wrong count")
-		}
-	}
-}

@@ -239,16 +239,12 @@ func (c *Chat) streamInto(ctx context.Context, req *llm.Request, rep *reply, sea
 		}
 		return nil
 	}
-	var used map[string]bool // call ids history holds, read at the reply's first call
 	for ch, err := range c.provider.Stream(ctx, req) {
 		if err != nil {
 			return err
 		}
 		for i := range ch.Calls {
-			if used == nil {
-				used = c.callIDs()
-			}
-			rep.name(&ch.Calls[i], used)
+			rep.name(&ch.Calls[i], c.holdsCallID)
 		}
 		if seam != nil {
 			ch.Text = seam.filter(ch.Text, len(ch.Calls) > 0 || ch.FinishReason != "")

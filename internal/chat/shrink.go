@@ -15,9 +15,28 @@ import (
 // Spiller saves the full text of a tool result that is cut to fit the
 // context window, with the session, and returns where it can be read. The
 // entry layer sets it (Config.Spill); without one, a cut result says that
-// its full text is not available any more.
+// its full text is not available any more. name names the result
+// ("tool-result-<call id>"); saving the same name again may return where
+// it was saved before.
 type Spiller interface {
-	Save(ctx context.Context, name string, data []byte) (path string, err error)
+	Save(ctx context.Context, name, text string) (Saved, error)
+}
+
+// Saved is where a Spiller saved a text: lines Line to Line+Lines-1
+// (counted from 1, as read_file numbers them) of the file at Path, or the
+// whole file when Lines is 0.
+type Saved struct {
+	Path        string
+	Line, Lines int
+}
+
+// where is what a cut's note says of the saved text.
+func (s Saved) where() string {
+	if s.Lines == 0 {
+		return "the full text is saved at " + s.Path + " (read it in ranges if you need it)"
+	}
+	return fmt.Sprintf("the full text is saved at %s, lines %d-%d (read_file offset %d, limit %d; read it in ranges if you need it)",
+		s.Path, s.Line, s.Line+s.Lines-1, s.Line-1, s.Lines)
 }
 
 // cutLevel sizes the tool-result cut: a result longer than above bytes
@@ -277,11 +296,11 @@ func (c *Chat) cutOutput(ctx context.Context, r *llm.FunctionResponse, lv cutLev
 	}
 	where := "the full text is not available any more"
 	if c.cfg.Spill != nil {
-		path, err := c.cfg.Spill.Save(ctx, "tool-result-"+safeName(r.ID)+".txt", []byte(out))
+		at, err := c.cfg.Spill.Save(ctx, "tool-result-"+safeName(r.ID), out)
 		if err != nil {
 			c.log.Warn("chat: saving a cut tool result", "id", r.ID, "err", err)
 		} else {
-			where = "the full text is saved at " + path + " (read it in ranges if you need it)"
+			where = at.where()
 		}
 	}
 	if r.ID != "" {

@@ -13,12 +13,12 @@ import (
 // memSpill records what it was asked to save.
 type memSpill struct{ saved map[string]string }
 
-func (m *memSpill) Save(_ context.Context, name string, data []byte) (string, error) {
+func (m *memSpill) Save(_ context.Context, name, text string) (Saved, error) {
 	if m.saved == nil {
 		m.saved = map[string]string{}
 	}
-	m.saved[name] = string(data)
-	return "/sessions/s1/" + name, nil
+	m.saved[name+".txt"] = text
+	return Saved{Path: "/sessions/s1/" + name + ".txt"}, nil
 }
 
 func toolRound(id, output string) []llm.Message {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -183,13 +184,27 @@ func TestFullContextIsRecoveredBySmallerResend(t *testing.T) {
 	if last.Role != "tool" || !strings.Contains(last.Text(), "line 000000") || !strings.Contains(last.Text(), "were cut to fit the context window") {
 		t.Errorf("the cut result should keep its head and say it was cut: %.300q", last.Text())
 	}
-	// The full text is saved with the session, where read_file may read it.
-	saved := regexp.MustCompile(`/\S*tool-results/tool-result-r1\.txt`).FindString(last.Text())
-	if saved == "" {
-		t.Fatalf("the cut result names no saved file: %.600q", last.Text())
+	// The full text is saved with the session, where read_file may read
+	// it: the lines the note names hold it alone.
+	m := regexp.MustCompile(`saved at (/\S*tool-results\.txt), lines (\d+)-(\d+) \(read_file offset (\d+), limit (\d+);`).FindStringSubmatch(last.Text())
+	if m == nil {
+		t.Fatalf("the cut result names no saved lines: %.600q", last.Text())
 	}
-	if data, err := os.ReadFile(saved); err != nil || !strings.Contains(string(data), "line 000000") || len(data) < 20000 {
-		t.Errorf("the saved full text: %d bytes, %v", len(data), err)
+	first, end := atoiT(t, m[2]), atoiT(t, m[3])
+	if atoiT(t, m[4]) != first-1 || atoiT(t, m[5]) != end-first+1 {
+		t.Errorf("the read_file offset and limit do not name lines %d-%d: %s", first, end, m[0])
+	}
+	data, err := os.ReadFile(m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	if end > len(lines) {
+		t.Fatalf("lines %d-%d of a file of %d lines", first, end, len(lines))
+	}
+	saved := strings.Join(lines[first-1:end], "")
+	if !strings.Contains(saved, "line 000000") || len(saved) < 20000 || !strings.HasPrefix(lines[first-2], "=== tool-result-r1 ===") {
+		t.Errorf("the saved full text: %d bytes from %.40q, after %q", len(saved), saved, lines[first-2])
 	}
 	if err := srv.CheckPairing(); err != nil {
 		t.Error(err)
@@ -250,4 +265,13 @@ func TestResponseLargerThanTheCapFailsClearly(t *testing.T) {
 	if n := len(srv.Requests()); n != 1 {
 		t.Errorf("%d requests: a response past the cap is not retried", n)
 	}
+}
+
+func atoiT(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

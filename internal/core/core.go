@@ -182,7 +182,8 @@ func (r *Runner) RunTools(ctx context.Context, calls []*turn.ToolCallRequest) ([
 		fcs[i] = llm.FunctionCall{ID: c.CallID, Name: c.Name, Args: c.Args}
 	}
 	out := make([]loop.Outcome, len(calls))
-	dup := repair.DuplicateCalls(r.chat.History(), fcs)
+	var dup map[string]bool
+	r.chat.ReadHistory(func(h []llm.Message) { dup = repair.DuplicateCalls(h, fcs) })
 	seen := make(map[string]bool, len(calls))
 	var reqs []scheduler.Request
 	var idx []int

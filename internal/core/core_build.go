@@ -372,6 +372,8 @@ func (c *Session) newChat(cfg *Config, getenv func(string) string, log *slog.Log
 	}
 	asker.retry = retry
 	hookRunner, sess := c.hooks, c.sess
+	spill := newSpillFile(sess.w.Dir())
+	c.closers = append(c.closers, func() { spill.Close() })
 	chatCfg := chat.Config{
 		Model:  cfg.Model,
 		System: sysprompt.Build(sysEnv),
@@ -390,7 +392,7 @@ func (c *Session) newChat(cfg *Config, getenv func(string) string, log *slog.Log
 			return out
 		},
 		Logger: log,
-		Spill:  dirSpiller{filepath.Join(sess.w.Dir(), "tool-results")},
+		Spill:  spill,
 	}
 	// hooks (skills area): PreCompact and PostCompact.
 	if hookRunner.Has(hooks.PreCompact) || hookRunner.Has(hooks.PostCompact) || hookRunner.Has(hooks.SessionStart) {

@@ -17,14 +17,47 @@ type record struct{ c *Session }
 // recorder returns the session's recorder.
 func (c *Session) recorder() loop.Recorder { return record{c} }
 
-// Checkpoint makes the transcript durable at a round boundary. Its error
-// ends the loop (loop.Unsaved), which each entry reports as a failure.
+// Checkpoint saves the transcript at a round boundary, before the round's
+// calls run. Before calls that may change something (a tool that is not
+// read-only, one not known) and at the end of an interaction (no calls)
+// it is made durable (fsync); before a batch that only reads, it is
+// written to the file, where a killed process leaves it, and made durable
+// with the next: such a batch does nothing a lost line could leave
+// unrecorded, and an fsync a round was most of a read-only round's own
+// time. Its error ends the loop (loop.Unsaved), which each entry reports
+// as a failure.
 func (r record) Checkpoint() error {
-	err := r.c.sess.w.Sync()
+	var err error
+	if r.readsOnly() {
+		err = r.c.sess.w.Written()
+	} else {
+		err = r.c.sess.w.Sync()
+	}
 	if err != nil {
 		slog.Error("saving the session", "err", err)
 	}
 	return err
+}
+
+// readsOnly reports whether the round just recorded asks for calls, all of
+// tools that only read.
+func (r record) readsOnly() bool {
+	reply, ok := r.c.chat.LastReply()
+	if !ok {
+		return false
+	}
+	calls := 0
+	for _, p := range reply.Parts {
+		if p.Call == nil {
+			continue
+		}
+		t, ok := r.c.reg.Lookup(p.Call.Name)
+		if !ok || !t.Kind().ReadOnly() {
+			return false
+		}
+		calls++
+	}
+	return calls > 0
 }
 
 // Err is the transcript writer's first error: once a write failed,
@@ -33,7 +66,10 @@ func (r record) Err() error { return r.c.sess.w.Err() }
 
 // Compressed writes the compacted history, which replaces what came
 // before it on load.
-func (r record) Compressed() { r.c.sess.w.AppendCompaction(r.c.chat.History()) }
+// The history is read in place: the writer keeps its own copy.
+func (r record) Compressed() {
+	r.c.chat.ReadHistory(func(h []llm.Message) { r.c.sess.w.AppendCompaction(h) })
+}
 
 // Keep puts results the loop will not send into the history.
 func (r record) Keep(parts []llm.Part) {

@@ -109,14 +109,14 @@ func NoFinishReason() Step { return Step{kind: kindNoFinish} }
 func When(substr string) Step { return Step{kind: kindWhen, text: substr} }
 
 // matches reports whether t may answer a request with these messages.
-func (t Turn) matches(msgs []Message) bool {
+func (t Turn) matches(msgs *texts) bool {
 	for _, s := range t {
 		if s.kind != kindWhen {
 			continue
 		}
 		found := false
-		for i := range msgs {
-			if strings.Contains(msgs[i].Text(), s.text) {
+		for i := range msgs.msgs {
+			if strings.Contains(msgs.text(i), s.text) {
 				found = true
 				break
 			}
@@ -126,6 +126,26 @@ func (t Turn) matches(msgs []Message) bool {
 		}
 	}
 	return true
+}
+
+// texts decodes the text of a request's messages once, however many
+// turns look at it: a script of many turns with When conditions would
+// otherwise decode the whole request again for each turn it tries.
+type texts struct {
+	msgs    []Message
+	decoded []*string
+}
+
+func newTexts(msgs []Message) *texts {
+	return &texts{msgs: msgs, decoded: make([]*string, len(msgs))}
+}
+
+func (t *texts) text(i int) string {
+	if t.decoded[i] == nil {
+		s := t.msgs[i].Text()
+		t.decoded[i] = &s
+	}
+	return *t.decoded[i]
 }
 
 // Stall waits d at its place in the turn before sending what follows (or

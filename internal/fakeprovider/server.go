@@ -266,8 +266,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		for s.first < len(s.turns) && s.served[s.first] {
 			s.first++
 		}
+		msgs := newTexts(req.Messages)
 		for i := s.first; i < len(s.turns); i++ {
-			if !s.served[i] && s.turns[i].matches(req.Messages) {
+			if !s.served[i] && s.turns[i].matches(msgs) {
 				turn, ok = s.turns[i], true
 				req.Turn = i
 				s.served[i] = true

@@ -56,10 +56,11 @@ type Outcome struct {
 // Recorder is what the session keeps of the loop beside the chat's
 // history. Each method is called on the loop's goroutine.
 type Recorder interface {
-	// Checkpoint makes the transcript durable: a round ended and its
-	// calls are about to run. An error means the session could not be
-	// saved: the loop ends (Unsaved) rather than run work it cannot
-	// record.
+	// Checkpoint saves the transcript: a round ended and its calls are
+	// about to run. What it must make durable (fsync) beyond what a
+	// killed process leaves is the recorder's to decide. An error means
+	// the session could not be saved: the loop ends (Unsaved) rather
+	// than run work it cannot record.
 	Checkpoint() error
 	// Compressed follows the chat's compression of its history.
 	Compressed()
@@ -280,9 +281,10 @@ func (l *run) loop(ctx context.Context, parts []llm.Part, typ client.SendType) R
 			}
 			return l.stop(*stop)
 		}
-		// The reply, and any calls it asks for, are on disk before a
-		// tool runs: a crash in a tool leaves a resumable session. What
-		// cannot be recorded is not run.
+		// The reply, and any calls it asks for, are in the transcript
+		// before a tool runs (on disk before one that may change
+		// something; the recorder decides): a crash in a tool leaves a
+		// resumable session. What cannot be recorded is not run.
 		if unsaved := l.checkpoint(); unsaved != nil {
 			return l.stop(*unsaved)
 		}

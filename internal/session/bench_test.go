@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -103,6 +104,63 @@ func BenchmarkSummarize(b *testing.B) {
 	for b.Loop() {
 		if _, err := summarize(path); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// compactedTranscript writes a session of the given number of rounds near
+// its context limit, as BenchmarkLongSession's 16k-token window leaves
+// it: each round reads a 4 KB page, each cuts the oldest whole result,
+// and every 30 rounds the older history is summarised.
+func compactedTranscript(b *testing.B, rounds int) string {
+	_, _, w := newSession(b, "compacted")
+	page := strings.Repeat(strings.Repeat("x", 99)+"\n", 40)
+	h := []llm.Message{user(text("read big.txt page by page"))}
+	w.Append(h[0])
+	cut := 1 // the first entry whose result is whole
+	for i := range rounds {
+		id := fmt.Sprintf("p%d", i)
+		m := model(llm.FinishToolCalls, text(fmt.Sprintf("Reading page %d.", i)), call(id, "read_file", `{"file_path":"big.txt"}`))
+		u := user(resp(id, "read_file", page))
+		w.Append(m)
+		w.Append(u)
+		h = append(h, m, u)
+		if len(h) > 12 {
+			for ; cut < len(h); cut++ {
+				if r := h[cut].Parts[0].Response; r != nil {
+					c := h[cut]
+					c.Parts = []llm.Part{resp(r.ID, r.Name, page[:1024]+"\n[… 3072 bytes of this tool result were cut …]\n"+page[len(page)-512:])}
+					h = append(slices.Clip(h[:cut]), append([]llm.Message{c}, h[cut+1:]...)...)
+					cut++
+					break
+				}
+			}
+			w.AppendCompaction(h)
+		}
+		if i%30 == 29 {
+			keep := h[len(h)-10:]
+			h = append([]llm.Message{user(text(fmt.Sprintf("This is a summary of the earlier conversation:\n\nSUMMARY %d", i)))}, keep...)
+			cut = 1
+			w.AppendCompaction(h)
+		}
+	}
+	mustClose(b, w)
+	return w.Path()
+}
+
+// BenchmarkLoadCompacted is what --continue of a 3,000-round session near
+// its context limit pays to load it: a line of changes a round.
+func BenchmarkLoadCompacted(b *testing.B) {
+	path := compactedTranscript(b, 3000)
+	b.SetBytes(fileSize(b, path))
+	b.ReportAllocs()
+	for b.Loop() {
+		tr, err := Load(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(tr.History) < 10 || len(tr.Warnings) > 0 {
+			b.Fatalf("%d entries, warnings %v", len(tr.History), tr.Warnings)
 		}
 	}
 }

@@ -307,7 +307,7 @@ func FuzzCompactionOps(f *testing.F) {
 		if json.Unmarshal([]byte(ops), &o) != nil {
 			return
 		}
-		got, err := applyOps(entries(h), o, 1)
+		got, err := applyOps(entries(h), o, 1, nil)
 		if err == nil && len(got) > len(o)*len(h) {
 			t.Fatalf("%d entries from %d ops", len(got), len(o))
 		}
@@ -340,7 +340,7 @@ func TestDiffHistory(t *testing.T) {
 	if err := json.Unmarshal(b, &raw); err != nil {
 		t.Fatal(err)
 	}
-	got, err := applyOps(entries(h), raw, 1)
+	got, err := applyOps(entries(h), raw, 1, nil)
 	tr := &Transcript{hist: got}
 	if h, _ := tr.materialize(); err != nil || !reflect.DeepEqual(h, next) {
 		t.Errorf("applied: %v, %+v", err, got)
@@ -428,5 +428,46 @@ func TestCompareCoversEveryField(t *testing.T) {
 		if n := reflect.TypeOf(c.v).NumField(); n != c.want {
 			t.Errorf("%T has %d fields, sameShape and samePart compare %d", c.v, n, c.want)
 		}
+	}
+}
+
+// An entry rewritten in place line after line (the first entries of a
+// history summarised again and again) keeps only the edits its last state
+// depends on, and decodes to what applying every edit in turn gives.
+func TestRepeatedPartEditsKeepWhatTheLastDependsOn(t *testing.T) {
+	orig := user(resp("c1", "read_file", "original output"), text("note"))
+	raw, err := json.Marshal(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := func(p llm.Part) rawPartEdit {
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rawPartEdit{I: 0, Part: b}
+	}
+	h := []histEntry{{raw: raw, line: 1}}
+	for i := range 100 {
+		ops := []rawOp{{From: 0, Parts: []rawPartEdit{
+			whole(resp("c1", "read_file", fmt.Sprintf("output %03d of the result", i))),
+			{I: 0, Output: &splice{Keep: 7, Text: "[cut]", Tail: 3}},
+		}}}
+		if h, err = applyOps(h, ops, i+2, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, err = applyOps(h, []rawOp{{From: 0, Parts: []rawPartEdit{{I: 1, Part: []byte(`{"text":"new note"}`)}}}}, 200, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(h[0].edits); n != 3 {
+		t.Errorf("%d edits kept, want 3: the last whole part, its splice and the note", n)
+	}
+	tr := &Transcript{hist: h}
+	got, _ := tr.materialize()
+	want := user(resp("c1", "read_file", "output [cut]ult"), text("new note"))
+	if len(got) != 1 || !reflect.DeepEqual(got[0], want) || len(tr.Warnings) > 0 {
+		t.Errorf("materialised %+v (warnings %v), want %+v", got, tr.Warnings, want)
 	}
 }

@@ -75,8 +75,28 @@ func (t *Transcript) quickEntry(line []byte, n int) bool {
 		return false
 	}
 	t.lastSeq = max(t.lastSeq, tail.Seq)
-	t.hist = append(t.hist, histEntry{raw: bytes.Clone(msg[:i]), line: n})
+	t.hist = append(t.hist, histEntry{raw: t.keep(msg[:i]), line: n})
 	return true
+}
+
+// arenaBlock is the size of the blocks keep copies entry lines into: the
+// largest the allocator serves from its caches of small objects, which
+// measured faster than larger blocks taken fresh from the heap.
+const arenaBlock = 32 << 10
+
+// keep returns a copy of b, which the line reader will overwrite. The
+// copies share large blocks: one allocation per entry line cost more than
+// the copying, and the blocks go once the history is decoded.
+func (t *Transcript) keep(b []byte) []byte {
+	if len(b) > arenaBlock/4 {
+		return bytes.Clone(b)
+	}
+	if cap(t.arena)-len(t.arena) < len(b) {
+		t.arena = make([]byte, 0, arenaBlock)
+	}
+	n := len(t.arena)
+	t.arena = append(t.arena, b...)
+	return t.arena[n:len(t.arena):len(t.arena)]
 }
 
 // entryShaped reports whether line starts as an entry line of a role load
@@ -120,27 +140,35 @@ func (t *Transcript) applyCompaction(rec *record, line int) {
 	if rec.Base != len(t.hist) {
 		t.warn(line, fmt.Sprintf("compaction made for a history of %d entries applied to one of %d: a line before it was lost", rec.Base, len(t.hist)))
 	}
-	h, err := applyOps(t.hist, rec.Ops, line)
+	h, err := applyOps(t.hist, rec.Ops, line, t.spare)
 	if err != nil {
 		t.warn(line, fmt.Sprintf("compaction applied in part: %v", err))
 	}
-	t.hist = h
+	// The old history's array is where the next line's is built: a line
+	// a round would otherwise allocate the whole history each time.
+	t.hist, t.spare = h, t.hist[:0]
 	if t.eager {
 		t.History, _ = t.materialize()
 	}
 }
 
 // applyOps builds the history a compaction line's ops describe from old,
-// the history replayed so far. It returns an error, and builds what it
+// the history replayed so far, in buf's array when it is large enough
+// (buf must not share old's). It returns an error, and builds what it
 // can, when an op points outside old.
-func applyOps(old []histEntry, ops []rawOp, line int) ([]histEntry, error) {
+func applyOps(old []histEntry, ops []rawOp, line int, buf []histEntry) ([]histEntry, error) {
 	// Sized once: a line keeps most of the history in a range or two,
-	// which appending would copy again at every doubling.
+	// which appending would copy again at every doubling. Room is left
+	// for the entries appended before the next line.
 	n := 0
 	for _, op := range ops {
 		n += max(op.N, 1)
 	}
-	h := make([]histEntry, 0, min(n, len(old)+len(ops)))
+	n = min(n, len(old)+len(ops))
+	h := buf[:0]
+	if cap(h) < n {
+		h = make([]histEntry, 0, n+n/2+16)
+	}
 	var bad error
 	for k, op := range ops {
 		switch {
@@ -152,7 +180,7 @@ func applyOps(old []histEntry, ops []rawOp, line int) ([]histEntry, error) {
 			e := old[op.From]
 			if e.raw != nil || e.dead {
 				// Applied once the entry is decoded, if it survives.
-				e.edits = append(slices.Clip(e.edits), op.Parts...)
+				e.edits = addEdits(e.edits, op.Parts)
 			} else {
 				e.msg.Parts = slices.Clone(e.msg.Parts)
 				if err := replaceParts(&e.msg, op.Parts); err != nil {
@@ -165,6 +193,30 @@ func applyOps(old []histEntry, ops []rawOp, line int) ([]histEntry, error) {
 		}
 	}
 	return h, bad
+}
+
+// addEdits returns the edits old then add, leaving out those a later one
+// makes moot: a part replaced whole no longer depends on what it held. A
+// history summarised again and again rewrites its first entries in place
+// at each summary, and their edits would otherwise pile up, each decoded
+// at the end. old is not changed: other entries may share it.
+func addEdits(old, add []rawPartEdit) []rawPartEdit {
+	all := make([]rawPartEdit, 0, len(old)+len(add))
+	all = append(append(all, old...), add...)
+	out := all[:0]
+	for k, e := range all {
+		moot := false
+		for _, later := range all[k+1:] {
+			if later.I == e.I && later.Output == nil {
+				moot = true
+				break
+			}
+		}
+		if !moot {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // replaceParts replaces parts of m, whose Parts the caller owns.

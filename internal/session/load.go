@@ -67,6 +67,10 @@ type Transcript struct {
 	// (a caller looks at History record by record).
 	hist  []histEntry
 	eager bool
+	// spare is the array the next compaction line builds the history
+	// in, and arena the block entry lines are copied into (lazy.go).
+	spare []histEntry
+	arena []byte
 	// mirror is the history as the writer counts it, when it differs
 	// from History (see materialize).
 	mirror []llm.Message
@@ -238,7 +242,7 @@ func replay(path string, each func(*Transcript, *record)) (*Transcript, tailStat
 	if !t.eager {
 		t.History, t.mirror = t.materialize()
 	}
-	t.hist = nil
+	t.hist, t.spare, t.arena = nil, nil, nil
 	return t, tail, nil
 }
 

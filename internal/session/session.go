@@ -32,6 +32,10 @@
 //	unsaved     writes failed from here on: lost (lines not written), error
 //	schedule    a schedule was created, fired once, deleted or dropped: schedule, kind, spec, every, cron, text, recurring, state
 //
+// Appending returns at once; a goroutine writes the lines. Written waits
+// until they are in the file, where a killed process leaves them, and Sync
+// until they are on disk (fsync), which is what survives the machine.
+//
 // Loading replays the lines in order; a compaction line replaces the
 // history rebuilt so far by the one it describes, built from it. Each line
 // is written with a single write call, so a crash leaves at most the last

@@ -76,7 +76,10 @@ type item struct {
 	// escaped as they are written (see encodeEntry).
 	parts  bigjson.Pieces
 	synced chan error
-	stop   bool
+	// written is answered once everything before it is written to the
+	// file, without an fsync (Written).
+	written chan error
+	stop    bool
 }
 
 func newWriter(f, lock *os.File, meta Meta, seq int64, dirSync bool) *Writer {
@@ -222,6 +225,24 @@ func (w *Writer) Sync() error {
 	return w.Err()
 }
 
+// Written waits until everything appended so far is written to the file
+// (handed to the operating system, where a killed process leaves it)
+// and returns the writer's first error. Unlike Sync it does not fsync:
+// what it wrote survives the process, not the machine, until the next
+// Sync or Close.
+func (w *Writer) Written() error {
+	ch := make(chan error, 1)
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return ErrClosed
+	}
+	w.enqueueLocked(item{written: ch})
+	w.mu.Unlock()
+	<-ch
+	return w.Err()
+}
+
 // Close writes and fsyncs everything appended, stops the writer goroutine
 // and closes the file. It returns the writer's first error.
 func (w *Writer) Close() error {
@@ -312,6 +333,8 @@ func (w *Writer) run() {
 					w.flush()
 				}
 				it.synced <- nil
+			case it.written != nil:
+				it.written <- nil
 			case it.stop:
 				if stopped {
 					w.markUnsaved()

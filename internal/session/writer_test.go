@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -184,6 +186,43 @@ func TestSyncFsyncs(t *testing.T) {
 	if n := fsyncs.Load(); n != 2 {
 		t.Errorf("Close fsynced %d times in all, want 2", n)
 	}
+}
+
+// Written hands every line appended before it to the operating system,
+// where a killed process leaves it, without an fsync; a failed write is
+// its error.
+func TestWrittenHandsLinesOverWithoutFsync(t *testing.T) {
+	_, _, w := newSession(t, "written")
+	var fsyncs atomic.Int32
+	w.fsync = func() error { fsyncs.Add(1); return w.f.Sync() }
+	for _, m := range realistic() {
+		w.Append(m)
+	}
+	if err := w.Written(); err != nil {
+		t.Fatal(err)
+	}
+	if n := fsyncs.Load(); n != 0 {
+		t.Errorf("Written fsynced %d times", n)
+	}
+	tr := mustLoad(t, w.Path())
+	noWarnings(t, tr)
+	if !reflect.DeepEqual(tr.History, realistic()) {
+		t.Errorf("after Written a reader sees %d of %d entries", len(tr.History), len(realistic()))
+	}
+	mustClose(t, w)
+
+	restore := SetWriteFault(func(_ string, f io.Writer) io.Writer { return &fullDisk{w: f, room: 150} })
+	defer restore()
+	_, _, full := newSession(t, "written-full")
+	full.Append(user(text("short")))
+	if err := full.Written(); err != nil {
+		t.Fatalf("the first line fits: %v", err)
+	}
+	full.Append(model(llm.FinishStop, text(strings.Repeat("a long answer ", 20))))
+	if err := full.Written(); !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("Written = %v, want the write's ENOSPC", err)
+	}
+	full.Close()
 }
 
 // The point of the writer goroutine: while the disk is stuck in an
