@@ -62,7 +62,11 @@ func (r *repo) write(name, data string) {
 	}
 }
 
-func (r *repo) commit(msg string) { r.t.Helper(); r.git("add", "-A"); r.git("commit", "-q", "--allow-empty", "-m", msg) }
+func (r *repo) commit(msg string) {
+	r.t.Helper()
+	r.git("add", "-A")
+	r.git("commit", "-q", "--allow-empty", "-m", msg)
+}
 
 // want is git's own answer: the snapshot's commands, as sysprompt runs
 // them, from dir.
@@ -336,7 +340,7 @@ func TestAbbreviationGrowsWithThePack(t *testing.T) {
 	r := newRepo(t)
 	var b strings.Builder
 	for i := 0; i < 17000; i++ {
-		fmt.Fprintf(&b, "blob\ndata %d\nblob %d\n\n", len(fmt.Sprintf("blob %d", i)), i)
+		fmt.Fprintf(&b, "blob\ndata %d\nblob %d\n", len(fmt.Sprintf("blob %d", i)), i)
 	}
 	b.WriteString("commit refs/heads/main\ncommitter t <t@t> 1700000000 +0000\ndata 5\nlast\n\n")
 	cmd := exec.Command("git", "fast-import", "--quiet")
@@ -361,20 +365,26 @@ func TestUnsupportedRepositories(t *testing.T) {
 		"submodule": func(r *repo) {
 			r.git("update-index", "--add", "--cacheinfo", "160000,"+strings.Repeat("1", 40)+",sub")
 		},
-		"sparse checkout":   func(r *repo) { r.git("config", "core.sparseCheckout", "true") },
-		"skip-worktree":     func(r *repo) { r.git("update-index", "--skip-worktree", "a") },
-		"assume-unchanged":  func(r *repo) { r.git("update-index", "--assume-unchanged", "a") },
-		"split index":       func(r *repo) { r.git("update-index", "--split-index") },
-		"intent to add":     func(r *repo) { r.write("n", "n"); r.git("add", "-N", "n") },
-		"graft":             func(r *repo) { os.WriteFile(filepath.Join(r.dir, ".git/info/grafts"), []byte{}, 0o644) },
-		"replace ref":       func(r *repo) { r.git("replace", "HEAD", "HEAD") },
-		"shallow":           func(r *repo) { os.WriteFile(filepath.Join(r.dir, ".git/shallow"), []byte{}, 0o644) },
-		"worktree config":   func(r *repo) { r.git("config", "extensions.worktreeConfig", "true") },
-		"autocrlf":          func(r *repo) { r.git("config", "core.autocrlf", "true") },
-		"eol":               func(r *repo) { r.git("config", "core.eol", "crlf") },
-		"text attribute":    func(r *repo) { r.write(".gitattributes", "*.txt text\n") },
-		"filter attribute":  func(r *repo) { r.write("sub/.gitattributes", "* filter=x\n") },
-		"info attributes":   func(r *repo) { os.WriteFile(filepath.Join(r.dir, ".git/info/attributes"), []byte("* eol=crlf\n"), 0o644) },
+		"sparse checkout":  func(r *repo) { r.git("config", "core.sparseCheckout", "true") },
+		"skip-worktree":    func(r *repo) { r.git("update-index", "--skip-worktree", "a") },
+		"assume-unchanged": func(r *repo) { r.git("update-index", "--assume-unchanged", "a") },
+		"split index":      func(r *repo) { r.git("update-index", "--split-index") },
+		"intent to add":    func(r *repo) { r.write("n", "n"); r.git("add", "-N", "n") },
+		"graft":            func(r *repo) { os.WriteFile(filepath.Join(r.dir, ".git/info/grafts"), []byte{}, 0o644) },
+		"replace ref":      func(r *repo) { r.git("replace", "HEAD", "HEAD") },
+		"shallow":          func(r *repo) { os.WriteFile(filepath.Join(r.dir, ".git/shallow"), []byte{}, 0o644) },
+		"worktree config":  func(r *repo) { r.git("config", "extensions.worktreeConfig", "true") },
+		"autocrlf":         func(r *repo) { r.git("config", "core.autocrlf", "true") },
+		"eol":              func(r *repo) { r.git("config", "core.eol", "crlf") },
+		"text attribute":   func(r *repo) { r.write(".gitattributes", "*.txt text\n") },
+		"filter attribute": func(r *repo) {
+			r.write("sub/f", "f")
+			r.git("add", "sub/f")
+			r.write("sub/.gitattributes", "* filter=x\n")
+		},
+		"info attributes": func(r *repo) {
+			os.WriteFile(filepath.Join(r.dir, ".git/info/attributes"), []byte("* eol=crlf\n"), 0o644)
+		},
 		"fsmonitor":         func(r *repo) { r.git("config", "core.fsmonitor", "true") },
 		"include":           func(r *repo) { r.git("config", "include.path", "/elsewhere") },
 		"ignorecase":        func(r *repo) { r.git("config", "core.ignoreCase", "true") },

@@ -1,0 +1,187 @@
+package gitstate
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/plyhq/ply/internal/safefile"
+)
+
+// Object types, as numbered in packs.
+const (
+	typeCommit = 1
+	typeTree   = 2
+	typeBlob   = 3
+	typeTag    = 4
+)
+
+// maxObject caps the size of a commit or tree this package inflates.
+const maxObject = 8 << 20
+
+// errObject is an object that is missing, corrupt or too large.
+var errObject = errors.New("object")
+
+// store reads objects from a repository's objects directory: loose
+// objects and packs (index version 2).
+type store struct {
+	dir   string // the objects directory
+	git   string // the directory every file read must be within
+	packs []*pack
+	// count is the objects in packs, from which git sizes its
+	// abbreviations.
+	count uint64
+}
+
+func openStore(objects, within string) (*store, error) {
+	s := &store{dir: objects, git: within}
+	for _, f := range []string{"info/alternates", "info/http-alternates", "pack/multi-pack-index"} {
+		if _, err := os.Lstat(filepath.Join(objects, f)); err == nil {
+			return nil, unsupported("objects/" + f)
+		}
+	}
+	names, err := os.ReadDir(filepath.Join(objects, "pack"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("reading packs: %w", err)
+	}
+	for _, n := range names {
+		base, ok := strings.CutSuffix(n.Name(), ".idx")
+		if !ok {
+			continue
+		}
+		if len(s.packs) >= maxPacks {
+			return nil, unsupported("more than " + strconv.Itoa(maxPacks) + " packs")
+		}
+		p, err := openPack(filepath.Join(objects, "pack", base), within)
+		if err != nil {
+			return nil, err
+		}
+		if p == nil {
+			continue // an index without its pack: git skips it too
+		}
+		s.packs = append(s.packs, p)
+		s.count += uint64(p.n)
+	}
+	return s, nil
+}
+
+// read returns an object's type and content.
+func (s *store) read(id oid) (int, []byte, error) {
+	for _, p := range s.packs {
+		if off, ok := p.find(id); ok {
+			return p.readAt(s, off, 0)
+		}
+	}
+	h := hex.EncodeToString(id[:])
+	f, err := safefile.ReadWithin(filepath.Join(s.dir, h[:2], h[2:]), maxObject+64, "the git directory", s.git)
+	if err != nil {
+		return 0, nil, fmt.Errorf("%w %s: %v", errObject, h, err)
+	}
+	t, data, err := inflateLoose(f.Data)
+	if err != nil {
+		return 0, nil, fmt.Errorf("%w %s: %v", errObject, h, err)
+	}
+	return t, data, nil
+}
+
+// inflateLoose decodes a loose object: zlib of "type size\0content".
+func inflateLoose(z []byte) (int, []byte, error) {
+	data, err := inflate(z, maxObject+32)
+	if err != nil {
+		return 0, nil, err
+	}
+	nul := bytes.IndexByte(data, 0)
+	if nul < 0 || nul > 32 {
+		return 0, nil, errors.New("bad header")
+	}
+	name, size, ok := strings.Cut(string(data[:nul]), " ")
+	if !ok {
+		return 0, nil, errors.New("bad header")
+	}
+	t := map[string]int{"commit": typeCommit, "tree": typeTree, "blob": typeBlob, "tag": typeTag}[name]
+	n, err := strconv.Atoi(size)
+	if t == 0 || err != nil || n != len(data)-nul-1 {
+		return 0, nil, errors.New("bad header")
+	}
+	return t, data[nul+1:], nil
+}
+
+// inflate decompresses a zlib stream of at most max bytes.
+func inflate(z []byte, max int) ([]byte, error) {
+	r, err := zlib.NewReader(bytes.NewReader(z))
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	out, err := io.ReadAll(io.LimitReader(r, int64(max)+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(out) > max {
+		return nil, errors.New("too large")
+	}
+	return out, nil
+}
+
+// abbrevLen is the length git abbreviates id to: at least 7 hex digits,
+// more as the packs hold more objects (one digit per factor of 256 past
+// 2^14), and one more than the longest prefix id shares with another
+// object.
+func (s *store) abbrevLen(id oid) (int, error) {
+	n := 7
+	if s.count > 0 {
+		bits := 0
+		for c := s.count; c > 1; c >>= 1 {
+			bits++
+		}
+		if l := (bits + 2) / 2; l > n {
+			n = l
+		}
+	}
+	for _, p := range s.packs {
+		for _, other := range p.neighbours(id) {
+			n = max(n, commonHex(id, other)+1)
+		}
+	}
+	h := hex.EncodeToString(id[:])
+	names, err := os.ReadDir(filepath.Join(s.dir, h[:2]))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return 0, err
+	}
+	if len(names) > maxLooseDir {
+		return 0, unsupported("too many loose objects")
+	}
+	for _, e := range names {
+		b, err := hex.DecodeString(h[:2] + e.Name())
+		if err != nil || len(b) != 20 {
+			continue
+		}
+		var other oid
+		copy(other[:], b)
+		if other != id {
+			n = max(n, commonHex(id, other)+1)
+		}
+	}
+	return min(n, 40), nil
+}
+
+// commonHex is the number of leading hex digits a and b share.
+func commonHex(a, b oid) int {
+	for i := range a {
+		if a[i] != b[i] {
+			if a[i]>>4 == b[i]>>4 {
+				return 2*i + 1
+			}
+			return 2 * i
+		}
+	}
+	return 40
+}

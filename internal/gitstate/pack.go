@@ -1,0 +1,363 @@
+package gitstate
+
+import (
+	"bufio"
+	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/plyhq/ply/internal/safefile"
+)
+
+const (
+	// maxPacks and maxIdx cap the packs read and each pack index's size.
+	maxPacks = 64
+	maxIdx   = 256 << 20
+	// maxDepth caps a delta chain.
+	maxDepth = 1000
+	// maxLooseDir caps the names read from one loose-object directory.
+	maxLooseDir = 1 << 16
+	// cacheBudget caps the delta bases kept while reading.
+	cacheBudget = 16 << 20
+)
+
+const (
+	packOfsDelta = 6
+	packRefDelta = 7
+)
+
+// pack is one packfile and its index.
+type pack struct {
+	idx   []byte
+	n     int
+	names []byte // n object ids, sorted
+	offs  []byte // n 4-byte offsets
+	large []byte // 8-byte offsets
+	path  string // the .pack file
+	f     *os.File
+	size  int64
+	cache map[int64]cached
+	held  int
+}
+
+type cached struct {
+	t    int
+	data []byte
+}
+
+// openPack reads base.idx and opens base.pack; nil without a pack.
+func openPack(base, within string) (*pack, error) {
+	real, err := filepath.EvalSymlinks(base + ".pack")
+	if err != nil {
+		return nil, nil
+	}
+	f, err := safefile.ReadWithin(base+".idx", maxIdx, "the git directory", within)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s.idx: %w", base, err)
+	}
+	if f.Truncated {
+		return nil, unsupported("a pack index larger than the cap")
+	}
+	p, err := parseIdx(f.Data)
+	if err != nil {
+		return nil, unsupported(fmt.Sprintf("%s.idx: %v", filepath.Base(base), err))
+	}
+	if !isWithin(within, real) {
+		return nil, unsupported("a pack outside the git directory")
+	}
+	pf, err := openRegular(real)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s.pack: %w", base, err)
+	}
+	st, err := pf.Stat()
+	if err != nil {
+		pf.Close()
+		return nil, err
+	}
+	p.path, p.f, p.size = real, pf, st.Size()
+	return p, nil
+}
+
+// parseIdx parses a pack index of version 2.
+func parseIdx(b []byte) (*pack, error) {
+	if len(b) < 8+256*4+40 || string(b[:4]) != "\xfftOc" || binary.BigEndian.Uint32(b[4:]) != 2 {
+		return nil, errors.New("not a version 2 pack index")
+	}
+	fan := b[8 : 8+256*4]
+	n := int(binary.BigEndian.Uint32(fan[255*4:]))
+	prev := uint32(0)
+	for i := 0; i < 256; i++ {
+		v := binary.BigEndian.Uint32(fan[4*i:])
+		if v < prev {
+			return nil, errors.New("fan-out table out of order")
+		}
+		prev = v
+	}
+	rest := b[8+256*4 : len(b)-40]
+	if n > len(rest)/28 {
+		return nil, errors.New("truncated")
+	}
+	p := &pack{idx: b, n: n}
+	p.names = rest[:20*n]
+	p.offs = rest[24*n : 28*n]
+	p.large = rest[28*n:]
+	if len(p.large)%8 != 0 {
+		return nil, errors.New("bad large offset table")
+	}
+	return p, nil
+}
+
+// search returns the position of id in the sorted names, or where it
+// would go.
+func (p *pack) search(id oid) (int, bool) {
+	lo, hi := 0, p.n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		switch c := bytes.Compare(p.names[20*m:20*m+20], id[:]); {
+		case c == 0:
+			return m, true
+		case c < 0:
+			lo = m + 1
+		default:
+			hi = m
+		}
+	}
+	return lo, false
+}
+
+func (p *pack) find(id oid) (int64, bool) {
+	i, ok := p.search(id)
+	if !ok {
+		return 0, false
+	}
+	off, ok := p.offset(i)
+	return off, ok
+}
+
+func (p *pack) offset(i int) (int64, bool) {
+	v := binary.BigEndian.Uint32(p.offs[4*i:])
+	if v&0x80000000 == 0 {
+		return int64(v), true
+	}
+	j := int(v &^ 0x80000000)
+	if 8*j+8 > len(p.large) {
+		return 0, false
+	}
+	o := binary.BigEndian.Uint64(p.large[8*j:])
+	return int64(o), o < 1<<62
+}
+
+// neighbours are the ids beside id in the pack, which share the longest
+// prefixes with it.
+func (p *pack) neighbours(id oid) []oid {
+	i, found := p.search(id)
+	var out []oid
+	add := func(j int) {
+		if j >= 0 && j < p.n {
+			var o oid
+			copy(o[:], p.names[20*j:])
+			out = append(out, o)
+		}
+	}
+	add(i - 1)
+	if found {
+		add(i + 1)
+	} else {
+		add(i)
+	}
+	return out
+}
+
+// readAt reads the object at off, applying deltas.
+func (p *pack) readAt(s *store, off int64, depth int) (int, []byte, error) {
+	if depth > maxDepth {
+		return 0, nil, fmt.Errorf("%w: delta chain too long", errObject)
+	}
+	if c, ok := p.cache[off]; ok {
+		return c.t, c.data, nil
+	}
+	if off < 12 || off >= p.size {
+		return 0, nil, fmt.Errorf("%w: offset %d outside the pack", errObject, off)
+	}
+	r := bufio.NewReaderSize(io.NewSectionReader(p.f, off, p.size-off), 4096)
+	t, size, err := entryHeader(r)
+	if err != nil {
+		return 0, nil, fmt.Errorf("%w at %d: %v", errObject, off, err)
+	}
+	if size > maxObject {
+		return 0, nil, fmt.Errorf("%w at %d: too large", errObject, off)
+	}
+	var baseT int
+	var base []byte
+	switch t {
+	case typeCommit, typeTree, typeBlob, typeTag:
+	case packOfsDelta:
+		rel, err := ofsDeltaOffset(r)
+		if err != nil || rel <= 0 || rel > off {
+			return 0, nil, fmt.Errorf("%w at %d: bad delta offset", errObject, off)
+		}
+		baseT, base, err = p.readAt(s, off-rel, depth+1)
+		if err != nil {
+			return 0, nil, err
+		}
+	case packRefDelta:
+		var id oid
+		if _, err := io.ReadFull(r, id[:]); err != nil {
+			return 0, nil, fmt.Errorf("%w at %d: %v", errObject, off, err)
+		}
+		boff, ok := p.find(id)
+		if !ok {
+			return 0, nil, fmt.Errorf("%w at %d: delta base not in its pack", errObject, off)
+		}
+		baseT, base, err = p.readAt(s, boff, depth+1)
+		if err != nil {
+			return 0, nil, err
+		}
+	default:
+		return 0, nil, fmt.Errorf("%w at %d: type %d", errObject, off, t)
+	}
+	data, err := inflateReader(r, int(size))
+	if err != nil {
+		return 0, nil, fmt.Errorf("%w at %d: %v", errObject, off, err)
+	}
+	if base != nil {
+		if data, err = applyDelta(base, data, maxObject); err != nil {
+			return 0, nil, fmt.Errorf("%w at %d: %v", errObject, off, err)
+		}
+		t = baseT
+	}
+	if t != typeBlob && p.held+len(data) <= cacheBudget {
+		if p.cache == nil {
+			p.cache = map[int64]cached{}
+		}
+		p.cache[off] = cached{t, data}
+		p.held += len(data)
+	}
+	return t, data, nil
+}
+
+// entryHeader reads a pack entry's type and inflated size.
+func entryHeader(r io.ByteReader) (int, int64, error) {
+	c, err := r.ReadByte()
+	if err != nil {
+		return 0, 0, err
+	}
+	t := int(c>>4) & 7
+	size := int64(c & 15)
+	shift := 4
+	for c&0x80 != 0 {
+		if c, err = r.ReadByte(); err != nil {
+			return 0, 0, err
+		}
+		if shift > 56 {
+			return 0, 0, errors.New("size overflows")
+		}
+		size |= int64(c&0x7f) << shift
+		shift += 7
+	}
+	return t, size, nil
+}
+
+// ofsDeltaOffset reads an OFS_DELTA's distance back to its base.
+func ofsDeltaOffset(r io.ByteReader) (int64, error) {
+	c, err := r.ReadByte()
+	if err != nil {
+		return 0, err
+	}
+	off := int64(c & 0x7f)
+	for c&0x80 != 0 {
+		if c, err = r.ReadByte(); err != nil {
+			return 0, err
+		}
+		if off >= 1<<55 {
+			return 0, errors.New("offset overflows")
+		}
+		off = (off+1)<<7 | int64(c&0x7f)
+	}
+	return off, nil
+}
+
+// inflateReader inflates exactly size bytes.
+func inflateReader(r io.Reader, size int) ([]byte, error) {
+	z, err := zlib.NewReader(r)
+	if err != nil {
+		return nil, err
+	}
+	defer z.Close()
+	out := make([]byte, size)
+	if _, err := io.ReadFull(z, out); err != nil {
+		return nil, err
+	}
+	var one [1]byte
+	if n, _ := z.Read(one[:]); n != 0 {
+		return nil, errors.New("longer than its header says")
+	}
+	return out, nil
+}
+
+// applyDelta builds an object from base and a git delta.
+func applyDelta(base, delta []byte, max int) ([]byte, error) {
+	srcSize, n := binary.Uvarint(delta)
+	if n <= 0 || srcSize != uint64(len(base)) {
+		return nil, errors.New("delta: base size mismatch")
+	}
+	delta = delta[n:]
+	dstSize, n := binary.Uvarint(delta)
+	if n <= 0 || dstSize > uint64(max) {
+		return nil, errors.New("delta: bad result size")
+	}
+	delta = delta[n:]
+	out := make([]byte, 0, dstSize)
+	for len(delta) > 0 {
+		cmd := delta[0]
+		delta = delta[1:]
+		switch {
+		case cmd&0x80 != 0:
+			var off, size uint64
+			for i := 0; i < 7; i++ {
+				if cmd&(1<<i) == 0 {
+					continue
+				}
+				if len(delta) == 0 {
+					return nil, errors.New("delta: truncated copy")
+				}
+				if i < 4 {
+					off |= uint64(delta[0]) << (8 * i)
+				} else {
+					size |= uint64(delta[0]) << (8 * (i - 4))
+				}
+				delta = delta[1:]
+			}
+			if size == 0 {
+				size = 0x10000
+			}
+			if off+size > uint64(len(base)) || uint64(len(out))+size > dstSize {
+				return nil, errors.New("delta: copy out of range")
+			}
+			out = append(out, base[off:off+size]...)
+		case cmd != 0:
+			if int(cmd) > len(delta) || uint64(len(out))+uint64(cmd) > dstSize {
+				return nil, errors.New("delta: insert out of range")
+			}
+			out = append(out, delta[:cmd]...)
+			delta = delta[cmd:]
+		default:
+			return nil, errors.New("delta: reserved opcode")
+		}
+	}
+	if uint64(len(out)) != dstSize {
+		return nil, errors.New("delta: result size mismatch")
+	}
+	return out, nil
+}
+
+func (s *store) close() {
+	for _, p := range s.packs {
+		p.f.Close()
+	}
+}
