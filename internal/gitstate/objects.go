@@ -3,6 +3,7 @@ package gitstate
 import (
 	"bytes"
 	"compress/zlib"
+	"crypto/sha1"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -185,3 +186,5 @@ func commonHex(a, b oid) int {
 	}
 	return 40
 }
+
+func sha1Sum(b []byte) oid { return sha1.Sum(b) }

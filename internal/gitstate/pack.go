@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/plyhq/ply/internal/safefile"
@@ -39,7 +38,8 @@ type pack struct {
 	offs  []byte // n 4-byte offsets
 	large []byte // 8-byte offsets
 	path  string // the .pack file
-	f     *os.File
+	f     io.ReaderAt
+	c     io.Closer
 	size  int64
 	cache map[int64]cached
 	held  int
@@ -79,7 +79,7 @@ func openPack(base, within string) (*pack, error) {
 		pf.Close()
 		return nil, err
 	}
-	p.path, p.f, p.size = real, pf, st.Size()
+	p.path, p.f, p.c, p.size = real, pf, pf, st.Size()
 	return p, nil
 }
 
@@ -289,13 +289,14 @@ func inflateReader(r io.Reader, size int) ([]byte, error) {
 		return nil, err
 	}
 	defer z.Close()
-	out := make([]byte, size)
-	if _, err := io.ReadFull(z, out); err != nil {
+	// The header's size is not trusted for the allocation: the buffer
+	// grows with what the stream really holds.
+	out, err := readAllCapped(z, min(size, 64<<10), size+1)
+	if err != nil {
 		return nil, err
 	}
-	var one [1]byte
-	if n, _ := z.Read(one[:]); n != 0 {
-		return nil, errors.New("longer than its header says")
+	if len(out) != size {
+		return nil, fmt.Errorf("%d bytes where the header says %d", len(out), size)
 	}
 	return out, nil
 }
@@ -358,6 +359,16 @@ func applyDelta(base, delta []byte, max int) ([]byte, error) {
 
 func (s *store) close() {
 	for _, p := range s.packs {
-		p.f.Close()
+		if p.c != nil {
+			p.c.Close()
+		}
 	}
+}
+
+// readAllCapped reads r to its end or to max bytes, starting with a
+// buffer of capacity hint.
+func readAllCapped(r io.Reader, hint, max int) ([]byte, error) {
+	buf := bytes.NewBuffer(make([]byte, 0, hint))
+	_, err := buf.ReadFrom(io.LimitReader(r, int64(max)))
+	return buf.Bytes(), err
 }
