@@ -135,26 +135,32 @@ func Read(ctx context.Context, dir string, env []string) (st *State, err error) 
 }
 
 // checkEnv returns the variables Read reads, or why git must be asked:
-// a variable that moves the repository, its objects or its
-// configuration.
+// a variable that moves the repository, its objects, index or
+// configuration, or changes what git shows. Any GIT_ variable whose
+// name speaks of one of those declines, known or not.
 func checkEnv(env []string) (map[string]string, error) {
 	vars := map[string]string{}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		switch {
-		case k == "HOME" || k == "XDG_CONFIG_HOME" || k == "GIT_CONFIG_NOSYSTEM":
+		case k == "HOME" || k == "XDG_CONFIG_HOME" || k == "GIT_CONFIG_NOSYSTEM" || k == "GIT_ATTR_NOSYSTEM":
 			vars[k] = v
 		case !strings.HasPrefix(k, "GIT_"):
-		case strings.HasPrefix(k, "GIT_AUTHOR_"), strings.HasPrefix(k, "GIT_COMMITTER_"), strings.HasPrefix(k, "GIT_TRACE"),
-			strings.HasPrefix(k, "GIT_SSH"), k == "GIT_TERMINAL_PROMPT", k == "GIT_PAGER", k == "GIT_EDITOR",
-			k == "GIT_ASKPASS", k == "GIT_OPTIONAL_LOCKS", k == "GIT_NO_LAZY_FETCH", k == "GIT_EXEC_PATH",
-			k == "GIT_MERGE_AUTOEDIT", k == "GIT_SEQUENCE_EDITOR", k == "GIT_PROTOCOL_FROM_USER":
 		default:
-			return nil, unsupported("the environment sets " + k)
+			for _, word := range envWords {
+				if strings.Contains(k, word) {
+					return nil, unsupported("the environment sets " + k)
+				}
+			}
 		}
 	}
 	return vars, nil
 }
+
+// envWords are the parts of names of git's variables that change where
+// or what it reads, or how it shows it.
+var envWords = []string{"DIR", "WORK_TREE", "INDEX", "OBJECT", "CONFIG", "NAMESPACE", "CEILING", "DISCOVERY",
+	"REPLACE", "GRAFT", "SHALLOW", "NOTES", "ATTR", "TEST", "QUOTE", "CASE", "PATHSPEC", "HASH", "ABBREV", "REF"}
 
 // discover finds the repository dir is in as git does: the nearest
 // ancestor with a .git directory, or a .git file naming one.

@@ -14,6 +14,8 @@ type settings struct {
 	fileMode       bool   // core.fileMode: the executable bit counts
 	excludesFile   string // core.excludesFile, "" for none
 	attributesFile string // core.attributesFile, "" for none
+	// noSystemAttributes is GIT_ATTR_NOSYSTEM.
+	noSystemAttributes bool
 }
 
 // statusKeys are the status.* settings that change nothing in the
@@ -125,7 +127,7 @@ func readSettings(env map[string]string, commonDir string) (*settings, error) {
 	if xdg == "" && home != "" {
 		xdg = filepath.Join(home, ".config")
 	}
-	s := &settings{fileMode: true}
+	s := &settings{fileMode: true, noSystemAttributes: env["GIT_ATTR_NOSYSTEM"] != ""}
 	if xdg != "" {
 		s.excludesFile = filepath.Join(xdg, "git", "ignore")
 		s.attributesFile = filepath.Join(xdg, "git", "attributes")

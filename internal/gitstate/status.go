@@ -335,6 +335,9 @@ func (w *worktree) hash(full string, fi fs.FileInfo) (oid, error) {
 // .gitattributes of every directory holding tracked files.
 func (r *repository) checkAttributes(cfg *settings, idx *index) error {
 	files := []string{filepath.Join(r.common, "info", "attributes")}
+	if !cfg.noSystemAttributes {
+		files = append(files, "/etc/gitattributes")
+	}
 	if cfg.attributesFile != "" {
 		files = append(files, cfg.attributesFile)
 	}
@@ -360,8 +363,12 @@ func (r *repository) checkAttributes(cfg *settings, idx *index) error {
 	for d := range dirs {
 		files = append(files, filepath.Join(r.root, filepath.FromSlash(d), ".gitattributes"))
 	}
-	for _, name := range files {
-		fi, err := os.Lstat(name)
+	for i, name := range files {
+		stat := os.Lstat // git refuses a link in the work tree
+		if i < len(files)-len(dirs) {
+			stat = os.Stat
+		}
+		fi, err := stat(name)
 		if err != nil {
 			continue
 		}
