@@ -22,7 +22,6 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -30,7 +29,6 @@ import (
 	"syscall"
 
 	"github.com/plyhq/ply/internal/safefile"
-	"golang.org/x/sys/unix"
 )
 
 const (
@@ -70,6 +68,26 @@ type repository struct {
 	root   string // the work tree
 	gitDir string // HEAD and the index
 	common string // objects, refs, config, info
+	// The same, opened for reading beneath them.
+	work, git, com *dir
+}
+
+// open opens the repository's directories for reading.
+func (r *repository) open() (err error) {
+	if r.work, err = openDir(r.root); err != nil {
+		return err
+	}
+	if r.git, err = openDir(r.gitDir); err != nil {
+		return err
+	}
+	r.com, err = openDir(r.common)
+	return err
+}
+
+func (r *repository) close() {
+	r.work.close()
+	r.git.close()
+	r.com.close()
 }
 
 // Read reads the state of the repository holding dir, as git run in dir
@@ -97,7 +115,11 @@ func Read(ctx context.Context, dir string, env []string) (st *State, err error) 
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := readSettings(vars, r.common)
+	defer r.close()
+	if err := r.open(); err != nil {
+		return nil, err
+	}
+	cfg, err := readSettings(vars, r.com)
 	if err != nil {
 		return nil, err
 	}
@@ -109,12 +131,12 @@ func Read(ctx context.Context, dir string, env []string) (st *State, err error) 
 	if _, err := os.Lstat(filepath.Join(r.gitDir, "config.worktree")); err == nil {
 		return nil, unsupported("a worktree configuration")
 	}
-	objs, err := openStore(filepath.Join(r.common, "objects"), r.common)
+	objs, err := openStore(r.com)
 	if err != nil {
 		return nil, err
 	}
 	defer objs.close()
-	refs, err := readPackedRefs(r.common)
+	refs, err := readPackedRefs(r.com)
 	if err != nil {
 		return nil, err
 	}
@@ -242,11 +264,11 @@ func (r *repository) finish() error {
 func (r *repository) resolveHead(packed map[string]oid) (*oid, error) {
 	ref := "HEAD"
 	for range 5 {
-		dir := r.common
+		d := r.com
 		if ref == "HEAD" || strings.HasPrefix(ref, "refs/worktree/") || strings.HasPrefix(ref, "refs/bisect/") {
-			dir = r.gitDir
+			d = r.git
 		}
-		f, err := safefile.ReadWithin(filepath.Join(dir, filepath.FromSlash(ref)), maxSmall, "the git directory", r.common, r.gitDir)
+		data, err := d.read(ref, maxSmall)
 		if errors.Is(err, fs.ErrNotExist) {
 			if id, ok := packed[ref]; ok {
 				return &id, nil
@@ -259,7 +281,7 @@ func (r *repository) resolveHead(packed map[string]oid) (*oid, error) {
 		if err != nil {
 			return nil, err
 		}
-		s := strings.TrimSpace(string(f.Data))
+		s := strings.TrimSpace(string(data))
 		if next, ok := strings.CutPrefix(s, "ref: "); ok {
 			if !strings.HasPrefix(next, "refs/") || strings.Contains(next, "..") || strings.ContainsAny(next, "\\\x00") {
 				return nil, unsupported("HEAD names " + next)
@@ -286,19 +308,16 @@ func parseHex(s string) (oid, error) {
 }
 
 // readPackedRefs reads packed-refs: name → id.
-func readPackedRefs(common string) (map[string]oid, error) {
-	f, err := safefile.ReadWithin(filepath.Join(common, "packed-refs"), maxPackedRefs, "the git directory", common)
+func readPackedRefs(common *dir) (map[string]oid, error) {
+	data, err := common.read("packed-refs", maxPackedRefs)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	if f.Truncated {
-		return nil, unsupported("packed-refs is too large")
-	}
 	refs := map[string]oid{}
-	for _, line := range strings.Split(string(f.Data), "\n") {
+	for _, line := range strings.Split(string(data), "\n") {
 		if line == "" || line[0] == '#' || line[0] == '^' {
 			continue
 		}
@@ -313,29 +332,4 @@ func readPackedRefs(common string) (map[string]oid, error) {
 		refs[name] = id
 	}
 	return refs, nil
-}
-
-// openRegular opens path, whose symbolic links are resolved, for
-// reading, refusing a link swapped in since and anything but a regular
-// file.
-func openRegular(path string) (*os.File, error) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: path, Err: err}
-	}
-	f := os.NewFile(uintptr(fd), path)
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	return f, nil
-}
-
-// isWithin reports whether real lies in root (compared by its real path).
-func isWithin(root, real string) bool {
-	if rr, err := filepath.EvalSymlinks(root); err == nil {
-		root = rr
-	}
-	return real == root || strings.HasPrefix(real, root+string(filepath.Separator))
 }

@@ -13,8 +13,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"github.com/plyhq/ply/internal/safefile"
 )
 
 // Object types, as numbered in packs.
@@ -34,16 +32,16 @@ var errObject = errors.New("object")
 // store reads objects from a repository's objects directory: loose
 // objects and packs (index version 2).
 type store struct {
-	dir   string // the objects directory
-	git   string // the directory every file read must be within
+	com   *dir // the common git directory, which holds objects/
 	packs []*pack
 	// count is the objects in packs, from which git sizes its
 	// abbreviations.
 	count uint64
 }
 
-func openStore(objects, within string) (*store, error) {
-	s := &store{dir: objects, git: within}
+func openStore(com *dir) (*store, error) {
+	s := &store{com: com}
+	objects := filepath.Join(com.path, "objects")
 	for _, f := range []string{"info/alternates", "info/http-alternates", "pack/multi-pack-index"} {
 		if _, err := os.Lstat(filepath.Join(objects, f)); err == nil {
 			return nil, unsupported("objects/" + f)
@@ -61,7 +59,7 @@ func openStore(objects, within string) (*store, error) {
 		if len(s.packs) >= maxPacks {
 			return nil, unsupported("more than " + strconv.Itoa(maxPacks) + " packs")
 		}
-		p, err := openPack(filepath.Join(objects, "pack", base), within)
+		p, err := openPack(com, "objects/pack/"+base)
 		if err != nil {
 			return nil, err
 		}
@@ -82,11 +80,11 @@ func (s *store) read(id oid) (int, []byte, error) {
 		}
 	}
 	h := hex.EncodeToString(id[:])
-	f, err := safefile.ReadWithin(filepath.Join(s.dir, h[:2], h[2:]), maxObject+64, "the git directory", s.git)
+	z, err := s.com.read("objects/"+h[:2]+"/"+h[2:], maxObject+64)
 	if err != nil {
 		return 0, nil, fmt.Errorf("%w %s: %v", errObject, h, err)
 	}
-	t, data, err := inflateLoose(f.Data)
+	t, data, err := inflateLoose(z)
 	if err != nil {
 		return 0, nil, fmt.Errorf("%w %s: %v", errObject, h, err)
 	}
@@ -153,7 +151,7 @@ func (s *store) abbrevLen(id oid) (int, error) {
 		}
 	}
 	h := hex.EncodeToString(id[:])
-	names, err := os.ReadDir(filepath.Join(s.dir, h[:2]))
+	names, err := os.ReadDir(filepath.Join(s.com.path, "objects", h[:2]))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return 0, err
 	}

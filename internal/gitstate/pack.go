@@ -8,9 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
-
-	"github.com/plyhq/ply/internal/safefile"
 )
 
 const (
@@ -37,7 +36,6 @@ type pack struct {
 	names []byte // n object ids, sorted
 	offs  []byte // n 4-byte offsets
 	large []byte // 8-byte offsets
-	path  string // the .pack file
 	f     io.ReaderAt
 	c     io.Closer
 	size  int64
@@ -50,36 +48,32 @@ type cached struct {
 	data []byte
 }
 
-// openPack reads base.idx and opens base.pack; nil without a pack.
-func openPack(base, within string) (*pack, error) {
-	real, err := filepath.EvalSymlinks(base + ".pack")
-	if err != nil {
+// openPack reads base.idx and opens base.pack, both beneath com; nil
+// without a pack.
+func openPack(com *dir, base string) (*pack, error) {
+	pf, err := com.open(base + ".pack")
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	f, err := safefile.ReadWithin(base+".idx", maxIdx, "the git directory", within)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s.idx: %w", base, err)
-	}
-	if f.Truncated {
-		return nil, unsupported("a pack index larger than the cap")
-	}
-	p, err := parseIdx(f.Data)
-	if err != nil {
-		return nil, unsupported(fmt.Sprintf("%s.idx: %v", filepath.Base(base), err))
-	}
-	if !isWithin(within, real) {
-		return nil, unsupported("a pack outside the git directory")
-	}
-	pf, err := openRegular(real)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s.pack: %w", base, err)
 	}
 	st, err := pf.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		pf.Close()
+		return nil, unsupported(base + ".pack is not a regular file")
+	}
+	data, err := com.read(base+".idx", maxIdx)
 	if err != nil {
 		pf.Close()
-		return nil, err
+		return nil, fmt.Errorf("reading %s.idx: %w", base, err)
 	}
-	p.path, p.f, p.c, p.size = real, pf, pf, st.Size()
+	p, err := parseIdx(data)
+	if err != nil {
+		pf.Close()
+		return nil, unsupported(fmt.Sprintf("%s.idx: %v", filepath.Base(base), err))
+	}
+	p.f, p.c, p.size = pf, pf, st.Size()
 	return p, nil
 }
 

@@ -121,7 +121,7 @@ func configPath(v, home string) (string, error) {
 
 // readSettings reads the system, global and repository configuration in
 // git's order, later files overriding earlier ones.
-func readSettings(env map[string]string, commonDir string) (*settings, error) {
+func readSettings(env map[string]string, common *dir) (*settings, error) {
 	home := env["HOME"]
 	xdg := env["XDG_CONFIG_HOME"]
 	if xdg == "" && home != "" {
@@ -142,19 +142,29 @@ func readSettings(env map[string]string, commonDir string) (*settings, error) {
 	if home != "" {
 		files = append(files, filepath.Join(home, ".gitconfig"))
 	}
-	files = append(files, filepath.Join(commonDir, "config"))
+	files = append(files, "")
 	for _, name := range files {
-		f, err := safefile.Read(name, maxConfig)
+		var data []byte
+		var err error
+		if name == "" {
+			name = "the repository's config"
+			data, err = common.read("config", maxConfig)
+		} else {
+			var f *safefile.File
+			if f, err = safefile.Read(name, maxConfig); err == nil {
+				if f.Truncated {
+					err = errTooLarge
+				}
+				data = f.Data
+			}
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return nil, unsupported("configuration not read: " + err.Error())
+			return nil, unsupported(name + " not read: " + err.Error())
 		}
-		if f.Truncated {
-			return nil, unsupported(name + " is too large")
-		}
-		entries, err := parseConfig(f.Data)
+		entries, err := parseConfig(data)
 		if err != nil {
 			return nil, unsupported(name + ": " + err.Error())
 		}

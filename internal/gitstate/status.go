@@ -50,7 +50,7 @@ func (r *repository) status(ctx context.Context, cfg *settings, objs *store, hea
 	if err := headChanges(objs, head, idx, func(p string, c byte) { mark(p, 0, c) }); err != nil {
 		return nil, err
 	}
-	w := &worktree{root: r.root, cfg: cfg, idxTime: idxTime, dirs: map[string]bool{}}
+	w := &worktree{root: r.root, work: r.work, cfg: cfg, idxTime: idxTime, dirs: map[string]bool{}}
 	for i := range idx.Entries {
 		if i%256 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -90,22 +90,18 @@ func (r *repository) status(ctx context.Context, cfg *settings, objs *store, hea
 // readIndex reads the index and its modification time; a missing index
 // is an empty one.
 func (r *repository) readIndex() (*index, fs.FileInfo, error) {
-	path := filepath.Join(r.gitDir, "index")
-	fi, err := os.Lstat(path)
+	fi, err := os.Lstat(filepath.Join(r.git.path, "index"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return &index{}, nil, nil
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	f, err := safefile.ReadWithin(path, maxIndex, "the git directory", r.gitDir)
+	data, err := r.git.read("index", maxIndex)
 	if err != nil {
 		return nil, nil, err
 	}
-	if f.Truncated {
-		return nil, nil, unsupported("the index is larger than the cap")
-	}
-	idx, err := parseIndex(f.Data, maxEntries)
+	idx, err := parseIndex(data, maxEntries)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -208,6 +204,7 @@ func headChanges(objs *store, head *oid, idx *index, report func(string, byte)) 
 // worktree compares index entries with the files of the work tree.
 type worktree struct {
 	root    string
+	work    *dir
 	cfg     *settings
 	idxTime fs.FileInfo
 	dirs    map[string]bool // leading directories that are real directories
@@ -263,7 +260,7 @@ func (w *worktree) compare(e *entry) (byte, error) {
 		uint32(st.Ino) == e.Ino && st.Uid == e.UID && st.Gid == e.GID {
 		return 0, nil
 	}
-	id, err := w.hash(full, fi)
+	id, err := w.hash(e.Path, full, fi)
 	if err != nil {
 		return 0, err
 	}
@@ -300,7 +297,7 @@ func (w *worktree) realParents(path string) bool {
 }
 
 // hash is the blob id of the file or link at full.
-func (w *worktree) hash(full string, fi fs.FileInfo) (oid, error) {
+func (w *worktree) hash(rel, full string, fi fs.FileInfo) (oid, error) {
 	var data []byte
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		t, err := os.Readlink(full)
@@ -312,14 +309,10 @@ func (w *worktree) hash(full string, fi fs.FileInfo) (oid, error) {
 		if fi.Size() > maxHashFile || w.hashed+fi.Size() > maxHashTotal {
 			return oid{}, unsupported("changed files too large to compare")
 		}
-		f, err := safefile.ReadWithin(full, maxHashFile, "the work tree", w.root)
-		if err != nil {
+		var err error
+		if data, err = w.work.read(rel, maxHashFile); err != nil {
 			return oid{}, err
 		}
-		if f.Truncated {
-			return oid{}, unsupported("changed files too large to compare")
-		}
-		data = f.Data
 	}
 	w.hashed += int64(len(data))
 	h := sha1.New()
@@ -361,14 +354,21 @@ func (r *repository) checkAttributes(cfg *settings, idx *index) error {
 		}
 	}
 	for d := range dirs {
-		files = append(files, filepath.Join(r.root, filepath.FromSlash(d), ".gitattributes"))
-	}
-	for i, name := range files {
-		stat := os.Lstat // git refuses a link in the work tree
-		if i < len(files)-len(dirs) {
-			stat = os.Stat
+		data, err := r.work.read(join(d, ".gitattributes"), maxAttributes)
+		// git refuses a link as .gitattributes; behind a linked
+		// directory only deleted files would take its attributes.
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errLink) {
+			continue
 		}
-		fi, err := stat(name)
+		if err != nil {
+			return err
+		}
+		if attributesChangeContent(data) {
+			return unsupported("attributes that convert content: " + join(d, ".gitattributes"))
+		}
+	}
+	for _, name := range files {
+		fi, err := os.Stat(name)
 		if err != nil {
 			continue
 		}

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/plyhq/ply/internal/ignore"
 	"github.com/plyhq/ply/internal/safefile"
@@ -24,6 +23,7 @@ const maxWalk = 50000
 type walker struct {
 	ctx     context.Context
 	root    string
+	work    *dir
 	tracked map[string]bool // tracked files
 	dirs    map[string]bool // directories holding tracked files
 	seen    int
@@ -33,7 +33,7 @@ type walker struct {
 // untracked lists the untracked paths, directories with a trailing
 // slash, sorted.
 func (r *repository) untracked(ctx context.Context, cfg *settings, idx *index) ([]string, error) {
-	w := &walker{ctx: ctx, root: r.root, tracked: make(map[string]bool, len(idx.Entries)), dirs: map[string]bool{"": true}}
+	w := &walker{ctx: ctx, root: r.root, work: r.work, tracked: make(map[string]bool, len(idx.Entries)), dirs: map[string]bool{"": true}}
 	for _, e := range idx.Entries {
 		w.tracked[e.Path] = true
 		for p := e.Path; ; {
@@ -50,13 +50,13 @@ func (r *repository) untracked(ctx context.Context, cfg *settings, idx *index) (
 	}
 	var stack *ignore.Stack
 	if cfg.excludesFile != "" {
-		m, err := readIgnore(cfg.excludesFile, "", true)
+		m, err := readIgnore(cfg.excludesFile, "")
 		if err != nil {
 			return nil, err
 		}
 		stack = stack.Push(m)
 	}
-	m, err := readIgnore(filepath.Join(r.common, "info", "exclude"), "", true)
+	m, err := readIgnore(filepath.Join(r.common, "info", "exclude"), "")
 	if err != nil {
 		return nil, err
 	}
@@ -68,24 +68,9 @@ func (r *repository) untracked(ctx context.Context, cfg *settings, idx *index) (
 	return w.out, nil
 }
 
-// readIgnore parses an ignore file; nil when there is none. outside says
-// the file is the user's or the repository's own (where a link is
-// followed), not one of the work tree's .gitignore files (where git
-// refuses a link).
-func readIgnore(path, dir string, outside bool) (*ignore.Matcher, error) {
-	fi, err := os.Lstat(path)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if !outside && !fi.Mode().IsRegular() {
-		if fi.IsDir() {
-			return nil, nil
-		}
-		return nil, unsupported(path + " is not a regular file")
-	}
+// readIgnore parses the user's or the repository's own ignore file
+// (where git follows a link); nil when there is none.
+func readIgnore(path, dir string) (*ignore.Matcher, error) {
 	f, err := safefile.Read(path, maxIgnore)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -113,12 +98,16 @@ func (w *walker) readDir(rel string, stack *ignore.Stack) ([]fs.DirEntry, *ignor
 		return nil, nil, unsupported(fmt.Sprintf("more than %d files and directories to look at", maxWalk))
 	}
 	for _, e := range entries {
-		if e.Name() == ".gitignore" {
-			m, err := readIgnore(filepath.Join(full, ".gitignore"), rel, false)
+		if e.Name() == ".gitignore" && !e.IsDir() {
+			// git refuses a link here: so does read.
+			data, err := w.work.read(join(rel, ".gitignore"), maxIgnore)
+			if errors.Is(err, errLink) {
+				break // git warns and reads nothing
+			}
 			if err != nil {
 				return nil, nil, err
 			}
-			stack = stack.Push(m)
+			stack = stack.Push(ignore.Parse(rel, data))
 			break
 		}
 	}
