@@ -3,10 +3,12 @@ package gitstate
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // BenchmarkReadSmall reads a repository of 20 files with one change and
@@ -30,6 +32,10 @@ func BenchmarkReadSmall(b *testing.B) {
 		os.MkdirAll(filepath.Join(dir, fmt.Sprintf("d%d", i%4)), 0o755)
 		os.WriteFile(filepath.Join(dir, fmt.Sprintf("d%d/f%d.go", i%4, i)), []byte("package main\n"), 0o644)
 	}
+	// Written well before the index, as a project's files are: their
+	// stat data then tells that they are unchanged.
+	old := time.Now().Add(-time.Hour)
+	filepath.WalkDir(dir, func(p string, _ fs.DirEntry, _ error) error { return os.Chtimes(p, old, old) })
 	git("add", ".")
 	git("commit", "-qm", "first")
 	os.WriteFile(filepath.Join(dir, "d1/f1.go"), []byte("package main // changed\n"), 0o644)

@@ -16,7 +16,7 @@ import (
 // regular files are read, up to a cap.
 type dir struct {
 	path string // the real path
-	fd   *os.File
+	fd   int    // open on path; -1 where openat2 is missing
 }
 
 // openDir opens path (following its links, which the repository's
@@ -32,8 +32,8 @@ func openDir(path string) (*dir, error) {
 }
 
 func (d *dir) close() {
-	if d != nil && d.fd != nil {
-		d.fd.Close()
+	if d != nil && d.fd >= 0 {
+		closeFD(d.fd)
 	}
 }
 
@@ -53,14 +53,14 @@ func (d *dir) read(rel string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
+	size, regular, err := f.info()
 	if err != nil {
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
+	if !regular {
 		return nil, unsupported(rel + " is not a regular file")
 	}
-	data, err := readAllCapped(f, int(min(fi.Size(), max))+1, int(max)+1)
+	data, err := readAllCapped(f, int(min(size, max))+1, int(max)+1)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", rel, err)
 	}
@@ -70,11 +70,30 @@ func (d *dir) read(rel string, max int64) ([]byte, error) {
 	return data, nil
 }
 
+// readUserFile reads a file of the user's or the system's (a global
+// configuration or ignore file, which may be a link to anywhere) through
+// safefile, up to max bytes; a missing file is an error satisfying
+// errors.Is(err, fs.ErrNotExist), found with one stat.
+func readUserFile(path string, max int64) ([]byte, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, err
+	}
+	f, err := safefile.Read(path, max)
+	if err != nil {
+		return nil, err
+	}
+	if f.Truncated {
+		return nil, fmt.Errorf("%s: %w", path, errTooLarge)
+	}
+	return f.Data, nil
+}
+
 // fileReader is an open file: *os.File, or a file read whole.
 type fileReader interface {
 	io.ReadCloser
 	io.ReaderAt
-	Stat() (os.FileInfo, error)
+	// info returns the file's size and whether it is a regular file.
+	info() (size int64, regular bool, err error)
 }
 
 // readWithinFile opens rel through safefile, which reads it whole.
@@ -102,5 +121,7 @@ type wholeFile struct {
 	fi os.FileInfo
 }
 
-func (w *wholeFile) Close() error               { return nil }
-func (w *wholeFile) Stat() (os.FileInfo, error) { return w.fi, nil }
+func (w *wholeFile) Close() error { return nil }
+func (w *wholeFile) info() (int64, bool, error) {
+	return int64(w.Len()), w.fi.Mode().IsRegular(), nil
+}

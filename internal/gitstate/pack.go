@@ -58,8 +58,8 @@ func openPack(com *dir, base string) (*pack, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening %s.pack: %w", base, err)
 	}
-	st, err := pf.Stat()
-	if err != nil || !st.Mode().IsRegular() {
+	size, regular, err := pf.info()
+	if err != nil || !regular {
 		pf.Close()
 		return nil, unsupported(base + ".pack is not a regular file")
 	}
@@ -73,7 +73,7 @@ func openPack(com *dir, base string) (*pack, error) {
 		pf.Close()
 		return nil, unsupported(fmt.Sprintf("%s.idx: %v", filepath.Base(base), err))
 	}
-	p.f, p.c, p.size = pf, pf, st.Size()
+	p.f, p.c, p.size = pf, pf, size
 	return p, nil
 }
 
@@ -359,10 +359,25 @@ func (s *store) close() {
 	}
 }
 
-// readAllCapped reads r to its end or to max bytes, starting with a
-// buffer of capacity hint.
-func readAllCapped(r io.Reader, hint, max int) ([]byte, error) {
-	buf := bytes.NewBuffer(make([]byte, 0, hint))
-	_, err := buf.ReadFrom(io.LimitReader(r, int64(max)))
-	return buf.Bytes(), err
+// readAllCapped reads r to its end or to limit bytes, starting with a
+// buffer of capacity hint (a file's size: one read and no copy when it
+// holds what its size said).
+func readAllCapped(r io.Reader, hint, limit int) ([]byte, error) {
+	buf := make([]byte, 0, max(min(hint, limit), 1))
+	for {
+		if len(buf) == cap(buf) {
+			if len(buf) >= limit {
+				return buf, nil
+			}
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):min(cap(buf), limit)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }

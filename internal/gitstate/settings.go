@@ -5,8 +5,6 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
-
-	"github.com/plyhq/ply/internal/safefile"
 )
 
 // settings are the configuration values the reading depends on.
@@ -150,13 +148,7 @@ func readSettings(env map[string]string, common *dir) (*settings, error) {
 			name = "the repository's config"
 			data, err = common.read("config", maxConfig)
 		} else {
-			var f *safefile.File
-			if f, err = safefile.Read(name, maxConfig); err == nil {
-				if f.Truncated {
-					err = errTooLarge
-				}
-				data = f.Data
-			}
+			data, err = readUserFile(name, maxConfig)
 		}
 		if errors.Is(err, fs.ErrNotExist) {
 			continue

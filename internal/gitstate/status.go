@@ -8,9 +8,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/plyhq/ply/internal/safefile"
@@ -47,25 +49,43 @@ func (r *repository) status(ctx context.Context, cfg *settings, objs *store, hea
 		}
 		x[col] = c
 	}
-	if err := headChanges(objs, head, idx, func(p string, c byte) { mark(p, 0, c) }); err != nil {
+	// The work tree is looked at while HEAD's tree is read: the
+	// untracked walk beside the comparison of tracked files, itself in
+	// parts when there are many (git preloads the index likewise).
+	var wg sync.WaitGroup
+	var untracked []string
+	var walkErr error
+	wg.Go(func() { untracked, walkErr = r.untracked(ctx, cfg, idx) })
+	parts := 1
+	if len(idx.Entries) >= 512 {
+		parts = min(max(runtime.GOMAXPROCS(0), 1), 4)
+	}
+	cols := make([]byte, len(idx.Entries))
+	errs := make([]error, parts)
+	for k := range parts {
+		lo, hi := k*len(cols)/parts, (k+1)*len(cols)/parts
+		wg.Go(func() {
+			w := &worktree{root: r.root, work: r.work, cfg: cfg, idxTime: idxTime, dirs: map[string]bool{}, budget: maxHashTotal / int64(parts)}
+			for i := lo; i < hi; i++ {
+				if i%256 == 0 && ctx.Err() != nil {
+					errs[k] = ctx.Err()
+					return
+				}
+				if cols[i], errs[k] = w.compare(&idx.Entries[i]); errs[k] != nil {
+					return
+				}
+			}
+		})
+	}
+	headErr := headChanges(objs, head, idx, func(p string, c byte) { mark(p, 0, c) })
+	wg.Wait()
+	if err := errors.Join(append(errs, headErr, walkErr)...); err != nil {
 		return nil, err
 	}
-	w := &worktree{root: r.root, work: r.work, cfg: cfg, idxTime: idxTime, dirs: map[string]bool{}}
-	for i := range idx.Entries {
-		if i%256 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		c, err := w.compare(&idx.Entries[i])
-		if err != nil {
-			return nil, err
-		}
+	for i, c := range cols {
 		if c != 0 {
 			mark(idx.Entries[i].Path, 1, c)
 		}
-	}
-	untracked, err := r.untracked(ctx, cfg, idx)
-	if err != nil {
-		return nil, err
 	}
 	prefix := ""
 	if rel, err := filepath.Rel(r.root, cwd); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
@@ -208,7 +228,7 @@ type worktree struct {
 	cfg     *settings
 	idxTime fs.FileInfo
 	dirs    map[string]bool // leading directories that are real directories
-	hashed  int64
+	budget  int64           // bytes left to hash
 }
 
 // compare returns git's second status column for e: 0 unchanged, 'M',
@@ -306,7 +326,7 @@ func (w *worktree) hash(rel, full string, fi fs.FileInfo) (oid, error) {
 		}
 		data = []byte(t)
 	} else {
-		if fi.Size() > maxHashFile || w.hashed+fi.Size() > maxHashTotal {
+		if fi.Size() > maxHashFile || fi.Size() > w.budget {
 			return oid{}, unsupported("changed files too large to compare")
 		}
 		var err error
@@ -314,7 +334,7 @@ func (w *worktree) hash(rel, full string, fi fs.FileInfo) (oid, error) {
 			return oid{}, err
 		}
 	}
-	w.hashed += int64(len(data))
+	w.budget -= int64(len(data))
 	h := sha1.New()
 	h.Write([]byte("blob " + strconv.Itoa(len(data)) + "\x00"))
 	h.Write(data)

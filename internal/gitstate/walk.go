@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/plyhq/ply/internal/ignore"
 	"github.com/plyhq/ply/internal/safefile"
@@ -71,17 +72,14 @@ func (r *repository) untracked(ctx context.Context, cfg *settings, idx *index) (
 // readIgnore parses the user's or the repository's own ignore file
 // (where git follows a link); nil when there is none.
 func readIgnore(path, dir string) (*ignore.Matcher, error) {
-	f, err := safefile.Read(path, maxIgnore)
+	data, err := readUserFile(path, maxIgnore)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return nil, nil
+	}
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
 		return nil, err
 	}
-	if f.Truncated {
-		return nil, unsupported(path + " is larger than the cap")
-	}
-	return ignore.Parse(dir, f.Data), nil
+	return ignore.Parse(dir, data), nil
 }
 
 // readDir lists dir (relative to the root) and pushes its .gitignore.
