@@ -185,9 +185,21 @@ var envWords = []string{"DIR", "WORK_TREE", "INDEX", "OBJECT", "CONFIG", "NAMESP
 	"REPLACE", "GRAFT", "SHALLOW", "NOTES", "ATTR", "TEST", "QUOTE", "CASE", "PATHSPEC", "HASH", "ABBREV", "REF"}
 
 // discover finds the repository dir is in as git does: the nearest
-// ancestor with a .git directory, or a .git file naming one.
+// ancestor with a .git directory, or a .git file naming one, on the same
+// file system (git stops at a mount point).
 func discover(dir string) (*repository, error) {
+	dev := func(p string) uint64 {
+		var st syscall.Stat_t
+		if syscall.Stat(p, &st) != nil {
+			return 0
+		}
+		return uint64(st.Dev)
+	}
+	first := dev(dir)
 	for d := dir; ; {
+		if dev(d) != first {
+			return nil, unsupported("the repository is on another file system")
+		}
 		dot := filepath.Join(d, ".git")
 		fi, err := os.Lstat(dot)
 		if err == nil {

@@ -165,6 +165,10 @@ func TestChangesAgainstHeadAndIndex(t *testing.T) {
 	r.git("rm", "-q", "--cached", "dir/y")
 	r.write("dir/new", "n")
 	r.check("dir")
+	for _, v := range []string{"3", "4", "2"} {
+		r.git("update-index", "--index-version", v)
+		r.check()
+	}
 }
 
 func TestNamesGitQuotes(t *testing.T) {

@@ -199,8 +199,12 @@ func BenchmarkSnapshotSmallRepository(b *testing.B) {
 	dir := b.TempDir()
 	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "first"}} {
 		if args[0] == "add" {
+			// Older than the index, as a project's files are.
+			old := time.Now().Add(-time.Hour)
 			for i := 0; i < 20; i++ {
-				os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", i)), []byte("package main\n"), 0o644)
+				f := filepath.Join(dir, fmt.Sprintf("f%d.go", i))
+				os.WriteFile(f, []byte("package main\n"), 0o644)
+				os.Chtimes(f, old, old)
 			}
 		}
 		cmd := exec.Command("git", args...)
