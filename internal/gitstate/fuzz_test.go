@@ -90,7 +90,7 @@ func FuzzPackIdx(f *testing.F) {
 	}
 	f.Add([]byte("\xfftOc\x00\x00\x00\x02"), []byte("x"))
 	f.Fuzz(func(t *testing.T, data, key []byte) {
-		p, err := parseIdx(data)
+		p, err := parseIdx(bytes.NewReader(data), int64(len(data)))
 		if err != nil {
 			return
 		}
@@ -98,6 +98,9 @@ func FuzzPackIdx(f *testing.F) {
 		copy(id[:], key)
 		p.find(id)
 		p.neighbours(id)
+		for i := 0; i < p.n && i < 64; i++ {
+			p.offset(i)
+		}
 	})
 }
 
@@ -109,14 +112,14 @@ func FuzzPack(f *testing.F) {
 		f.Add(seeds["pack"])
 	}
 	f.Add([]byte("PACK\x00\x00\x00\x02\x00\x00\x00\x01\x95\x0ax\x9c"))
-	idx, _ := parseIdx(seeds["idx"])
+	idx, _ := parseIdx(bytes.NewReader(seeds["idx"]), int64(len(seeds["idx"])))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := &pack{f: bytes.NewReader(data), size: int64(len(data))}
 		s := &store{packs: []*pack{p}}
 		if idx != nil {
-			p.idx, p.n, p.names, p.offs, p.large = idx.idx, idx.n, idx.names, idx.offs, idx.large
+			p.ix, p.ixSize, p.fan, p.n = idx.ix, idx.ixSize, idx.fan, idx.n
 			for i := 0; i < p.n; i++ {
-				if off, ok := p.offset(i); ok {
+				if off, err := p.offset(i); err == nil {
 					p.readAt(s, off, 0)
 				}
 			}

@@ -131,6 +131,11 @@ func Read(ctx context.Context, dir string, env []string) (st *State, err error) 
 	if _, err := os.Lstat(filepath.Join(r.gitDir, "config.worktree")); err == nil {
 		return nil, unsupported("a worktree configuration")
 	}
+	// The index first: past maxEntries nothing else is read.
+	idx, idxTime, err := r.readIndex()
+	if err != nil {
+		return nil, err
+	}
 	objs, err := openStore(r.com)
 	if err != nil {
 		return nil, err
@@ -145,7 +150,7 @@ func Read(ctx context.Context, dir string, env []string) (st *State, err error) 
 		return nil, err
 	}
 	st = &State{}
-	if st.Status, err = r.status(ctx, cfg, objs, head, dir); err != nil {
+	if st.Status, err = r.status(ctx, cfg, objs, head, idx, idxTime, dir); err != nil {
 		return nil, err
 	}
 	if head != nil {

@@ -75,7 +75,11 @@ func openStore(com *dir) (*store, error) {
 // read returns an object's type and content.
 func (s *store) read(id oid) (int, []byte, error) {
 	for _, p := range s.packs {
-		if off, ok := p.find(id); ok {
+		off, ok, err := p.find(id)
+		if err != nil {
+			return 0, nil, fmt.Errorf("%w: pack index: %v", errObject, err)
+		}
+		if ok {
 			return p.readAt(s, off, 0)
 		}
 	}
@@ -146,7 +150,11 @@ func (s *store) abbrevLen(id oid) (int, error) {
 		}
 	}
 	for _, p := range s.packs {
-		for _, other := range p.neighbours(id) {
+		near, err := p.neighbours(id)
+		if err != nil {
+			return 0, err
+		}
+		for _, other := range near {
 			n = max(n, commonHex(id, other)+1)
 		}
 	}

@@ -29,18 +29,19 @@ const (
 	packRefDelta = 7
 )
 
-// pack is one packfile and its index.
+// pack is one packfile and its index. The index is read where a lookup
+// needs it (the fan-out table, then a binary search), never whole: a
+// large history's index costs a few reads, not its size.
 type pack struct {
-	idx   []byte
-	n     int
-	names []byte // n object ids, sorted
-	offs  []byte // n 4-byte offsets
-	large []byte // 8-byte offsets
-	f     io.ReaderAt
-	c     io.Closer
-	size  int64
-	cache map[int64]cached
-	held  int
+	ix     io.ReaderAt // the .idx
+	ixSize int64
+	fan    [256]uint32
+	n      int
+	f      io.ReaderAt // the .pack
+	closer []io.Closer
+	size   int64
+	cache  map[int64]cached
+	held   int
 }
 
 type cached struct {
@@ -48,8 +49,11 @@ type cached struct {
 	data []byte
 }
 
-// openPack reads base.idx and opens base.pack, both beneath com; nil
-// without a pack.
+// idxHeader is the size of a version 2 index's header and fan-out table.
+const idxHeader = 8 + 256*4
+
+// openPack opens base.idx and base.pack, both beneath com; nil without
+// a pack.
 func openPack(com *dir, base string) (*pack, error) {
 	pf, err := com.open(base + ".pack")
 	if errors.Is(err, fs.ErrNotExist) {
@@ -63,108 +67,152 @@ func openPack(com *dir, base string) (*pack, error) {
 		pf.Close()
 		return nil, unsupported(base + ".pack is not a regular file")
 	}
-	data, err := com.read(base+".idx", maxIdx)
+	xf, err := com.open(base + ".idx")
 	if err != nil {
 		pf.Close()
-		return nil, fmt.Errorf("reading %s.idx: %w", base, err)
+		return nil, fmt.Errorf("opening %s.idx: %w", base, err)
 	}
-	p, err := parseIdx(data)
+	xsize, regular, err := xf.info()
+	if err == nil && !regular {
+		err = errors.New("not a regular file")
+	}
+	var p *pack
+	if err == nil {
+		p, err = parseIdx(xf, xsize)
+	}
 	if err != nil {
 		pf.Close()
+		xf.Close()
 		return nil, unsupported(fmt.Sprintf("%s.idx: %v", filepath.Base(base), err))
 	}
-	p.f, p.c, p.size = pf, pf, size
+	p.f, p.size, p.closer = pf, size, []io.Closer{pf, xf}
 	return p, nil
 }
 
-// parseIdx parses a pack index of version 2.
-func parseIdx(b []byte) (*pack, error) {
-	if len(b) < 8+256*4+40 || string(b[:4]) != "\xfftOc" || binary.BigEndian.Uint32(b[4:]) != 2 {
+// parseIdx checks a pack index of version 2 of size bytes and reads its
+// fan-out table.
+func parseIdx(r io.ReaderAt, size int64) (*pack, error) {
+	if size < idxHeader+40 || size > maxIdx {
+		return nil, errors.New("not a pack index of a size this package reads")
+	}
+	var head [idxHeader]byte
+	if _, err := r.ReadAt(head[:], 0); err != nil {
+		return nil, err
+	}
+	if string(head[:4]) != "\xfftOc" || binary.BigEndian.Uint32(head[4:]) != 2 {
 		return nil, errors.New("not a version 2 pack index")
 	}
-	fan := b[8 : 8+256*4]
-	n := int(binary.BigEndian.Uint32(fan[255*4:]))
+	p := &pack{ix: r, ixSize: size}
 	prev := uint32(0)
-	for i := 0; i < 256; i++ {
-		v := binary.BigEndian.Uint32(fan[4*i:])
+	for i := range p.fan {
+		v := binary.BigEndian.Uint32(head[8+4*i:])
 		if v < prev {
 			return nil, errors.New("fan-out table out of order")
 		}
-		prev = v
+		p.fan[i], prev = v, v
 	}
-	rest := b[8+256*4 : len(b)-40]
-	if n > len(rest)/28 {
+	n := int64(p.fan[255])
+	if n > (size-idxHeader-40)/28 {
 		return nil, errors.New("truncated")
 	}
-	p := &pack{idx: b, n: n}
-	p.names = rest[:20*n]
-	p.offs = rest[24*n : 28*n]
-	p.large = rest[28*n:]
-	if len(p.large)%8 != 0 {
+	if (size-idxHeader-40-28*n)%8 != 0 {
 		return nil, errors.New("bad large offset table")
 	}
+	p.n = int(n)
 	return p, nil
+}
+
+// name reads the i-th object id.
+func (p *pack) name(i int) (oid, error) {
+	var id oid
+	_, err := p.ix.ReadAt(id[:], idxHeader+20*int64(i))
+	return id, err
 }
 
 // search returns the position of id in the sorted names, or where it
 // would go.
-func (p *pack) search(id oid) (int, bool) {
-	lo, hi := 0, p.n
+func (p *pack) search(id oid) (int, bool, error) {
+	lo, hi := 0, int(p.fan[id[0]])
+	if id[0] > 0 {
+		lo = int(p.fan[id[0]-1])
+	}
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		switch c := bytes.Compare(p.names[20*m:20*m+20], id[:]); {
+		name, err := p.name(m)
+		if err != nil {
+			return 0, false, err
+		}
+		switch c := bytes.Compare(name[:], id[:]); {
 		case c == 0:
-			return m, true
+			return m, true, nil
 		case c < 0:
 			lo = m + 1
 		default:
 			hi = m
 		}
 	}
-	return lo, false
+	return lo, false, nil
 }
 
-func (p *pack) find(id oid) (int64, bool) {
-	i, ok := p.search(id)
-	if !ok {
-		return 0, false
+// find returns id's offset in the pack.
+func (p *pack) find(id oid) (int64, bool, error) {
+	i, ok, err := p.search(id)
+	if err != nil || !ok {
+		return 0, false, err
 	}
-	off, ok := p.offset(i)
-	return off, ok
+	off, err := p.offset(i)
+	return off, err == nil, err
 }
 
-func (p *pack) offset(i int) (int64, bool) {
-	v := binary.BigEndian.Uint32(p.offs[4*i:])
+// offset reads the i-th object's offset, from the table of large ones
+// when it is past 2 GiB.
+func (p *pack) offset(i int) (int64, error) {
+	var b [8]byte
+	n := int64(p.n)
+	if _, err := p.ix.ReadAt(b[:4], idxHeader+24*n+4*int64(i)); err != nil {
+		return 0, err
+	}
+	v := binary.BigEndian.Uint32(b[:4])
 	if v&0x80000000 == 0 {
-		return int64(v), true
+		return int64(v), nil
 	}
-	j := int(v &^ 0x80000000)
-	if 8*j+8 > len(p.large) {
-		return 0, false
+	j := int64(v &^ 0x80000000)
+	at := idxHeader + 28*n + 8*j
+	if at+8 > p.ixSize-40 {
+		return 0, errors.New("large offset out of range")
 	}
-	o := binary.BigEndian.Uint64(p.large[8*j:])
-	return int64(o), o < 1<<62
+	if _, err := p.ix.ReadAt(b[:], at); err != nil {
+		return 0, err
+	}
+	o := binary.BigEndian.Uint64(b[:])
+	if o >= 1<<62 {
+		return 0, errors.New("large offset out of range")
+	}
+	return int64(o), nil
 }
 
 // neighbours are the ids beside id in the pack, which share the longest
 // prefixes with it.
-func (p *pack) neighbours(id oid) []oid {
-	i, found := p.search(id)
+func (p *pack) neighbours(id oid) ([]oid, error) {
+	i, found, err := p.search(id)
+	if err != nil {
+		return nil, err
+	}
 	var out []oid
-	add := func(j int) {
+	next := i
+	if found {
+		next = i + 1
+	}
+	for _, j := range []int{i - 1, next} {
 		if j >= 0 && j < p.n {
-			var o oid
-			copy(o[:], p.names[20*j:])
+			o, err := p.name(j)
+			if err != nil {
+				return nil, err
+			}
 			out = append(out, o)
 		}
 	}
-	add(i - 1)
-	if found {
-		add(i + 1)
-	} else {
-		add(i)
-	}
-	return out
+	return out, nil
 }
 
 // readAt reads the object at off, applying deltas.
@@ -204,8 +252,8 @@ func (p *pack) readAt(s *store, off int64, depth int) (int, []byte, error) {
 		if _, err := io.ReadFull(r, id[:]); err != nil {
 			return 0, nil, fmt.Errorf("%w at %d: %v", errObject, off, err)
 		}
-		boff, ok := p.find(id)
-		if !ok {
+		boff, ok, err := p.find(id)
+		if err != nil || !ok {
 			return 0, nil, fmt.Errorf("%w at %d: delta base not in its pack", errObject, off)
 		}
 		baseT, base, err = p.readAt(s, boff, depth+1)
@@ -353,8 +401,8 @@ func applyDelta(base, delta []byte, max int) ([]byte, error) {
 
 func (s *store) close() {
 	for _, p := range s.packs {
-		if p.c != nil {
-			p.c.Close()
+		for _, c := range p.closer {
+			c.Close()
 		}
 	}
 }

@@ -32,11 +32,7 @@ const (
 
 // status computes the lines of git status --short, paths relative to
 // cwd.
-func (r *repository) status(ctx context.Context, cfg *settings, objs *store, head *oid, cwd string) ([]string, error) {
-	idx, idxTime, err := r.readIndex()
-	if err != nil {
-		return nil, err
-	}
+func (r *repository) status(ctx context.Context, cfg *settings, objs *store, head *oid, idx *index, idxTime fs.FileInfo, cwd string) ([]string, error) {
 	if err := r.checkAttributes(cfg, idx); err != nil {
 		return nil, err
 	}
