@@ -347,6 +347,19 @@ func TestWorktreeAndSubdirectory(t *testing.T) {
 	wr.check("a")
 }
 
+// With core.fileMode off the executable bit is no change.
+func TestFileModeOff(t *testing.T) {
+	r := newRepo(t)
+	r.write("x", "x")
+	r.write("y", "y")
+	r.commit("one")
+	r.git("config", "core.fileMode", "false")
+	os.Chmod(filepath.Join(r.dir, "x"), 0o755)
+	r.write("y", "changed")
+	os.Chmod(filepath.Join(r.dir, "y"), 0o755)
+	r.check()
+}
+
 func TestNoIndexAndDeletedEverything(t *testing.T) {
 	r := newRepo(t)
 	r.write("a", "a")
@@ -409,12 +422,15 @@ func TestUnsupportedRepositories(t *testing.T) {
 		"info attributes": func(r *repo) {
 			os.WriteFile(filepath.Join(r.dir, ".git/info/attributes"), []byte("* eol=crlf\n"), 0o644)
 		},
-		"fsmonitor":         func(r *repo) { r.git("config", "core.fsmonitor", "true") },
-		"include":           func(r *repo) { r.git("config", "include.path", "/elsewhere") },
-		"ignorecase":        func(r *repo) { r.git("config", "core.ignoreCase", "true") },
-		"quotepath off":     func(r *repo) { r.git("config", "core.quotePath", "false") },
-		"status branch":     func(r *repo) { r.git("config", "status.branch", "true") },
-		"abbrev":            func(r *repo) { r.git("config", "core.abbrev", "12") },
+		"fsmonitor":     func(r *repo) { r.git("config", "core.fsmonitor", "true") },
+		"include":       func(r *repo) { r.git("config", "include.path", "/elsewhere") },
+		"ignorecase":    func(r *repo) { r.git("config", "core.ignoreCase", "true") },
+		"quotepath off": func(r *repo) { r.git("config", "core.quotePath", "false") },
+		"status branch": func(r *repo) { r.git("config", "status.branch", "true") },
+		"abbrev":        func(r *repo) { r.git("config", "core.abbrev", "12") },
+		"latin-1 message": func(r *repo) {
+			r.git("-c", "i18n.commitEncoding=ISO-8859-1", "commit", "-q", "--allow-empty", "-m", "caf\xe9")
+		},
 		"unmerged":          nil,
 		"corrupt object":    nil,
 		"multi-pack-index":  func(r *repo) { r.git("gc", "-q"); r.git("multi-pack-index", "write") },
