@@ -119,6 +119,9 @@ func Read(ctx context.Context, dir string, env []string) (st *State, err error) 
 	if err := r.open(); err != nil {
 		return nil, err
 	}
+	if dir == r.git.path || strings.HasPrefix(dir, r.git.path+string(filepath.Separator)) {
+		return nil, unsupported("inside the git directory")
+	}
 	cfg, err := readSettings(vars, r.com)
 	if err != nil {
 		return nil, err

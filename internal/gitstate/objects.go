@@ -37,6 +37,9 @@ type store struct {
 	// count is the objects in packs, from which git sizes its
 	// abbreviations.
 	count uint64
+	// held and inflated count against cacheBudget and inflateBudget.
+	held     int
+	inflated int64
 }
 
 func openStore(com *dir) (*store, error) {

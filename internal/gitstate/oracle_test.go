@@ -347,6 +347,22 @@ func TestWorktreeAndSubdirectory(t *testing.T) {
 	wr.check("a")
 }
 
+// Included files are read; one that only might apply (includeIf) and
+// sets nothing the reading depends on changes nothing.
+func TestIncludedConfiguration(t *testing.T) {
+	r := newRepo(t)
+	r.write("x", "x")
+	r.commit("one")
+	home := strings.TrimPrefix(r.env[1], "HOME=")
+	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[includeIf \"gitdir:~/work/\"]\n\tpath = ~/work.inc\n[include]\n\tpath = missing.inc\n\tpath = base.inc\n"), 0o644)
+	os.WriteFile(filepath.Join(home, "work.inc"), []byte("[user]\n\temail = w@w\n"), 0o644)
+	os.WriteFile(filepath.Join(home, "base.inc"), []byte("[core]\n\texcludesFile = ~/ign\n"), 0o644)
+	os.WriteFile(filepath.Join(home, "ign"), []byte("*.ign\n"), 0o644)
+	r.write("a.ign", "ignored through an included setting")
+	r.write("b.txt", "shown")
+	r.check()
+}
+
 // With core.fileMode off the executable bit is no change.
 func TestFileModeOff(t *testing.T) {
 	r := newRepo(t)
@@ -422,8 +438,16 @@ func TestUnsupportedRepositories(t *testing.T) {
 		"info attributes": func(r *repo) {
 			os.WriteFile(filepath.Join(r.dir, ".git/info/attributes"), []byte("* eol=crlf\n"), 0o644)
 		},
-		"fsmonitor":     func(r *repo) { r.git("config", "core.fsmonitor", "true") },
-		"include":       func(r *repo) { r.git("config", "include.path", "/elsewhere") },
+		"fsmonitor": func(r *repo) { r.git("config", "core.fsmonitor", "true") },
+		"conditional include": func(r *repo) {
+			r.write("../inc", "[core]\n\tquotePath = false\n")
+			r.git("config", "includeIf.gitdir:/nowhere/.path", "../../inc")
+		},
+		"include": func(r *repo) {
+			r.write("../inc", "[include]\n\tpath = inc2\n")
+			r.write("../inc2", "[core]\n\tignoreCase = true\n")
+			r.git("config", "include.path", "../../inc")
+		},
 		"ignorecase":    func(r *repo) { r.git("config", "core.ignoreCase", "true") },
 		"quotepath off": func(r *repo) { r.git("config", "core.quotePath", "false") },
 		"status branch": func(r *repo) { r.git("config", "status.branch", "true") },

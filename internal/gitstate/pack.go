@@ -20,8 +20,12 @@ const (
 	maxDepth = 1000
 	// maxLooseDir caps the names read from one loose-object directory.
 	maxLooseDir = 1 << 16
-	// cacheBudget caps the delta bases kept while reading.
-	cacheBudget = 16 << 20
+	// cacheBudget caps the delta bases kept while reading, all packs
+	// together; inflateBudget caps all the bytes inflated from packs,
+	// so that a pack of long chains of large deltas cannot hold up the
+	// start.
+	cacheBudget   = 16 << 20
+	inflateBudget = 256 << 20
 )
 
 const (
@@ -41,7 +45,6 @@ type pack struct {
 	closer []io.Closer
 	size   int64
 	cache  map[int64]cached
-	held   int
 }
 
 type cached struct {
@@ -263,6 +266,9 @@ func (p *pack) readAt(s *store, off int64, depth int) (int, []byte, error) {
 	default:
 		return 0, nil, fmt.Errorf("%w at %d: type %d", errObject, off, t)
 	}
+	if s.inflated += size; s.inflated > inflateBudget {
+		return 0, nil, unsupported("objects too large to read")
+	}
 	data, err := inflateReader(r, int(size))
 	if err != nil {
 		return 0, nil, fmt.Errorf("%w at %d: %v", errObject, off, err)
@@ -273,12 +279,12 @@ func (p *pack) readAt(s *store, off int64, depth int) (int, []byte, error) {
 		}
 		t = baseT
 	}
-	if t != typeBlob && p.held+len(data) <= cacheBudget {
+	if t != typeBlob && s.held+len(data) <= cacheBudget {
 		if p.cache == nil {
 			p.cache = map[int64]cached{}
 		}
 		p.cache[off] = cached{t, data}
-		p.held += len(data)
+		s.held += len(data)
 	}
 	return t, data, nil
 }

@@ -36,8 +36,6 @@ func (s *settings) apply(e configEntry, home string) error {
 		return ok && v == want
 	}
 	switch {
-	case section == "include" || section == "includeif":
-		return unsupported("the configuration includes other files")
 	case section == "extensions":
 		if key == "extensions.objectformat" && strings.EqualFold(e.Value, "sha1") {
 			return nil
@@ -145,7 +143,7 @@ func readSettings(env map[string]string, common *dir) (*settings, error) {
 		var data []byte
 		var err error
 		if name == "" {
-			name = "the repository's config"
+			name = filepath.Join(common.path, "config")
 			data, err = common.read("config", maxConfig)
 		} else {
 			data, err = readUserFile(name, maxConfig)
@@ -156,17 +154,69 @@ func readSettings(env map[string]string, common *dir) (*settings, error) {
 		if err != nil {
 			return nil, unsupported(name + " not read: " + err.Error())
 		}
-		entries, err := parseConfig(data)
-		if err != nil {
-			return nil, unsupported(name + ": " + err.Error())
-		}
-		for _, e := range entries {
-			if err := s.apply(e, home); err != nil {
-				return nil, err
-			}
+		if err := s.applyFile(name, data, home, false, 0); err != nil {
+			return nil, err
 		}
 	}
 	return s, nil
+}
+
+// maxIncludeDepth is git's own limit on nested includes.
+const maxIncludeDepth = 10
+
+// applyFile applies a configuration file's entries and follows its
+// includes. An include.path is read as git reads it; an includeIf's
+// condition (a git directory, a branch) is not evaluated: its file is
+// read as if it applied, and any setting in it that would change the
+// reading declines, so that both answers agree. cond says the file is
+// such a conditional one.
+func (s *settings) applyFile(name string, data []byte, home string, cond bool, depth int) error {
+	if depth > maxIncludeDepth {
+		return unsupported("includes nested too deep")
+	}
+	entries, err := parseConfig(data)
+	if err != nil {
+		return unsupported(name + ": " + err.Error())
+	}
+	for _, e := range entries {
+		section, _, _ := strings.Cut(e.Key, ".")
+		if (section == "include" || section == "includeif") && strings.HasSuffix(e.Key, ".path") {
+			if err := s.include(name, e, home, cond || section == "includeif", depth); err != nil {
+				return err
+			}
+			continue
+		}
+		before := *s
+		if err := s.apply(e, home); err != nil {
+			return err
+		}
+		if cond && *s != before {
+			return unsupported("a conditional include sets " + e.Key)
+		}
+	}
+	return nil
+}
+
+// include reads the file an include names, relative to the including
+// file's directory; a missing file is skipped, as git does.
+func (s *settings) include(from string, e configEntry, home string, cond bool, depth int) error {
+	p := e.Value
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		if home == "" {
+			return unsupported("an include under ~ with no home directory")
+		}
+		p = filepath.Join(home, rest)
+	} else if !filepath.IsAbs(p) {
+		p = filepath.Join(filepath.Dir(from), p)
+	}
+	data, err := readUserFile(p, maxConfig)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return unsupported(p + " not read: " + err.Error())
+	}
+	return s.applyFile(p, data, home, cond, depth+1)
 }
 
 // contentAttributes are the attributes that change what git hashes for
