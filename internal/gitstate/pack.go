@@ -419,10 +419,10 @@ func (s *store) close() {
 func readAllCapped(r io.Reader, hint, limit int) ([]byte, error) {
 	buf := make([]byte, 0, max(min(hint, limit), 1))
 	for {
+		if len(buf) >= limit {
+			return buf, nil
+		}
 		if len(buf) == cap(buf) {
-			if len(buf) >= limit {
-				return buf, nil
-			}
 			buf = append(buf, 0)[:len(buf)]
 		}
 		n, err := r.Read(buf[len(buf):min(cap(buf), limit)])
