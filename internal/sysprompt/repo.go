@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/plyhq/ply/internal/envpolicy"
+	"github.com/plyhq/ply/internal/gitstate"
 	"github.com/plyhq/ply/internal/safefile"
 	"github.com/plyhq/ply/internal/safegit"
 	"github.com/plyhq/ply/internal/sandbox"
@@ -47,13 +49,17 @@ type Repo struct {
 	ListMore   int      `json:"list_more,omitempty"`
 	// Notes say what could not be gathered and why.
 	Notes []string `json:"notes,omitempty"`
-	// Git is true when git answered.
+	// Git is true when the status was read, in process or by git.
 	Git bool `json:"git,omitempty"`
 }
 
 // Snapshot gathers the repository's state under dir: the top-level
-// listing, and git status and recent commits when git answers before ctx
-// ends. Status and log run at once, with optional locks off, so that they
+// listing, and git status and recent commits. It reads them in process
+// (internal/gitstate), which starts nothing and writes nothing, trusted
+// folder or not; when the repository uses anything that reader does not
+// fully read, it asks git, which must answer before ctx ends.
+//
+// git status and git log then run at once, with optional locks off, so that they
 // never write the index, and with every setting of the repository's
 // configuration that could run a program switched off (safegit:
 // fsmonitor, hooks, filter drivers, signature programs, submodules' own
@@ -65,6 +71,10 @@ type Repo struct {
 // withholds.
 func Snapshot(ctx context.Context, dir string, trusted bool, env []string) *Repo {
 	r := &Repo{Branch: gitBranch(dir)}
+	if readInProcess(ctx, r, dir, env) {
+		r.Listing, r.ListMore = listing(dir)
+		return r
+	}
 	var wg sync.WaitGroup
 	var status, log []byte
 	var statusErr, logErr error
@@ -99,13 +109,7 @@ func Snapshot(ctx context.Context, dir string, trusted bool, env []string) *Repo
 	case statusErr != nil:
 		r.Notes = append(r.Notes, "git status was not read: git failed ("+firstLine(statusErr)+")")
 	default:
-		r.Git = true
-		lines := nonEmptyLines(status)
-		if len(lines) > repoMaxStatus {
-			r.StatusMore = len(lines) - repoMaxStatus
-			lines = lines[:repoMaxStatus]
-		}
-		r.Status = lines
+		r.setStatus(nonEmptyLines(status))
 		// A log that fails with git status working means no commits
 		// yet (or no time left for it): say nothing rather than guess.
 		if logErr == nil {
@@ -113,6 +117,37 @@ func Snapshot(ctx context.Context, dir string, trusted bool, env []string) *Repo
 		}
 	}
 	return r
+}
+
+// readInProcess fills r's status and commits from gitstate, and reports
+// whether it could: false outside a repository, past ctx, and whenever
+// the reader declines the repository (then git is asked).
+func readInProcess(ctx context.Context, r *Repo, dir string, env []string) bool {
+	if _, _, ok := repoDirs(dir); !ok || ctx.Err() != nil {
+		return false
+	}
+	if env == nil {
+		env = envpolicy.Environ()
+	}
+	st, err := gitstate.Read(ctx, dir, env)
+	if err != nil {
+		slog.Debug("repository snapshot: asking git", "dir", dir, "reason", err)
+		return false
+	}
+	r.Git = true
+	r.setStatus(st.Status)
+	r.Commits = st.Commits
+	return true
+}
+
+// setStatus keeps the first repoMaxStatus lines and counts the rest.
+func (r *Repo) setStatus(lines []string) {
+	r.Git = true
+	if len(lines) > repoMaxStatus {
+		r.StatusMore = len(lines) - repoMaxStatus
+		lines = lines[:repoMaxStatus]
+	}
+	r.Status = lines
 }
 
 // firstLine is the first line of err's message, and of the stderr git

@@ -2,6 +2,7 @@ package sysprompt
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -160,5 +161,61 @@ func TestSnapshotGitGetsNoSecrets(t *testing.T) {
 	}
 	if strings.Contains(string(env), "sk-should-not-leak") {
 		t.Error("git got a secret from ply's environment")
+	}
+}
+
+// In a repository the in-process reader understands, the snapshot starts
+// no process at all, trusted or not, and shows what git would.
+func TestSnapshotReadsWithoutGit(t *testing.T) {
+	dir := gitRepo(t)
+	t.Setenv("HOME", t.TempDir())
+	bin := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "ran")
+	os.WriteFile(filepath.Join(bin, "git"), []byte("#!/bin/sh\ntouch "+marker+"\nexit 1\n"), 0o755)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	for _, trusted := range []bool{true, false} {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		r := Snapshot(ctx, dir, trusted, nil)
+		cancel()
+		out := r.render()
+		for _, want := range []string{" M main.go", "?? new.txt", "first commit", "Top level: main.go new.txt sub/"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("trusted=%v: snapshot lacks %q:\n%s", trusted, want, out)
+			}
+		}
+		if len(r.Notes) > 0 {
+			t.Errorf("trusted=%v: notes %q", trusted, r.Notes)
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatalf("trusted=%v: the snapshot ran git", trusted)
+		}
+	}
+}
+
+func BenchmarkSnapshotSmallRepository(b *testing.B) {
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("git is not installed")
+	}
+	dir := b.TempDir()
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "first"}} {
+		if args[0] == "add" {
+			// Older than the index, as a project's files are.
+			old := time.Now().Add(-time.Hour)
+			for i := 0; i < 20; i++ {
+				f := filepath.Join(dir, fmt.Sprintf("f%d.go", i))
+				os.WriteFile(f, []byte("package main\n"), 0o644)
+				os.Chtimes(f, old, old)
+			}
+		}
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "f1.go"), []byte("package main // changed\n"), 0o644)
+	b.ResetTimer()
+	for b.Loop() {
+		Snapshot(context.Background(), dir, true, nil)
 	}
 }
