@@ -6,12 +6,11 @@ import (
 	"testing"
 
 	fp "github.com/plyhq/ply/internal/fakeprovider"
-	"github.com/plyhq/ply/internal/sandbox"
 )
 
 // In a folder the user has not trusted, the first request still shows the
-// repository's state — the user's uncommitted work — read by git under
-// the read-only profile.
+// repository's state — the user's uncommitted work — read without running
+// anything the repository configures.
 func TestSnapshotInAnUntrustedFolder(t *testing.T) {
 	dir := gitRepoWithCommit(t)
 	writeFile(t, filepath.Join(dir, "main.go"), "package main // changed\n", 0o644)
@@ -20,19 +19,12 @@ func TestSnapshotInAnUntrustedFolder(t *testing.T) {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	system := srv.Requests()[0].Messages[0].Text()
-	if err := sandbox.ReadOnlyAvailable(); err != nil {
-		if !strings.Contains(system, "no read-only profile") {
-			t.Errorf("the prompt does not say why git was not read:\n%s", system)
-		}
-		t.Skipf("the kernel has no read-only profile (%v)", err)
-	}
-	// The snapshot is bounded so that a slow git never holds the first
-	// request; TestSnapshotUntrusted checks the confined git without it.
+	// The repository is read in process, which needs no kernel profile:
+	// git, confined, runs only for what that reader declines
+	// (TestSnapshotUntrusted in sysprompt checks that path). The snapshot
+	// is bounded so that it never holds the first request.
 	skipIfSnapshotLate(t, system)
-	// The user's uncommitted work. (The recent commits come from a git
-	// log that runs beside status within the same budget, and are left
-	// out without a word when it does not answer in time, as on a loaded
-	// machine: TestSnapshotUntrusted checks them without the budget.)
+	// The user's uncommitted work.
 	if !strings.Contains(system, " M main.go") {
 		t.Errorf("the system prompt lacks the uncommitted change:\n%s", system)
 	}
