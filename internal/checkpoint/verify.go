@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 )
 
@@ -32,16 +31,14 @@ func (e *ObjectError) Unwrap() error { return e.Err }
 // readVerified reads the saved content of e, the entry of the file at
 // path, and checks its size and hash.
 func (s *Store) readVerified(path string, e *Entry) ([]byte, error) {
-	raw, err := os.ReadFile(s.blobPath(e.Hash))
-	if errors.Is(err, fs.ErrNotExist) {
+	data, err := s.readContent(e.Hash, e.Size)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, &ObjectError{Path: path, Hash: e.Hash, Err: ErrObjectMissing}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint: read the saved content of %s (object %s): %w", path, e.Hash, err)
-	}
-	data, err := decodeObject(raw, e.Hash, e.Size)
-	if err != nil {
+	case errors.Is(err, errDecode) || errors.Is(err, errPack):
 		return nil, &ObjectError{Path: path, Hash: e.Hash, Err: fmt.Errorf("%w: %v", ErrObjectCorrupt, err)}
+	case err != nil:
+		return nil, fmt.Errorf("checkpoint: read the saved content of %s (object %s): %w", path, e.Hash, err)
 	}
 	return data, nil
 }
