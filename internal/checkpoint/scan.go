@@ -266,9 +266,9 @@ type scanWorker struct {
 	pk           *packer
 	pending      []packObj
 	pendingBytes int
-	read     int
-	skipped  []string
-	problems []string
+	read         int
+	skipped      []string
+	problems     []string
 }
 
 // region is a directory to list: its files alone, or (deep) its whole
