@@ -27,10 +27,11 @@ import (
 //	  "plypack1"
 //	  blocks       zstd frames, each of contents laid end to end, about
 //	               packBlockBytes before compression
-//	  index        a zstd frame: the entries, sorted by hash (SHA-256,
-//	               block, offset and size in the block, packEntryLen
-//	               bytes each), then the blocks (offset in the file,
-//	               length, length once decompressed)
+//	  index        a zstd frame: the number of contents and of blocks;
+//	               the contents' SHA-256 hashes, sorted; their blocks,
+//	               their offsets in the block and their sizes, a column
+//	               each (4 bytes a value); then the blocks (offset in the
+//	               file, length, length once decompressed)
 //	  footer       index offset and length, the SHA-256 of the index,
 //	               "plypackI"
 //
@@ -94,19 +95,21 @@ type packBlock struct {
 
 // packIndex is the index of a pack, checked.
 type packIndex struct {
-	name    string // the file's name in packs/
-	entries []byte // sorted by hash, packEntryLen each
-	blocks  []packBlock
-	raw     uint64 // the bytes of its contents, decompressed
+	name   string // the file's name in packs/
+	hashes []byte // sorted, 32 bytes each
+	cols   []byte // blocks, offsets, sizes: a column of 4-byte values each
+	blocks []packBlock
+	raw    uint64 // the bytes of its contents, decompressed
 }
 
-func (p *packIndex) len() int { return len(p.entries) / packEntryLen }
+func (p *packIndex) len() int { return len(p.hashes) / 32 }
 
-func (p *packIndex) hashAt(i int) []byte { return p.entries[i*packEntryLen : i*packEntryLen+32] }
+func (p *packIndex) hashAt(i int) []byte { return p.hashes[i*32 : i*32+32] }
 
 func (p *packIndex) entryAt(i int) packEntry {
-	b := p.entries[i*packEntryLen+32:]
-	return packEntry{binary.LittleEndian.Uint32(b), binary.LittleEndian.Uint32(b[4:]), binary.LittleEndian.Uint32(b[8:])}
+	n := p.len()
+	col := func(c int) uint32 { return binary.LittleEndian.Uint32(p.cols[(c*n+i)*4:]) }
+	return packEntry{col(0), col(1), col(2)}
 }
 
 // find returns where the content hash is in the pack.
@@ -161,6 +164,17 @@ func readPackIndex(r io.ReaderAt, size int64, name string) (*packIndex, error) {
 	if err != nil {
 		return nil, bad("its index: %v", err)
 	}
+	p, err := parsePackIndex(name, idx, ioff)
+	if err != nil {
+		return nil, bad("%v", err)
+	}
+	return p, nil
+}
+
+// parsePackIndex reads the index idx, decompressed, of a pack whose
+// blocks end at limit.
+func parsePackIndex(name string, idx []byte, limit uint64) (*packIndex, error) {
+	bad := func(why string, a ...any) error { return fmt.Errorf(why, a...) }
 	if len(idx) < 8 {
 		return nil, bad("its index is short")
 	}
@@ -168,13 +182,13 @@ func readPackIndex(r io.ReaderAt, size int64, name string) (*packIndex, error) {
 	if uint64(len(idx)) != 8+n*packEntryLen+nb*packBlockLen {
 		return nil, bad("its index is %d bytes for %d contents in %d blocks", len(idx), n, nb)
 	}
-	p := &packIndex{name: name, entries: idx[8 : 8+n*packEntryLen]}
+	p := &packIndex{name: name, hashes: idx[8 : 8+n*32], cols: idx[8+n*32 : 8+n*packEntryLen]}
 	bs := idx[8+n*packEntryLen:]
 	p.blocks = make([]packBlock, nb)
 	for i := range p.blocks {
 		b := bs[i*packBlockLen:]
 		blk := packBlock{binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint32(b[8:]), binary.LittleEndian.Uint32(b[12:])}
-		if blk.off < uint64(len(packMagic)) || blk.off > ioff || ioff-blk.off < uint64(blk.clen) || blk.rlen > maxPackBlock {
+		if blk.off < uint64(len(packMagic)) || blk.off > limit || limit-blk.off < uint64(blk.clen) || blk.rlen > maxPackBlock {
 			return nil, bad("block %d lies outside it", i)
 		}
 		p.blocks[i] = blk
@@ -319,7 +333,12 @@ func (w *packWriter) finish() (*packIndex, error) {
 	binary.LittleEndian.PutUint32(idx, uint32(n))
 	binary.LittleEndian.PutUint32(idx[4:], uint32(len(w.blocks)))
 	for _, r := range rows {
-		idx = append(idx, r...)
+		idx = append(idx, r[:32]...)
+	}
+	for c := range 3 {
+		for _, r := range rows {
+			idx = append(idx, r[32+4*c:36+4*c]...)
+		}
 	}
 	for _, b := range w.blocks {
 		idx = binary.LittleEndian.AppendUint64(idx, b.off)
@@ -352,9 +371,9 @@ func (w *packWriter) finish() (*packIndex, error) {
 	if syncHook != nil {
 		syncHook("pack " + name)
 	}
-	p := &packIndex{name: name, entries: slices.Concat(idx[8 : 8+len(w.entries)]), blocks: slices.Clone(w.blocks)}
-	for i := range n {
-		p.raw += uint64(p.entryAt(i).size)
+	p, err := parsePackIndex(name, idx, w.off)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: write a pack: %w", err) // not reached: it wrote that index
 	}
 	w.err = errors.New("checkpoint: pack already finished")
 	return p, nil

@@ -67,7 +67,7 @@ func (s *Store) prunePacks(keep map[string]bool) error {
 					whole = false // kept as it is: nothing is lost by pruning
 					break
 				}
-				block = append(block, packObj{[32]byte(r.p.hashAt(i)), data})
+				block = append(block, packObj{hash: [32]byte(r.p.hashAt(i)), data: data})
 				if size += len(data); size >= packBlockBytes {
 					if err := w.add(block); err != nil {
 						w.abort()

@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -253,4 +254,32 @@ func (ps *packSet) readFrom(p *packIndex, i int, hash string) ([]byte, error) {
 		return nil, errDecode
 	}
 	return slices.Clone(data), nil
+}
+
+// packLoc is where a content is stored, as far as this process knows:
+// loose (pack empty) or in a block of a pack.
+type packLoc struct {
+	pack       string
+	block, off uint32
+}
+
+func (a packLoc) compare(b packLoc) int {
+	return cmp.Or(strings.Compare(a.pack, b.pack), cmp.Compare(a.block, b.block), cmp.Compare(a.off, b.off))
+}
+
+// locate returns where the content hash is, without listing the packs
+// again: an order to read contents in, not a promise.
+func (ps *packSet) locate(hash string) packLoc {
+	h, ok := hashBytes(hash)
+	if !ok {
+		return packLoc{}
+	}
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	for _, p := range ps.packs {
+		if e, ok := p.find(h[:]); ok {
+			return packLoc{p.name, e.block, e.off}
+		}
+	}
+	return packLoc{}
 }

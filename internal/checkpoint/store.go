@@ -81,6 +81,9 @@ type Store struct {
 
 	packs packSet // the packs of contents (packset.go)
 	pk    *packer // the pack of the checkpoint being taken (guarded by mu)
+	// checked holds, during a restore, the contents it has checked and
+	// will write, by hash (guarded by mu).
+	checked map[string][]byte
 }
 
 // Close releases the change tracker. The Store remains usable; its
