@@ -30,7 +30,7 @@ type packSet struct {
 	packs   []*packIndex          // newest first
 	damaged map[string]error      // packs whose index cannot be read, by name
 	loaded  map[string]*packIndex // every index read, by name; packs never change
-	cache   [4]cachedBlock        // the blocks read last
+	cache   [8]cachedBlock        // the blocks read last (dropCache empties it)
 	clock   int
 }
 
@@ -267,8 +267,8 @@ func (a packLoc) compare(b packLoc) int {
 	return cmp.Or(strings.Compare(a.pack, b.pack), cmp.Compare(a.block, b.block), cmp.Compare(a.off, b.off))
 }
 
-// locate returns where the content hash is, without listing the packs
-// again: an order to read contents in, not a promise.
+// locate returns where the content hash is: an order to read contents
+// in, not a promise.
 func (ps *packSet) locate(hash string) packLoc {
 	h, ok := hashBytes(hash)
 	if !ok {
@@ -276,10 +276,21 @@ func (ps *packSet) locate(hash string) packLoc {
 	}
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
+	if !ps.listed {
+		ps.refreshLocked()
+	}
 	for _, p := range ps.packs {
 		if e, ok := p.find(h[:]); ok {
 			return packLoc{p.name, e.block, e.off}
 		}
 	}
 	return packLoc{}
+}
+
+// dropCache empties the cache of blocks: a restore, a Verify or a Prune
+// that read many does not leave them in memory.
+func (ps *packSet) dropCache() {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	ps.cache = [len(ps.cache)]cachedBlock{}
 }

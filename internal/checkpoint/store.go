@@ -439,6 +439,7 @@ func (s *Store) Prune(cutoff time.Time) (removed int, err error) {
 			}
 		}
 	}
+	defer s.packs.dropCache()
 	if err := s.prunePacks(keep); err != nil {
 		return removed, fmt.Errorf("checkpoint: prune packs: %w", err)
 	}

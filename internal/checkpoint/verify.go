@@ -32,9 +32,6 @@ func (e *ObjectError) Unwrap() error { return e.Err }
 // readVerified reads the saved content of e, the entry of the file at
 // path, and checks its size and hash.
 func (s *Store) readVerified(path string, e *Entry) ([]byte, error) {
-	if data, ok := s.checked[e.Hash]; ok && int64(len(data)) == e.Size {
-		return data, nil
-	}
 	data, err := s.readContent(e.Hash, e.Size)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -45,6 +42,15 @@ func (s *Store) readVerified(path string, e *Entry) ([]byte, error) {
 		return nil, fmt.Errorf("checkpoint: read the saved content of %s (object %s): %w", path, e.Hash, err)
 	}
 	return data, nil
+}
+
+// readToRestore is readVerified for a restore, which holds s.mu: the
+// contents verify checked are not read again.
+func (s *Store) readToRestore(path string, e *Entry) ([]byte, error) {
+	if data, ok := s.checked[e.Hash]; ok && int64(len(data)) == e.Size {
+		return data, nil
+	}
+	return s.readVerified(path, e)
 }
 
 // checkedBudget bounds the contents a restore keeps, once checked, for
