@@ -263,7 +263,6 @@ func TestPruneRemovesAndRewritesPacks(t *testing.T) {
 	// All of old/ replaced: the first pack dies whole.
 	must(t, os.RemoveAll(filepath.Join(root, "old")))
 	writeMany(t, root, "mid", 200, "b")
-	time.Sleep(10 * time.Millisecond)
 	_, err = s.Checkpoint(ctx, []string{root})
 	must(t, err)
 	second := packFiles(t, s)
@@ -274,7 +273,6 @@ func TestPruneRemovesAndRewritesPacks(t *testing.T) {
 		}
 	}
 	writeMany(t, root, "new", 200, "c")
-	time.Sleep(10 * time.Millisecond)
 	last, err := s.Checkpoint(ctx, []string{root})
 	must(t, err)
 	all := packFiles(t, s)
