@@ -508,3 +508,51 @@ func binaryIndex(p *packIndex) []byte {
 	}
 	return b
 }
+
+// A process that read a pack's index before another process's Prune
+// rewrote it still reads the contents, from the new pack, and does not
+// take contents of the removed pack as stored.
+func TestReadAfterAnotherProcessRewroteThePack(t *testing.T) {
+	ctx := context.Background()
+	root := newWorkspace(t, false)
+	writeMany(t, root, "mid", 200, "a")
+	dir := t.TempDir()
+	a, err := Open(dir, Options{})
+	must(t, err)
+	_, err = a.Checkpoint(ctx, []string{root})
+	must(t, err)
+	for i := range 200 {
+		if i%10 != 0 {
+			write(t, root, fmt.Sprintf("mid/f%03d_a.go", i), fmt.Sprint("rewritten ", i, strings.Repeat(" text", 50)), 0o644)
+		}
+	}
+	second, err := a.Checkpoint(ctx, []string{root})
+	must(t, err)
+	must(t, a.Verify(second.ID)) // a has read both indexes
+	old := packFiles(t, a)
+	reader, err := Open(dir, Options{}) // reads without the lock, as Verify and Content do
+	must(t, err)
+	must(t, reader.Verify(second.ID))
+	b, err := Open(dir, Options{})
+	must(t, err)
+	if _, err := b.Prune(mustLoad(t, b, second.ID).Created); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old[0]); err == nil {
+		t.Fatalf("the first pack was not rewritten: %q", packFiles(t, b))
+	}
+	// A content only the removed pack held, written again: a stores it.
+	write(t, root, "mid/f001_a.go", fmt.Sprintf("package mid\n\n// F1 returns 1: %s.\nfunc F1() int { return 1 }\n", strings.Repeat("a comment that repeats ", 2)), 0o644)
+	r, err := a.Checkpoint(ctx, []string{root})
+	must(t, err)
+	must(t, b.Verify(r.ID))
+	m := mustLoad(t, a, second.ID)
+	for i := range m.Entries {
+		e := &m.Entries[i]
+		if e.Rel == "mid/f000_a.go" {
+			if _, err := reader.Content(e); err != nil {
+				t.Fatalf("reading a content whose pack was rewritten: %v", err)
+			}
+		}
+	}
+}
