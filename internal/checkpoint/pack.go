@@ -32,7 +32,8 @@ import (
 //	               their offsets in the block and their sizes, a column
 //	               each (4 bytes a value); then the blocks (offset in the
 //	               file, length, length once decompressed)
-//	  footer       index offset and length, the SHA-256 of the index,
+//	  footer       index offset, length and length once decompressed,
+//	               the SHA-256 of the index,
 //	               "plypackI"
 //
 // Reading one content decompresses its block only. A pack is written
@@ -45,7 +46,7 @@ import (
 const (
 	packMagic        = "plypack1"
 	packFooterMagic  = "plypackI"
-	packFooterLen    = 8 + 4 + 32 + 8
+	packFooterLen    = 8 + 4 + 4 + 32 + 8
 	packEntryLen     = 32 + 4 + 4 + 4
 	packBlockLen     = 8 + 4 + 4
 	packExt          = ".pack"
@@ -148,7 +149,7 @@ func readPackIndex(r io.ReaderAt, size int64, name string) (*packIndex, error) {
 	if string(head[:]) != packMagic || string(foot[packFooterLen-8:]) != packFooterMagic {
 		return nil, bad("not a pack, or cut short")
 	}
-	ioff, ilen := binary.LittleEndian.Uint64(foot[:]), binary.LittleEndian.Uint32(foot[8:])
+	ioff, ilen, iraw := binary.LittleEndian.Uint64(foot[:]), binary.LittleEndian.Uint32(foot[8:]), binary.LittleEndian.Uint32(foot[12:])
 	end := uint64(size - packFooterLen)
 	if ioff < uint64(len(packMagic)) || ioff > end || end-ioff != uint64(ilen) {
 		return nil, bad("its index lies outside it")
@@ -157,10 +158,13 @@ func readPackIndex(r io.ReaderAt, size int64, name string) (*packIndex, error) {
 	if _, err := r.ReadAt(z, int64(ioff)); err != nil {
 		return nil, bad("read its index: %v", err)
 	}
-	if sum := sha256.Sum256(z); !bytes.Equal(sum[:], foot[12:44]) {
+	if sum := sha256.Sum256(z); !bytes.Equal(sum[:], foot[16:48]) {
 		return nil, bad("its index does not match its checksum")
 	}
-	idx, err := decodeFrame(z, maxPackIndexSize)
+	if iraw > maxPackIndexSize {
+		return nil, bad("its index is too large")
+	}
+	idx, err := decodeFrame(z, uint64(iraw))
 	if err != nil {
 		return nil, bad("its index: %v", err)
 	}
@@ -206,20 +210,37 @@ func parsePackIndex(name string, idx []byte, limit uint64) (*packIndex, error) {
 	return p, nil
 }
 
-// decodeFrame decompresses the zstd frame z, which must say its size,
-// at most limit bytes.
-func decodeFrame(z []byte, limit uint64) ([]byte, error) {
+// decodeFrame decompresses the zstd frame z, which must come to want
+// bytes. A frame that says its size is decompressed at once; one that
+// does not (the encoder leaves it out of some small frames) through a
+// reader that stops past want bytes, so that a damaged frame cannot
+// claim more memory.
+func decodeFrame(z []byte, want uint64) ([]byte, error) {
 	var h zstd.Header
-	if err := h.Decode(z); err != nil || !h.HasFCS || h.FrameContentSize > limit {
-		return nil, errors.New("not a compressed frame of a known size")
+	if err := h.Decode(z); err != nil {
+		return nil, errors.New("not a compressed frame")
 	}
-	_, d := codecs()
-	out, err := d.DecodeAll(z, make([]byte, 0, h.FrameContentSize))
+	var out []byte
+	var err error
+	switch {
+	case h.HasFCS && h.FrameContentSize != want:
+		return nil, fmt.Errorf("a frame of %d bytes, %d expected", h.FrameContentSize, want)
+	case h.HasFCS:
+		_, d := codecs()
+		out, err = d.DecodeAll(z, make([]byte, 0, want))
+	default:
+		var r *zstd.Decoder
+		r, err = zstd.NewReader(bytes.NewReader(z), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxPackBlock))
+		if err == nil {
+			out, err = io.ReadAll(io.LimitReader(r, int64(want)+1))
+			r.Close()
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("decompress: %w", err)
 	}
-	if uint64(len(out)) != h.FrameContentSize {
-		return nil, fmt.Errorf("%d bytes once decompressed, the frame says %d", len(out), h.FrameContentSize)
+	if uint64(len(out)) != want {
+		return nil, fmt.Errorf("%d bytes once decompressed, %d expected", len(out), want)
 	}
 	return out, nil
 }
@@ -231,10 +252,7 @@ func (p *packIndex) readBlock(r io.ReaderAt, b uint32) ([]byte, error) {
 	if _, err := r.ReadAt(z, int64(blk.off)); err != nil {
 		return nil, fmt.Errorf("%w %s: read block %d: %v", errPack, p.name, b, err)
 	}
-	data, err := decodeFrame(z, maxPackBlock)
-	if err == nil && len(data) != int(blk.rlen) {
-		err = fmt.Errorf("%d bytes, its index says %d", len(data), blk.rlen)
-	}
+	data, err := decodeFrame(z, uint64(blk.rlen))
 	if err != nil {
 		return nil, fmt.Errorf("%w %s: block %d: %v", errPack, p.name, b, err)
 	}
@@ -349,6 +367,7 @@ func (w *packWriter) finish() (*packIndex, error) {
 	sum := sha256.Sum256(z)
 	foot := binary.LittleEndian.AppendUint64(nil, w.off)
 	foot = binary.LittleEndian.AppendUint32(foot, uint32(len(z)))
+	foot = binary.LittleEndian.AppendUint32(foot, uint32(len(idx)))
 	foot = append(append(foot, sum[:]...), packFooterMagic...)
 	_, err := w.f.Write(append(z, foot...))
 	if err == nil {
