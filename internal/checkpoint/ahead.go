@@ -149,6 +149,7 @@ func (s *Store) saveAhead(a *aheadSet, roots []string, paths []string) error {
 		return fmt.Errorf("checkpoint %s: saved ahead under other roots", a.id)
 	}
 	entries, absent := map[aheadKey]Entry{}, map[aheadKey]bool{}
+	s.packs.stale()
 	var sw scanWorker
 	now := time.Now()
 	for _, p := range paths {

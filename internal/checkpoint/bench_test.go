@@ -175,6 +175,39 @@ func benchRestore100(b *testing.B, opts Options) {
 	reportCPU(b, cpu0)
 }
 
+// BenchmarkRestoreWholeTree restores every file of the generated tree
+// into a workspace emptied of them: the most contents one restore reads,
+// from a pack when the store packed them.
+func BenchmarkRestoreWholeTree(b *testing.B) {
+	root, _ := benchTree(b, benchFiles())
+	ctx := context.Background()
+	s, err := Open(b.TempDir(), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	full, err := s.Checkpoint(ctx, []string{root})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var cpu time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		ents, _ := os.ReadDir(root)
+		for _, e := range ents {
+			os.RemoveAll(filepath.Join(root, e.Name()))
+		}
+		b.StartTimer()
+		cpu0 := cpuTime()
+		res, err := s.Restore(ctx, full.ID)
+		if err != nil || len(res.Written) != benchFiles() {
+			b.Fatalf("restore: wrote %d, %v", len(res.Written), err)
+		}
+		cpu += cpuTime() - cpu0
+	}
+	b.ReportMetric(float64(cpu)/float64(b.N)/1e6, "cpu-ms/op")
+}
+
 // BenchmarkStoreGrowth reports the store's size after the first
 // checkpoint and what 50 checkpoints of 10 edited files each add to it.
 func BenchmarkStoreGrowth(b *testing.B) {

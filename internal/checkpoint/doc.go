@@ -42,6 +42,8 @@
 //
 //	objects/ab/cdef…   file contents, named by their SHA-256, zstd-compressed
 //	                   when that pays (object.go)
+//	packs/<id>.pack    many contents compressed together in blocks of about
+//	                   1 MiB, with an index by SHA-256 (pack.go)
 //	manifests/<id>     one checkpoint, compressed: the roots and one line per
 //	                   path, or only the paths changed since its parent
 //	manifests/<id>.changes  what differs from the checkpoint it was compared
@@ -49,13 +51,22 @@
 //	HEAD               the id of the newest checkpoint (the stat cache)
 //	restore.journal    present while a restore is under way
 //
-// Contents are compressed with zstd at its fastest level, which makes a
-// store of source code a third to a half of the tree (files compressed
-// one by one) for about 40% more CPU in a cold checkpoint, and stored as
-// they are when that saves less than an eighth
-// (contents already compressed, small files); stores written before
-// contents were compressed hold them all as they are, and still restore.
-// Every read checks an object's size and hash, compressed or not.
+// A checkpoint that stores many new small contents (32 or more, the first
+// checkpoint of a store above all) writes them into one pack: blocks of
+// about 1 MiB compressed together at zstd's better level, so that a
+// file shares the dictionary of its neighbours, and one file on disk
+// rather than thousands. This module's sources (1,262 files, mostly small
+// and commented) take 0.30 of the tree so, against 0.44 compressed one by
+// one, and a third of that in disk blocks; reading one content
+// decompresses its block. A checkpoint of a few new contents, and any
+// content over half a block, stores them loose: compressed with zstd at
+// its fastest level, one file each, or as they are when that saves less
+// than an eighth (contents already compressed, small files). Stores
+// written before contents were compressed or packed hold them loose as
+// they are, and still restore; loose and packed contents coexist, a
+// loose one read first. Every read checks a content's size and hash,
+// compressed, packed or not; a pack whose index is damaged is refused
+// whole, and a content it may hold is reported damaged, not missing.
 // Identical contents are stored once. A checkpoint that changes few files is stored as a
 // delta from the previous one (chains of at most 32), so that a session
 // of small edits adds kilobytes per checkpoint, not the whole listing. Nothing is written in the workspace and nothing of the
@@ -132,7 +143,16 @@
 //
 // Contents are written to a temporary name and renamed, and synced before
 // a manifest names them; manifests are synced before their rename (see
-// durable.go).
+// durable.go). A pack is written whole under a temporary name, synced,
+// renamed and its directory synced before the manifest that names its
+// contents: a crash leaves either no pack (and the temporary file, which
+// opening the store removes) or a whole one. Packs are never changed;
+// Prune removes those no kept checkpoint uses and rewrites, into a new
+// pack synced before the old is removed, those it uses less than half
+// of (packprune.go). A lookup that decides whether a content must be
+// stored lists the packs again once each time the lock is taken, so that
+// a pack another process pruned is never relied on; a read that misses
+// lists them again before it says missing.
 //
 // A checkpoint in which nothing changed costs no sync and writes nothing:
 // it returns the previous checkpoint's id, whose manifest and contents

@@ -14,6 +14,8 @@ import (
 // call instead of thousands. A manifest and the record of the last rewind
 // are synced before their rename and their directory after it; HEAD, a
 // hint for the stat cache, is not.
+// A pack is synced whole, renamed and its directory synced by its writer
+// (pack.go), before the manifest too.
 // A crash thus leaves at worst contents no manifest names (pruning
 // removes them) or a manifest that HEAD does not name yet.
 

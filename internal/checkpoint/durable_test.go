@@ -13,9 +13,23 @@ import (
 // syncs: every content a new checkpoint names was synced (or the whole
 // file system was) before the manifest, and the manifest before HEAD, so
 // that a crash never leaves a checkpoint naming content that is not on
-// disk. Both ways of syncing are exercised: file by file for a few new
-// contents, the whole file system for many.
+// disk. The three ways of syncing are exercised: file by file for a few
+// new contents, the whole file system for many loose ones, and the pack
+// of a checkpoint that packs them.
 func TestNewContentIsDurableBeforeTheManifest(t *testing.T) {
+	for _, packed := range []bool{false, true} {
+		t.Run(map[bool]string{false: "loose", true: "packed"}[packed], func(t *testing.T) {
+			if !packed {
+				min := packMinObjects
+				packMinObjects = 1 << 30
+				t.Cleanup(func() { packMinObjects = min })
+			}
+			newContentIsDurableBeforeTheManifest(t, packed)
+		})
+	}
+}
+
+func newContentIsDurableBeforeTheManifest(t *testing.T, packed bool) {
 	ctx := context.Background()
 	root := newWorkspace(t, false)
 	for i := range 100 {
@@ -36,8 +50,15 @@ func TestNewContentIsDurableBeforeTheManifest(t *testing.T) {
 		m, err := s.Load(r.ID)
 		must(t, err)
 		fsAt := slices.Index(log, "filesystem")
+		packAt := slices.IndexFunc(log, func(l string) bool { return strings.HasPrefix(l, "pack ") })
 		for _, e := range m.Entries {
 			if e.Kind != KindFile {
+				continue
+			}
+			if !s.hasLoose(e.Hash) {
+				if !s.packs.has(e.Hash, e.Size) || packAt < 0 || packAt > man {
+					t.Errorf("%s: %s's content is neither loose nor in a pack synced before the manifest", what, e.Rel)
+				}
 				continue
 			}
 			i := slices.Index(log, "blob "+e.Hash)
@@ -51,8 +72,11 @@ func TestNewContentIsDurableBeforeTheManifest(t *testing.T) {
 	}
 	r, err := s.Checkpoint(ctx, []string{root})
 	must(t, err)
-	if !slices.Contains(log, "filesystem") {
+	if !packed && !slices.Contains(log, "filesystem") {
 		t.Errorf("a cold checkpoint of %d files synced file by file: %q", r.Files, log)
+	}
+	if packed != slices.ContainsFunc(log, func(l string) bool { return strings.HasPrefix(l, "pack ") }) {
+		t.Errorf("a cold checkpoint of %d files, packed %v: %q", r.Files, packed, log)
 	}
 	check("cold", r)
 	cold := len(log)

@@ -161,6 +161,7 @@ func (s *Store) Restore(ctx context.Context, id string) (RestoreResult, error) {
 	}
 	saved, blobs, tooLarge := s.displaced(target, cur)
 	leave := skipWrites(tooLarge)
+	defer func() { s.checked = nil; s.packs.dropCache() }()
 	if err := s.verify(target, p, leave); err != nil {
 		return res, fmt.Errorf("%w; nothing was changed", err)
 	}

@@ -83,7 +83,7 @@ func (s *Store) writeEntry(root string, e *Entry) error {
 // writeTemp creates tmp with e's content and mode, checked again as it is
 // read: e is the entry of file.
 func (s *Store) writeTemp(tmp, file string, e *Entry) error {
-	data, err := s.readVerified(file, e)
+	data, err := s.readToRestore(file, e)
 	if err != nil {
 		return err
 	}

@@ -52,7 +52,7 @@ func (s *Store) writeEntry(root string, e *Entry) error {
 // writeTempAt creates tmp in dirfd with e's content and mode, checked
 // again as it is read: e is the entry of file.
 func (s *Store) writeTempAt(dirfd int, tmp, file string, e *Entry) error {
-	data, err := s.readVerified(file, e)
+	data, err := s.readToRestore(file, e)
 	if err != nil {
 		return err
 	}

@@ -147,6 +147,12 @@ func (s *Store) checkpoint(ctx context.Context, roots []string) (*Manifest, Resu
 func (s *Store) checkpointAs(ctx context.Context, roots []string, id string) (*Manifest, Result, error) {
 	start := time.Now()
 	cache := s.loadCache(roots)
+	// Another process may have pruned packs since this one last held the
+	// lock; new contents go into a pack of this checkpoint's own.
+	s.packs.stale()
+	pk := s.newPacker()
+	s.pk = pk
+	defer func() { s.pk = nil }()
 	// The tracker is trusted only if this checkpoint succeeds: it drains
 	// its events here, and a failed scan would lose them.
 	tr := s.tr
@@ -168,11 +174,22 @@ func (s *Store) checkpointAs(ctx context.Context, roots []string, id string) (*M
 		}
 	}
 	if err != nil {
+		pk.abort()
 		if tr != nil {
 			tr.close()
 		}
 		return nil, res, err
 	}
+	// The pack is durable before anything names its contents.
+	loose, err := pk.finish()
+	if err != nil {
+		pk.abort()
+		if tr != nil {
+			tr.close()
+		}
+		return nil, res, err
+	}
+	res.newBlobs = append(res.newBlobs, loose...)
 	s.tr, s.recheck = tr, nil
 	switch {
 	case res.Reused && id != "":
@@ -244,9 +261,14 @@ func (s *Store) loadCache(roots []string) *statCache {
 type scanWorker struct {
 	entries  []Entry
 	newBlobs []string // contents written, not yet synced
-	read     int
-	skipped  []string
-	problems []string
+	// The checkpoint's packer, when contents go into a pack, and the
+	// block this worker fills (packer.go).
+	pk           *packer
+	pending      []packObj
+	pendingBytes int
+	read         int
+	skipped      []string
+	problems     []string
 }
 
 // region is a directory to list: its files alone, or (deep) its whole
@@ -304,6 +326,16 @@ func (s *Store) walk(ctx context.Context, roots []string, regions []region, cach
 		workers = runtime.GOMAXPROCS(0)
 	}
 	ws := make([]scanWorker, workers)
+	for i := range ws {
+		ws[i].pk = s.pk
+	}
+	defer func() {
+		if s.pk != nil {
+			for i := range ws {
+				s.pk.adopt(&ws[i])
+			}
+		}
+	}()
 	var files, read, reused atomic.Int64
 	var ply plyCounts
 	var firstErr error
@@ -508,10 +540,6 @@ func (s *Store) readFile(path string, e *Entry, sw *scanWorker) error {
 		e.Size = int64(b.Len())
 		sum := sha256.Sum256(b.Bytes())
 		e.Hash = hex.EncodeToString(sum[:])
-		wrote, err := s.putBlob(e.Hash, b.Bytes())
-		if wrote {
-			sw.newBlobs = append(sw.newBlobs, e.Hash)
-		}
-		return err
+		return s.storeScanned(sw, e.Hash, b.Bytes())
 	}
 }

@@ -78,6 +78,12 @@ type Store struct {
 	aheadSets map[string]*aheadSet
 	ahead     *aheadSet
 	recheck   map[trackedDir]bool
+
+	packs packSet // the packs of contents (packset.go)
+	pk    *packer // the pack of the checkpoint being taken (guarded by mu)
+	// checked holds, during a restore, the contents it has checked and
+	// will write, by hash (guarded by mu).
+	checked map[string][]byte
 }
 
 // Close releases the change tracker. The Store remains usable; its
@@ -113,6 +119,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		}
 	}
 	s := &Store{dir: dir, opts: opts}
+	s.packs.dir = filepath.Join(dir, "packs")
 	s.sweepStore()
 	return s, nil
 }
@@ -158,17 +165,48 @@ type storeError struct{ err error }
 func (e *storeError) Error() string { return e.err.Error() }
 func (e *storeError) Unwrap() error { return e.err }
 
+// hasLoose reports whether the content hash is stored as a loose object
+// (whole or not).
+func (s *Store) hasLoose(hash string) bool {
+	_, err := os.Lstat(s.blobPath(hash))
+	return err == nil
+}
+
 // readBlob returns the content hash of size bytes, checked.
 func (s *Store) readBlob(hash string, size int64) ([]byte, error) {
-	raw, err := os.ReadFile(s.blobPath(hash))
+	data, err := s.readContent(hash, size)
 	if err != nil {
-		return nil, fmt.Errorf("checkpoint: read saved content %s: %w", hash[:12], err)
-	}
-	data, err := decodeObject(raw, hash, size)
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint: read saved content %s: %w", hash[:12], err)
+		return nil, fmt.Errorf("checkpoint: read saved content %s: %w", hash[:min(12, len(hash))], err)
 	}
 	return data, nil
+}
+
+// readContent returns the content hash of size bytes, checked, from its
+// loose object or else from a pack: an error wrapping fs.ErrNotExist
+// when neither holds it, errDecode when what is stored is damaged.
+func (s *Store) readContent(hash string, size int64) ([]byte, error) {
+	if len(hash) < 3 {
+		return nil, fmt.Errorf("%w: not a content hash", errDecode)
+	}
+	raw, err := os.ReadFile(s.blobPath(hash))
+	if err == nil {
+		data, derr := decodeObject(raw, hash, size)
+		if derr == nil {
+			return data, nil
+		}
+		if data, err := s.packs.read(hash, size); err == nil {
+			return data, nil // a sound copy in a pack
+		}
+		return nil, derr
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	data, perr := s.packs.read(hash, size)
+	if errors.Is(perr, errNotPacked) {
+		return nil, err
+	}
+	return data, perr
 }
 
 // tempName returns a fresh temporary name for the store's file path.
@@ -400,6 +438,10 @@ func (s *Store) Prune(cutoff time.Time) (removed int, err error) {
 				os.Remove(filepath.Join(objs, d.Name(), f.Name()))
 			}
 		}
+	}
+	defer s.packs.dropCache()
+	if err := s.prunePacks(keep); err != nil {
+		return removed, fmt.Errorf("checkpoint: prune packs: %w", err)
 	}
 	return removed, nil
 }

@@ -44,7 +44,7 @@ func (s *Store) sweepStore() {
 		return
 	}
 	defer unlock()
-	for _, d := range []string{s.dir, filepath.Join(s.dir, "manifests"), filepath.Join(s.dir, "objects")} {
+	for _, d := range []string{s.dir, filepath.Join(s.dir, "manifests"), filepath.Join(s.dir, "objects"), s.packs.dir} {
 		ents, _ := os.ReadDir(d)
 		for _, e := range ents {
 			if e.Type().IsRegular() && strings.Contains(e.Name(), ".tmp-") {

@@ -68,8 +68,10 @@ func TestOpenSweepsTheStoresTemporaryFiles(t *testing.T) {
 	_, err = s.Checkpoint(ctx, []string{root})
 	must(t, err)
 	left := []string{"HEAD.tmp-0123456789ab", "manifests/0000000000000001-abcdef.tmp-0123456789ab",
-		"objects/" + fmt.Sprint(time.Now().UnixNano()) + ".tmp-0123456789ab"}
+		"objects/" + fmt.Sprint(time.Now().UnixNano()) + ".tmp-0123456789ab",
+		"packs/" + newID(time.Now()) + packExt + ".tmp-0123456789ab"}
 	for _, rel := range left {
+		must(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o700))
 		must(t, os.WriteFile(filepath.Join(dir, rel), []byte("torn"), 0o600))
 	}
 	_, err = Open(dir, Options{})

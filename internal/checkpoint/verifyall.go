@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 )
 
 // Verify checks the checkpoint id whole, as a restore to it would before
@@ -16,12 +17,23 @@ func (s *Store) Verify(id string) error {
 	if err != nil {
 		return fmt.Errorf("checkpoint %s: %w", id, err)
 	}
-	var errs []error
+	defer s.packs.dropCache()
+	// In the order the contents are stored, so that each block of a pack
+	// is decompressed once.
+	type want struct {
+		e  *Entry
+		at packLoc
+	}
+	var ws []want
 	for i := range m.Entries {
-		e := &m.Entries[i]
-		if e.Kind != KindFile {
-			continue
+		if e := &m.Entries[i]; e.Kind == KindFile {
+			ws = append(ws, want{e, s.packs.locate(e.Hash)})
 		}
+	}
+	slices.SortStableFunc(ws, func(a, b want) int { return a.at.compare(b.at) })
+	var errs []error
+	for _, w := range ws {
+		e := w.e
 		path := e.Rel
 		if e.Root >= 0 && e.Root < len(m.Roots) {
 			path = filepath.Join(m.Roots[e.Root], filepath.FromSlash(e.Rel))
