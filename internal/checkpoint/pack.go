@@ -79,6 +79,20 @@ func packEncoder() *zstd.Encoder {
 	return packEnc
 }
 
+// blockEncoder is the encoder of n bytes of a pack. The better level's
+// tables (4 MiB an encoder, written whole) pay for themselves on full
+// blocks, which the cold checkpoint of a large tree writes; a short block
+// (a small tree, a few new files) and the index are compressed at the
+// fastest level, as loose contents are, so that a session in a small
+// workspace does not hold those tables.
+func blockEncoder(n int) *zstd.Encoder {
+	if n >= packBlockBytes/2 {
+		return packEncoder()
+	}
+	enc, _ := codecs()
+	return enc
+}
+
 // packObj is a content on its way into a pack.
 type packObj struct {
 	hash [32]byte
@@ -300,7 +314,7 @@ func (w *packWriter) add(objs []packObj) error {
 	for _, o := range objs {
 		raw = append(raw, o.data...)
 	}
-	z := packEncoder().EncodeAll(raw, make([]byte, 0, len(raw)/3))
+	z := blockEncoder(len(raw)).EncodeAll(raw, make([]byte, 0, len(raw)/3))
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err != nil {
@@ -363,7 +377,7 @@ func (w *packWriter) finish() (*packIndex, error) {
 		idx = binary.LittleEndian.AppendUint32(idx, b.clen)
 		idx = binary.LittleEndian.AppendUint32(idx, b.rlen)
 	}
-	z := packEncoder().EncodeAll(idx, nil)
+	z := blockEncoder(0).EncodeAll(idx, nil)
 	sum := sha256.Sum256(z)
 	foot := binary.LittleEndian.AppendUint64(nil, w.off)
 	foot = binary.LittleEndian.AppendUint32(foot, uint32(len(z)))

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -109,7 +110,9 @@ func (u unit) format(v float64) string {
 	case unitMBps:
 		return fmt.Sprintf("%.0f MB/s", v)
 	case unitRatio:
-		return fmt.Sprintf("%.2fx", v)
+		// Three significant digits: a ratio just under its target
+		// (0.298x against 0.30x) reads as under it.
+		return strconv.FormatFloat(v, 'g', 3, 64) + "x"
 	default:
 		return fmt.Sprintf("%.0f", v)
 	}
