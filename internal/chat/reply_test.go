@@ -94,4 +94,3 @@ func TestContinuationIsAnnounced(t *testing.T) {
 		t.Fatalf("events %+v, want one EventContinue naming the cut", got)
 	}
 }
-
