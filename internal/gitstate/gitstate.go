@@ -26,7 +26,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/plyhq/ply/internal/safefile"
 )
@@ -197,11 +196,8 @@ var envWords = []string{"DIR", "WORK_TREE", "INDEX", "OBJECT", "CONFIG", "NAMESP
 // file system (git stops at a mount point).
 func discover(dir string) (*repository, error) {
 	dev := func(p string) uint64 {
-		var st syscall.Stat_t
-		if syscall.Stat(p, &st) != nil {
-			return 0
-		}
-		return uint64(st.Dev)
+		d, _ := deviceOf(p)
+		return d
 	}
 	first := dev(dir)
 	for d := dir; ; {
@@ -272,7 +268,7 @@ func (r *repository) finish() error {
 		if err != nil {
 			return err
 		}
-		if s, ok := fi.Sys().(*syscall.Stat_t); !ok || int(s.Uid) != uid {
+		if owner, ok := ownerOf(fi); !ok || owner != uid {
 			return unsupported(p + " is owned by another user")
 		}
 	}

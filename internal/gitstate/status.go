@@ -262,18 +262,17 @@ func (w *worktree) compare(e *entry) (byte, error) {
 	default:
 		return 0, unsupported("a tracked path that is neither a file nor a link")
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
+	st, ok := statOf(fi)
 	if !ok {
 		return 0, unsupported("no stat data")
 	}
-	size := uint32(st.Size)
-	if size != e.Size && e.Size != 0 {
+	if st.size != e.Size && e.Size != 0 {
 		return 'M', nil
 	}
-	if size == e.Size && !w.racy(e) &&
-		uint32(st.Mtim.Sec) == e.MtimeSec && uint32(st.Mtim.Nsec) == e.MtimeNsec &&
-		uint32(st.Ctim.Sec) == e.CtimeSec && uint32(st.Ctim.Nsec) == e.CtimeNsec &&
-		uint32(st.Ino) == e.Ino && st.Uid == e.UID && st.Gid == e.GID {
+	if st.size == e.Size && !w.racy(e) &&
+		st.mtimeSec == e.MtimeSec && st.mtimeNsec == e.MtimeNsec &&
+		st.ctimeSec == e.CtimeSec && st.ctimeNsec == e.CtimeNsec &&
+		st.ino == e.Ino && st.uid == e.UID && st.gid == e.GID {
 		return 0, nil
 	}
 	id, err := w.hash(e.Path, full, fi)
@@ -284,6 +283,11 @@ func (w *worktree) compare(e *entry) (byte, error) {
 		return 'M', nil
 	}
 	return 0, nil
+}
+
+// statData is the part of a file's stat data the index records.
+type statData struct {
+	size, mtimeSec, mtimeNsec, ctimeSec, ctimeNsec, ino, uid, gid uint32
 }
 
 // racy reports whether e was written no earlier than the index's
