@@ -213,16 +213,7 @@ func (w *Writer) appendRecordAnd(what string, v any, also func()) {
 // is fsynced, and returns the writer's first error. The caller calls it
 // at round boundaries, where waiting costs nothing visible.
 func (w *Writer) Sync() error {
-	ch := make(chan error, 1)
-	w.mu.Lock()
-	if w.closed {
-		w.mu.Unlock()
-		return ErrClosed
-	}
-	w.enqueueLocked(item{synced: ch})
-	w.mu.Unlock()
-	<-ch
-	return w.Err()
+	return w.wait(func(ch chan error) item { return item{synced: ch} })
 }
 
 // Written waits until everything appended so far is written to the file
@@ -231,13 +222,20 @@ func (w *Writer) Sync() error {
 // what it wrote survives the process, not the machine, until the next
 // Sync or Close.
 func (w *Writer) Written() error {
+	return w.wait(func(ch chan error) item { return item{written: ch} })
+}
+
+// wait queues the marker mark makes behind everything appended so far,
+// waits until the writer reaches it, and returns the writer's first
+// error.
+func (w *Writer) wait(mark func(chan error) item) error {
 	ch := make(chan error, 1)
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
 		return ErrClosed
 	}
-	w.enqueueLocked(item{written: ch})
+	w.enqueueLocked(mark(ch))
 	w.mu.Unlock()
 	<-ch
 	return w.Err()
