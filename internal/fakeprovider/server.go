@@ -44,6 +44,7 @@ type Server struct {
 	first    int
 	requests []Request
 	failures []string
+	keep     func(Request) Request // see Hooks.Keep
 }
 
 // Request is one request the server received.
@@ -278,7 +279,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	scripted := len(s.turns)
-	s.requests = append(s.requests, req)
+	if s.keep != nil {
+		s.requests = append(s.requests, s.keep(req))
+	} else {
+		s.requests = append(s.requests, req)
+	}
 	s.mu.Unlock()
 
 	switch {
