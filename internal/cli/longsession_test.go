@@ -10,12 +10,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	fp "github.com/plyhq/ply/internal/fakeprovider"
+	"github.com/plyhq/ply/internal/tools"
 )
 
 // A long session near its context limit: every round reads a page of a
@@ -66,28 +68,46 @@ func longTurns(first, rounds int) []fp.Turn {
 	return turns
 }
 
+// span is when a request arrived and when its response ended.
+type span struct{ start, end time.Time }
+
+// seqHeader numbers the requests as they arrive, so that each recorded
+// request finds its span even when two overlap.
+const seqHeader = "X-Bench-Seq"
+
 // timedServer is a fake provider that notes when each request starts and
 // its response ends. keep is what it records of each request (see
-// fp.Hooks.Keep).
-func timedServer(keep func(fp.Request) fp.Request) (*fp.Server, func() (starts, ends []time.Time)) {
+// fp.Hooks.Keep); it must keep seqHeader.
+func timedServer(keep func(fp.Request) fp.Request) (*fp.Server, func() []span) {
 	var mu sync.Mutex
-	var starts, ends []time.Time
+	var spans []span
 	srv := fp.NewServerWithHooks(fp.Hooks{Keep: keep, Handler: func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			mu.Lock()
-			starts = append(starts, time.Now())
+			n := len(spans)
+			spans = append(spans, span{start: time.Now()})
 			mu.Unlock()
+			r.Header.Set(seqHeader, strconv.Itoa(n))
 			h.ServeHTTP(w, r)
 			mu.Lock()
-			ends = append(ends, time.Now())
+			spans[n].end = time.Now()
 			mu.Unlock()
 		})
 	}})
-	return srv, func() ([]time.Time, []time.Time) {
+	return srv, func() []span {
 		mu.Lock()
 		defer mu.Unlock()
-		return slices.Clone(starts), slices.Clone(ends)
+		return slices.Clone(spans)
 	}
+}
+
+// spanOf is the span of a recorded request.
+func spanOf(spans []span, q fp.Request) (span, bool) {
+	n, err := strconv.Atoi(q.Header.Get(seqHeader))
+	if err != nil || n < 0 || n >= len(spans) {
+		return span{}, false
+	}
+	return spans[n], true
 }
 
 // longSession runs ply -p through a session of the given number of rounds
@@ -108,7 +128,8 @@ func longSession(tb testing.TB, rounds, window int) *longRun {
 		// requests it would keep are not ply's to collect. isMain needs
 		// only the first message.
 		keep = func(q fp.Request) fp.Request {
-			return fp.Request{Turn: q.Turn, Messages: slices.Clone(q.Messages[:min(1, len(q.Messages))])}
+			return fp.Request{Turn: q.Turn, Header: http.Header{seqHeader: q.Header[seqHeader]},
+				Messages: slices.Clone(q.Messages[:min(1, len(q.Messages))])}
 		}
 	}
 	srv, times := timedServer(keep)
@@ -120,11 +141,13 @@ func longSession(tb testing.TB, rounds, window int) *longRun {
 	if res.code != 0 {
 		tb.Fatalf("exit %d; stderr:\n%s", res.code, res.stderr)
 	}
-	starts, ends := times()
+	spans := times()
 	reqs := srv.Requests()
-	for k := 0; k+1 < len(reqs) && k+1 < len(starts); k++ {
-		if isMain(reqs[k]) {
-			r.gaps = append(r.gaps, starts[k+1].Sub(ends[k]))
+	for k := 0; k+1 < len(reqs); k++ {
+		this, ok1 := spanOf(spans, reqs[k])
+		next, ok2 := spanOf(spans, reqs[k+1])
+		if isMain(reqs[k]) && ok1 && ok2 {
+			r.gaps = append(r.gaps, next.start.Sub(this.end))
 		}
 	}
 	return r
@@ -275,6 +298,7 @@ func BenchmarkLongSession(b *testing.B) {
 				if c.rounds >= 505 {
 					b.ReportMetric(float64(medianGap(r.gaps, 495, 505).Microseconds())/1000, "ms/round@500")
 				}
+				b.ReportMetric(float64(readPageTime(b, r.dir).Microseconds())/1000, "ms/read_file")
 				b.ReportMetric(float64(size)/float64(held), "transcript/messages")
 				b.ReportMetric(float64(size)/1e6, "transcript-MB")
 				b.StartTimer()
@@ -284,6 +308,27 @@ func BenchmarkLongSession(b *testing.B) {
 }
 
 func longBench() bool { return os.Getenv("PLY_BENCH_LONG") == "1" }
+
+// readPageTime is the median time of the read_file calls a long session
+// makes (its pages of big.txt), run in process after it: the tool's own
+// part of a round's time.
+func readPageTime(b *testing.B, dir string) time.Duration {
+	ws, err := tools.NewWorkspace(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rf := tools.NewReadFile(ws)
+	var times []time.Duration
+	for i := range 90 {
+		args := json.RawMessage(fmt.Sprintf(`{"file_path":"big.txt","offset":%d,"limit":40}`, (i%30)*40))
+		start := time.Now()
+		if res, err := rf.Execute(context.Background(), args, nil); err != nil || res.IsError {
+			b.Fatalf("read_file: %v %s", err, res.Output)
+		}
+		times = append(times, time.Since(start))
+	}
+	return medianGap(times, 0, len(times))
+}
 
 // BenchmarkContinue measures ply --continue -p of a 3,000-round session
 // near its context limit (the 16k-token window of BenchmarkLongSession):

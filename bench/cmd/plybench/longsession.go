@@ -57,6 +57,9 @@ func (b *bench) longSessions(module string, count int) error {
 			if r.unit == "ms/round@500" {
 				rw.target = float64(time.Millisecond)
 			}
+		case r.unit == "ms/read_file":
+			rw.name, rw.unit = name+": read_file's own time (the session's page reads, in process, median)", unitDuration
+			rw.values = scale(r.values, float64(time.Millisecond))
 		case r.unit == "ms/continue":
 			rw.name, rw.unit, rw.target = name+": ply --continue -p, in-process, median of the runs", unitDuration, float64(300*time.Millisecond)
 			rw.values = scale(r.values, float64(time.Millisecond))
