@@ -104,11 +104,14 @@ func parseIndex(data []byte, max int) (*index, error) {
 		}
 		var name string
 		if version == 4 {
-			strip, k := binary.Uvarint(b[q:])
-			if k <= 0 || strip > uint64(len(prev)) {
+			// How much of the previous name to drop, in the offset
+			// encoding of pack deltas.
+			rd := bytes.NewReader(b[q:])
+			strip, err := ofsDeltaOffset(rd)
+			if err != nil || strip > int64(len(prev)) {
 				return nil, indexErr("entry %d: bad prefix", i)
 			}
-			q += k
+			q += len(b[q:]) - rd.Len()
 			end := bytes.IndexByte(b[q:], 0)
 			if end < 0 {
 				return nil, indexErr("entry %d: unterminated name", i)

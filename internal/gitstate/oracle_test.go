@@ -496,3 +496,19 @@ func TestUnsupportedRepositories(t *testing.T) {
 		})
 	}
 }
+
+// Index version 4 stores how much of the previous path a name drops in
+// git's offset encoding, which differs from a plain varint from 128 on:
+// a long name followed by a short one.
+func TestIndexVersion4DropsLongPrefixes(t *testing.T) {
+	r := newRepo(t)
+	long := strings.Repeat("d", 150) + "/" + strings.Repeat("f", 60)
+	r.write(long, "1\n")
+	r.write("z", "1\n")
+	r.git("add", "-A")
+	r.commit("long")
+	r.write(long, "2\n")
+	r.write("z", "2\n")
+	r.git("update-index", "--index-version", "4")
+	r.check()
+}
