@@ -40,13 +40,18 @@ const (
 // transport (proxies from the environment, keep-alives, HTTP/2) with a
 // connect and TLS handshake timeout, and no overall timeout, since that
 // would bound a whole stream; the idle timeout covers a stalled one.
-var DefaultHTTPClient = NewHTTPClient(DefaultConnectTimeout)
+// Its dial takes the connection Warm opened ahead, when there is one.
+var DefaultHTTPClient = newHTTPClient(DefaultConnectTimeout, defaultWarmer.DialContext)
 
 // NewHTTPClient returns an HTTP client like DefaultHTTPClient with the
-// given connect timeout.
+// given connect timeout (and no connection opened ahead).
 func NewHTTPClient(connect time.Duration) *http.Client {
+	return newHTTPClient(connect, (&net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}).DialContext)
+}
+
+func newHTTPClient(connect time.Duration, dial func(ctx context.Context, network, addr string) (net.Conn, error)) *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.DialContext = (&net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}).DialContext
+	tr.DialContext = dial
 	tr.TLSHandshakeTimeout = connect
 	return &http.Client{Transport: tr}
 }

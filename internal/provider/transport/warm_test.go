@@ -1,0 +1,328 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// connLog records what a test server saw of its connections.
+type connLog struct {
+	mu     sync.Mutex
+	states map[string][]http.ConnState // by remote address, in order
+	seen   chan string                 // remote address of each new connection
+	closed chan string
+}
+
+func newConnServer(t *testing.T) (*httptest.Server, *connLog) {
+	t.Helper()
+	l := &connLog{states: map[string][]http.ConnState{}, seen: make(chan string, 16), closed: make(chan string, 16)}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, r.RemoteAddr)
+	}))
+	srv.Config.ConnState = func(c net.Conn, s http.ConnState) {
+		a := c.RemoteAddr().String()
+		l.mu.Lock()
+		l.states[a] = append(l.states[a], s)
+		l.mu.Unlock()
+		switch s {
+		case http.StateNew:
+			l.seen <- a
+		case http.StateClosed:
+			l.closed <- a
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv, l
+}
+
+func (l *connLog) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.states)
+}
+
+// get asks srv through a client dialing with w and returns the remote
+// address the server saw the request come from.
+func get(t *testing.T, w *warmer, srv *httptest.Server) string {
+	t.Helper()
+	from, err := fetchFrom(w, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return from
+}
+
+func fetchFrom(w *warmer, srv *httptest.Server) (string, error) {
+	tr := &http.Transport{DialContext: w.DialContext}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Get(srv.URL)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return string(b), err
+}
+
+func newWarmer() *warmer {
+	return &warmer{dial: (&net.Dialer{Timeout: 5 * time.Second}).DialContext, now: time.Now}
+}
+
+func waitFor(t *testing.T, c chan string, what string) string {
+	t.Helper()
+	select {
+	case a := <-c:
+		return a
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the server never saw %s", what)
+		return ""
+	}
+}
+
+func TestWarmedConnectionCarriesTheFirstRequest(t *testing.T) {
+	srv, log := newConnServer(t)
+	w := newWarmer()
+	addr := srv.Listener.Addr().String()
+	w.open(addr, 5*time.Second, w.DialContext)
+	warmed := waitFor(t, log.seen, "the connection opened ahead")
+	if from := get(t, w, srv); from != warmed {
+		t.Fatalf("the request came over %s, not the connection opened ahead (%s)", from, warmed)
+	}
+	if n := log.count(); n != 1 {
+		t.Fatalf("the server saw %d connections, want 1", n)
+	}
+}
+
+// A request that asks while the connection is still being opened waits
+// for it instead of dialing a second one.
+func TestRequestWaitsForTheConnectionBeingOpened(t *testing.T) {
+	srv, log := newConnServer(t)
+	release := make(chan struct{})
+	var dials atomic.Int32
+	w := newWarmer()
+	real := w.dial
+	w.dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dials.Add(1)
+		<-release
+		return real(ctx, network, addr)
+	}
+	w.open(srv.Listener.Addr().String(), 5*time.Second, w.DialContext)
+	done := make(chan string, 1)
+	go func() {
+		from, err := fetchFrom(w, srv)
+		if err != nil {
+			from = "error: " + err.Error()
+		}
+		done <- from
+	}()
+	// The request has taken the spare once none is left to take, while
+	// its dial is still held.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		w.mu.Lock()
+		taken := w.spare == nil
+		w.mu.Unlock()
+		if taken {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the request never took the spare being opened")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	warmed := waitFor(t, log.seen, "the connection opened ahead")
+	if from := <-done; from != warmed {
+		t.Fatalf("the request came over %s, not %s", from, warmed)
+	}
+	if n := dials.Load(); n != 1 {
+		t.Fatalf("%d dials, want 1", n)
+	}
+}
+
+func TestFailedWarmLeavesTheRequestItsOwnDial(t *testing.T) {
+	srv, log := newConnServer(t)
+	w := newWarmer()
+	real := w.dial
+	var mu sync.Mutex
+	n := 0
+	w.dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		mu.Lock()
+		n++
+		first := n == 1
+		mu.Unlock()
+		if first {
+			return nil, errors.New("refused")
+		}
+		return real(ctx, network, addr)
+	}
+	w.open(srv.Listener.Addr().String(), 5*time.Second, w.DialContext)
+	// The failed spare is dropped once its dial returns; a request before
+	// that takes it, sees the failure and dials itself: either way it
+	// succeeds.
+	if from := get(t, w, srv); from == "" {
+		t.Fatal("no answer")
+	}
+	if c := log.count(); c != 1 {
+		t.Fatalf("the server saw %d connections, want 1", c)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if n != 2 {
+		t.Fatalf("%d dials, want the failed warm one and the request's", n)
+	}
+}
+
+func TestStaleSpareIsClosedNotUsed(t *testing.T) {
+	srv, log := newConnServer(t)
+	w := newWarmer()
+	var mu sync.Mutex
+	now := time.Now()
+	w.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	w.open(srv.Listener.Addr().String(), 5*time.Second, w.DialContext)
+	warmed := waitFor(t, log.seen, "the connection opened ahead")
+	mu.Lock()
+	now = now.Add(spareMaxAge)
+	mu.Unlock()
+	if from := get(t, w, srv); from == warmed {
+		t.Fatal("a spare as old as spareMaxAge carried the request")
+	}
+	if a := waitFor(t, log.closed, "the stale connection closed"); a != warmed {
+		t.Fatalf("closed %s, want the stale %s", a, warmed)
+	}
+}
+
+func TestUnclaimedSpareIsClosed(t *testing.T) {
+	srv, log := newConnServer(t)
+	w := newWarmer()
+	w.open(srv.Listener.Addr().String(), 5*time.Second, w.DialContext)
+	warmed := waitFor(t, log.seen, "the connection opened ahead")
+	// Wait for the opening goroutine to arm the expiry, then expire it as
+	// its timer would.
+	var s *spare
+	deadline := time.Now().Add(30 * time.Second)
+	for s == nil {
+		w.mu.Lock()
+		if w.spare != nil && w.spare.timer != nil {
+			s = w.spare
+		}
+		w.mu.Unlock()
+		if time.Now().After(deadline) {
+			t.Fatal("the spare was never armed")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	s.timer.Stop()
+	w.expire(s)
+	if a := waitFor(t, log.closed, "the unclaimed connection closed"); a != warmed {
+		t.Fatalf("closed %s, want %s", a, warmed)
+	}
+	// Another address's request never takes a spare.
+	if w.take(s.addr) != nil {
+		t.Fatal("an expired spare is still offered")
+	}
+}
+
+// A dial whose context ends while the spare is being opened returns at
+// once; the spare is closed when its dial finishes.
+func TestCancelledDialLeavesNothingOpen(t *testing.T) {
+	srv, log := newConnServer(t)
+	release := make(chan struct{})
+	w := newWarmer()
+	real := w.dial
+	w.dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return real(ctx, network, addr)
+	}
+	addr := srv.Listener.Addr().String()
+	w.open(addr, 5*time.Second, w.DialContext)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := w.DialContext(ctx, "tcp", addr); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	close(release)
+	warmed := waitFor(t, log.seen, "the connection opened ahead")
+	if a := waitFor(t, log.closed, "the abandoned connection closed"); a != warmed {
+		t.Fatalf("closed %s, want %s", a, warmed)
+	}
+}
+
+func TestWarmAddr(t *testing.T) {
+	noProxy := func(*http.Request) (*url.URL, error) { return nil, nil }
+	viaProxy := func(*http.Request) (*url.URL, error) { return url.Parse("http://proxy:3128") }
+	broken := func(*http.Request) (*url.URL, error) { return nil, errors.New("bad proxy setting") }
+	for _, tc := range []struct {
+		url   string
+		proxy func(*http.Request) (*url.URL, error)
+		want  string
+	}{
+		{"https://api.example.com/v1", noProxy, "api.example.com:443"},
+		{"http://127.0.0.1:8080/v1", noProxy, "127.0.0.1:8080"},
+		{"http://localhost/v1", nil, "localhost:80"},
+		{"https://[::1]:9443/v1", noProxy, "[::1]:9443"},
+		{"https://api.example.com/v1", viaProxy, ""},
+		{"https://api.example.com/v1", broken, ""},
+		{"ftp://api.example.com/", noProxy, ""},
+		{"https://bücher.example/v1", noProxy, ""},
+		{"api.example.com/v1", noProxy, ""},
+		{"://", noProxy, ""},
+	} {
+		got, ok := warmAddr(tc.url, tc.proxy)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("warmAddr(%q) = %q, %v; want %q", tc.url, got, ok, tc.want)
+		}
+	}
+}
+
+// Warm goes through DefaultHTTPClient's own dial, so that whatever
+// observes its dials sees the connection opened ahead too.
+func TestWarmDialsThroughTheTransport(t *testing.T) {
+	srv, log := newConnServer(t)
+	tr := DefaultHTTPClient.Transport.(*http.Transport)
+	orig := tr.DialContext
+	var mu sync.Mutex
+	var dialed []string
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		mu.Lock()
+		dialed = append(dialed, addr)
+		mu.Unlock()
+		return orig(ctx, network, addr)
+	}
+	t.Cleanup(func() {
+		tr.DialContext = orig
+		tr.CloseIdleConnections()
+	})
+	Warm(srv.URL + "/v1")
+	warmed := waitFor(t, log.seen, "the connection opened ahead")
+	resp, err := DefaultHTTPClient.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != warmed {
+		t.Fatalf("the request came over %s, not %s", b, warmed)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	if len(dialed) != 2 || dialed[0] != host || dialed[1] != host {
+		t.Fatalf("dials %v: want the warm one and the request's (which took it), both to %s", dialed, host)
+	}
+}
