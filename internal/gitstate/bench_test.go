@@ -13,7 +13,13 @@ import (
 
 // BenchmarkReadSmall reads a repository of 20 files with one change and
 // one untracked file, as the snapshot finds a small project.
-func BenchmarkReadSmall(b *testing.B) {
+func BenchmarkReadSmall(b *testing.B) { benchSmall(b, 1) }
+
+// BenchmarkReadSmallHistory is BenchmarkReadSmall with the five commits
+// the snapshot's log shows.
+func BenchmarkReadSmallHistory(b *testing.B) { benchSmall(b, 5) }
+
+func benchSmall(b *testing.B, commits int) {
 	if _, err := exec.LookPath("git"); err != nil {
 		b.Skip("git is not installed")
 	}
@@ -38,6 +44,9 @@ func BenchmarkReadSmall(b *testing.B) {
 	filepath.WalkDir(dir, func(p string, _ fs.DirEntry, _ error) error { return os.Chtimes(p, old, old) })
 	git("add", ".")
 	git("commit", "-qm", "first")
+	for i := 1; i < commits; i++ {
+		git("commit", "-q", "--allow-empty", "-m", fmt.Sprintf("change %d", i))
+	}
 	os.WriteFile(filepath.Join(dir, "d1/f1.go"), []byte("package main // changed\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "new.txt"), []byte("x"), 0o644)
 	benchRead(b, dir, env)

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Object types, as numbered in packs.
@@ -120,13 +121,36 @@ func inflateLoose(z []byte) (int, []byte, error) {
 	return t, data[nul+1:], nil
 }
 
+// inflaters holds zlib readers between objects: each carries a 32 KB
+// window and its tables, which a snapshot reading a few commits and
+// trees would otherwise allocate once an object.
+var inflaters sync.Pool
+
+// newInflater is a zlib reader of src, from the pool when one is there.
+// Give it back with releaseInflater.
+func newInflater(src io.Reader) (io.ReadCloser, error) {
+	if r, ok := inflaters.Get().(io.ReadCloser); ok {
+		if err := r.(zlib.Resetter).Reset(src, nil); err != nil {
+			inflaters.Put(r)
+			return nil, err
+		}
+		return r, nil
+	}
+	return zlib.NewReader(src)
+}
+
+func releaseInflater(r io.ReadCloser) {
+	r.Close()
+	inflaters.Put(r)
+}
+
 // inflate decompresses a zlib stream of at most max bytes.
 func inflate(z []byte, max int) ([]byte, error) {
-	r, err := zlib.NewReader(bytes.NewReader(z))
+	r, err := newInflater(bytes.NewReader(z))
 	if err != nil {
 		return nil, err
 	}
-	defer r.Close()
+	defer releaseInflater(r)
 	out, err := io.ReadAll(io.LimitReader(r, int64(max)+1))
 	if err != nil {
 		return nil, err

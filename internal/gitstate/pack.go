@@ -3,7 +3,6 @@ package gitstate
 import (
 	"bufio"
 	"bytes"
-	"compress/zlib"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -332,11 +331,11 @@ func ofsDeltaOffset(r io.ByteReader) (int64, error) {
 
 // inflateReader inflates exactly size bytes.
 func inflateReader(r io.Reader, size int) ([]byte, error) {
-	z, err := zlib.NewReader(r)
+	z, err := newInflater(r)
 	if err != nil {
 		return nil, err
 	}
-	defer z.Close()
+	defer releaseInflater(z)
 	// The header's size is not trusted for the allocation: the buffer
 	// grows with what the stream really holds.
 	out, err := readAllCapped(z, min(size, 64<<10), size+1)
