@@ -424,7 +424,7 @@ func (c *config) coreConfig(sio IO) core.Config {
 			transport.Warm(firstNonEmpty(base, wire.defaultBase))
 			return wire.newProvider(base, key, model, headers, net)
 		},
-		Model:       c.model, ProviderName: firstNonEmpty(o.Provider, c.settings.Provider),
+		Model: c.model, ProviderName: firstNonEmpty(o.Provider, c.settings.Provider),
 		ContextWindow: c.contextWindow, MaxOutputTokens: c.maxOutput, Effort: c.effort, OtherModels: otherModels(c), Models: servedModels(c),
 		Endpoint:  c.endpoint(),
 		Telemetry: c.telemetry,

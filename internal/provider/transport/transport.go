@@ -40,20 +40,30 @@ const (
 // transport (proxies from the environment, keep-alives, HTTP/2) with a
 // connect and TLS handshake timeout, and no overall timeout, since that
 // would bound a whole stream; the idle timeout covers a stalled one.
-// Its dial takes the connection Warm opened ahead, when there is one.
-var DefaultHTTPClient = newHTTPClient(DefaultConnectTimeout, defaultWarmer.DialContext)
+// Its dials take the connection Warm opened ahead, when there is one.
+var DefaultHTTPClient = warmingHTTPClient(defaultWarmer, DefaultConnectTimeout)
 
 // NewHTTPClient returns an HTTP client like DefaultHTTPClient with the
 // given connect timeout (and no connection opened ahead).
 func NewHTTPClient(connect time.Duration) *http.Client {
-	return newHTTPClient(connect, (&net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}).DialContext)
-}
-
-func newHTTPClient(connect time.Duration, dial func(ctx context.Context, network, addr string) (net.Conn, error)) *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.DialContext = dial
+	tr.DialContext = (&net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}).DialContext
 	tr.TLSHandshakeTimeout = connect
 	return &http.Client{Transport: tr}
+}
+
+// warmingHTTPClient is NewHTTPClient whose connections, plain and TLS, w
+// makes.
+func warmingHTTPClient(w *warmer, connect time.Duration) *http.Client {
+	hc := NewHTTPClient(connect)
+	tr := hc.Transport.(*http.Transport)
+	w.tr = tr
+	w.tlsConfig = tr.TLSClientConfig.Clone()
+	w.handshakeTimeout = tr.TLSHandshakeTimeout
+	w.offerH2 = tr.ForceAttemptHTTP2
+	tr.DialContext = w.DialContext
+	tr.DialTLSContext = w.DialTLSContext
+	return hc
 }
 
 // Client sends one provider's requests. The zero value is not usable:

@@ -2,6 +2,8 @@ package transport
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"io"
 	"net"
@@ -94,7 +96,7 @@ func TestWarmedConnectionCarriesTheFirstRequest(t *testing.T) {
 	srv, log := newConnServer(t)
 	w := newWarmer()
 	addr := srv.Listener.Addr().String()
-	w.open(addr, 5*time.Second, w.DialContext)
+	w.open(addr, false, 5*time.Second, w.DialContext)
 	warmed := waitFor(t, log.seen, "the connection opened ahead")
 	if from := get(t, w, srv); from != warmed {
 		t.Fatalf("the request came over %s, not the connection opened ahead (%s)", from, warmed)
@@ -117,7 +119,7 @@ func TestRequestWaitsForTheConnectionBeingOpened(t *testing.T) {
 		<-release
 		return real(ctx, network, addr)
 	}
-	w.open(srv.Listener.Addr().String(), 5*time.Second, w.DialContext)
+	w.open(srv.Listener.Addr().String(), false, 5*time.Second, w.DialContext)
 	done := make(chan string, 1)
 	go func() {
 		from, err := fetchFrom(w, srv)
@@ -167,7 +169,7 @@ func TestFailedWarmLeavesTheRequestItsOwnDial(t *testing.T) {
 		}
 		return real(ctx, network, addr)
 	}
-	w.open(srv.Listener.Addr().String(), 5*time.Second, w.DialContext)
+	w.open(srv.Listener.Addr().String(), false, 5*time.Second, w.DialContext)
 	// The failed spare is dropped once its dial returns; a request before
 	// that takes it, sees the failure and dials itself: either way it
 	// succeeds.
@@ -190,7 +192,7 @@ func TestStaleSpareIsClosedNotUsed(t *testing.T) {
 	var mu sync.Mutex
 	now := time.Now()
 	w.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	w.open(srv.Listener.Addr().String(), 5*time.Second, w.DialContext)
+	w.open(srv.Listener.Addr().String(), false, 5*time.Second, w.DialContext)
 	warmed := waitFor(t, log.seen, "the connection opened ahead")
 	mu.Lock()
 	now = now.Add(spareMaxAge)
@@ -206,7 +208,7 @@ func TestStaleSpareIsClosedNotUsed(t *testing.T) {
 func TestUnclaimedSpareIsClosed(t *testing.T) {
 	srv, log := newConnServer(t)
 	w := newWarmer()
-	w.open(srv.Listener.Addr().String(), 5*time.Second, w.DialContext)
+	w.open(srv.Listener.Addr().String(), false, 5*time.Second, w.DialContext)
 	warmed := waitFor(t, log.seen, "the connection opened ahead")
 	// Wait for the opening goroutine to arm the expiry, then expire it as
 	// its timer would.
@@ -228,8 +230,8 @@ func TestUnclaimedSpareIsClosed(t *testing.T) {
 	if a := waitFor(t, log.closed, "the unclaimed connection closed"); a != warmed {
 		t.Fatalf("closed %s, want %s", a, warmed)
 	}
-	// Another address's request never takes a spare.
-	if w.take(s.addr) != nil {
+	// An expired spare is not offered again.
+	if w.take(s.key) != nil {
 		t.Fatal("an expired spare is still offered")
 	}
 }
@@ -250,7 +252,7 @@ func TestCancelledDialLeavesNothingOpen(t *testing.T) {
 		return real(ctx, network, addr)
 	}
 	addr := srv.Listener.Addr().String()
-	w.open(addr, 5*time.Second, w.DialContext)
+	w.open(addr, false, 5*time.Second, w.DialContext)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := w.DialContext(ctx, "tcp", addr); !errors.Is(err, context.Canceled) {
@@ -268,24 +270,109 @@ func TestWarmAddr(t *testing.T) {
 	viaProxy := func(*http.Request) (*url.URL, error) { return url.Parse("http://proxy:3128") }
 	broken := func(*http.Request) (*url.URL, error) { return nil, errors.New("bad proxy setting") }
 	for _, tc := range []struct {
-		url   string
-		proxy func(*http.Request) (*url.URL, error)
-		want  string
+		url     string
+		proxy   func(*http.Request) (*url.URL, error)
+		want    string
+		wantTLS bool
 	}{
-		{"https://api.example.com/v1", noProxy, "api.example.com:443"},
-		{"http://127.0.0.1:8080/v1", noProxy, "127.0.0.1:8080"},
-		{"http://localhost/v1", nil, "localhost:80"},
-		{"https://[::1]:9443/v1", noProxy, "[::1]:9443"},
-		{"https://api.example.com/v1", viaProxy, ""},
-		{"https://api.example.com/v1", broken, ""},
-		{"ftp://api.example.com/", noProxy, ""},
-		{"https://bücher.example/v1", noProxy, ""},
-		{"api.example.com/v1", noProxy, ""},
-		{"://", noProxy, ""},
+		{"https://api.example.com/v1", noProxy, "api.example.com:443", true},
+		{"http://127.0.0.1:8080/v1", noProxy, "127.0.0.1:8080", false},
+		{"http://localhost/v1", nil, "localhost:80", false},
+		{"https://[::1]:9443/v1", noProxy, "[::1]:9443", true},
+		{"https://api.example.com/v1", viaProxy, "", false},
+		{"https://api.example.com/v1", broken, "", false},
+		{"ftp://api.example.com/", noProxy, "", false},
+		{"ftp://api.example.com:21/", noProxy, "", false},
+		{"https://bücher.example/v1", noProxy, "", false},
+		{"api.example.com/v1", noProxy, "", false},
+		{"://", noProxy, "", false},
 	} {
-		got, ok := warmAddr(tc.url, tc.proxy)
-		if got != tc.want || ok != (tc.want != "") {
-			t.Errorf("warmAddr(%q) = %q, %v; want %q", tc.url, got, ok, tc.want)
+		got, tls, ok := warmAddr(tc.url, tc.proxy)
+		if got != tc.want || tls != tc.wantTLS || ok != (tc.want != "") {
+			t.Errorf("warmAddr(%q) = %q, %v, %v; want %q, %v", tc.url, got, tls, ok, tc.want, tc.wantTLS)
+		}
+	}
+}
+
+// newTLSServer is a TLS test server answering with the request's remote
+// address and protocol, and a warming client that trusts it.
+func newTLSServer(t *testing.T, h2 bool) (*httptest.Server, *connLog, *warmer, *http.Client) {
+	t.Helper()
+	l := &connLog{states: map[string][]http.ConnState{}, seen: make(chan string, 16), closed: make(chan string, 16)}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, r.RemoteAddr+" "+r.Proto)
+	}))
+	srv.EnableHTTP2 = h2
+	srv.Config.ConnState = func(c net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			l.mu.Lock()
+			l.states[c.RemoteAddr().String()] = append(l.states[c.RemoteAddr().String()], s)
+			l.mu.Unlock()
+			l.seen <- c.RemoteAddr().String()
+		}
+	}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	w := newWarmer()
+	hc := warmingHTTPClient(w, 5*time.Second)
+	w.tlsConfig = &tls.Config{RootCAs: srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs}
+	t.Cleanup(hc.CloseIdleConnections)
+	return srv, l, w, hc
+}
+
+func answer(t *testing.T, hc *http.Client, u string) string {
+	t.Helper()
+	resp, err := hc.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// An https connection opened ahead is past its TLS handshake, and
+// HTTP/2 is agreed on it as the transport would.
+func TestWarmedTLSConnectionCarriesTheFirstRequest(t *testing.T) {
+	for _, h2 := range []bool{true, false} {
+		srv, log, w, hc := newTLSServer(t, h2)
+		w.open(srv.Listener.Addr().String(), true, 5*time.Second, w.tr.DialContext)
+		warmed := waitFor(t, log.seen, "the connection opened ahead")
+		want := warmed + " HTTP/1.1"
+		if h2 {
+			want = warmed + " HTTP/2.0"
+		}
+		if got := answer(t, hc, srv.URL); got != want {
+			t.Fatalf("h2 server %v: the server answered %q, want %q", h2, got, want)
+		}
+		if n := log.count(); n != 1 {
+			t.Fatalf("the server saw %d connections, want 1", n)
+		}
+	}
+}
+
+// Without a connection opened ahead, the transport's https dials still
+// make the handshake, HTTP/2 included.
+func TestTLSDialWithoutWarm(t *testing.T) {
+	srv, _, _, hc := newTLSServer(t, true)
+	if got := answer(t, hc, srv.URL); !strings.HasSuffix(got, " HTTP/2.0") {
+		t.Fatalf("the server answered %q, want HTTP/2", got)
+	}
+}
+
+// A server whose certificate is not trusted is refused, warmed or not.
+func TestTLSRefusesAnUntrustedCertificate(t *testing.T) {
+	srv, _, w, hc := newTLSServer(t, true)
+	w.tlsConfig = &tls.Config{} // the system's roots, which do not hold the test server's
+	w.open(srv.Listener.Addr().String(), true, 5*time.Second, w.tr.DialContext)
+	for i := 0; i < 2; i++ {
+		_, err := hc.Get(srv.URL)
+		var unknown x509.UnknownAuthorityError
+		if !errors.As(err, &unknown) {
+			t.Fatalf("request %d: err = %v, want an unknown authority", i, err)
 		}
 	}
 }
