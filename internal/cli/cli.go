@@ -80,6 +80,7 @@ func Main(ctx context.Context, args []string, sio IO) int {
 	if err != nil {
 		return fail(sio, code, err.Error())
 	}
+	awaitSignals(ctx)
 	if cfg.interactive {
 		if code, err = settleTrust(ctx, cfg, sio, askTrust(sio)); err != nil {
 			return fail(sio, code, err.Error())

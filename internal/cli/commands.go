@@ -213,6 +213,7 @@ func dispatch(ctx context.Context, c *command, path string, args []string, sio I
 		return 0
 	}
 	if c.subs == nil {
+		awaitSignals(ctx)
 		return c.run(ctx, args, sio)
 	}
 	if len(args) == 0 {

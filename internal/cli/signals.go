@@ -15,11 +15,18 @@ import (
 // cancels, so that the running stream or tool ends and the run ends with
 // a result; a second one exits at once with exitcode.Cancelled, once no
 // critical section (a restore rewriting files) is held.
+//
+// Asking the runtime for signals starts two threads, half a millisecond
+// here: that happens beside start-up, and every command and session waits
+// for it (awaitSignals) before it does anything a signal must find
+// handled.
 func SignalContext(parent context.Context) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(parent)
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	watched := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.WithValue(parent, signalsKey{}, watched))
 	go func() {
+		sigs := make(chan os.Signal, 2)
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+		close(watched)
 		select {
 		case <-sigs:
 		case <-ctx.Done():
@@ -32,4 +39,16 @@ func SignalContext(parent context.Context) (context.Context, context.CancelFunc)
 		os.Exit(exitcode.Cancelled)
 	}()
 	return ctx, cancel
+}
+
+// signalsKey holds, in a SignalContext, a channel closed once its signals
+// are watched.
+type signalsKey struct{}
+
+// awaitSignals returns once the signals of ctx's SignalContext are
+// watched; at once for a context without one.
+func awaitSignals(ctx context.Context) {
+	if watched, ok := ctx.Value(signalsKey{}).(chan struct{}); ok {
+		<-watched
+	}
 }
