@@ -1,15 +1,16 @@
 package checkpoint
 
 import (
-	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/plyhq/ply/internal/gitindex"
 )
 
 // The paths git tracks are read from the repository's index file, not by
@@ -147,94 +148,19 @@ func parseIndex(data []byte) ([]string, error) {
 }
 
 func parseIndexHash(data []byte, hashLen int) ([]string, error) {
-	if len(data) < 12+hashLen || string(data[:4]) != "DIRC" {
-		return nil, fmt.Errorf("%w: no index header", errIndex)
+	idx, err := gitindex.Parse(data, hashLen, math.MaxInt32)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errIndex, err)
 	}
-	version := binary.BigEndian.Uint32(data[4:])
-	if version < 2 || version > 4 {
-		return nil, fmt.Errorf("%w: version %d", errIndex, version)
-	}
-	n := binary.BigEndian.Uint32(data[8:])
-	end := len(data) - hashLen // the trailing checksum
-	if uint64(n) > uint64(end)/40 {
-		return nil, fmt.Errorf("%w: %d entries cannot fit", errIndex, n)
-	}
-	paths := make([]string, 0, n)
-	off, prev := 12, ""
-	fixed := 40 + hashLen + 2 // times, ids, mode, sizes; the hash; flags
-	for range n {
-		if off+fixed > end {
-			return nil, fmt.Errorf("%w: entry past the end", errIndex)
-		}
-		start := off
-		flags := binary.BigEndian.Uint16(data[off+fixed-2:])
-		off += fixed
-		if flags&0x4000 != 0 { // extended flags
-			if version < 3 || off+2 > end {
-				return nil, fmt.Errorf("%w: bad extended flags", errIndex)
-			}
-			off += 2
-		}
-		var name string
-		if version == 4 {
-			strip, used := indexVarint(data[off:end])
-			if used == 0 || strip > uint64(len(prev)) {
-				return nil, fmt.Errorf("%w: bad path prefix", errIndex)
-			}
-			off += used
-			i := bytes.IndexByte(data[off:end], 0)
-			if i < 0 {
-				return nil, fmt.Errorf("%w: unterminated path", errIndex)
-			}
-			name = prev[:len(prev)-int(strip)] + string(data[off:off+i])
-			off += i + 1
-		} else {
-			i := bytes.IndexByte(data[off:end], 0)
-			if i < 0 {
-				return nil, fmt.Errorf("%w: unterminated path", errIndex)
-			}
-			name = string(data[off : off+i])
-			// Entries are padded with 1 to 8 NULs to a multiple of 8.
-			off = start + (off-start+i+8)&^7
-			if off > end {
-				return nil, fmt.Errorf("%w: entry past the end", errIndex)
-			}
-		}
-		if name == "" {
-			return nil, fmt.Errorf("%w: empty path", errIndex)
-		}
-		paths = append(paths, name)
-		prev = name
-	}
-	// Extensions: a split index ("link") holds only part of the paths.
-	for off+8 <= end {
-		sig, size := string(data[off:off+4]), binary.BigEndian.Uint32(data[off+4:])
-		if sig == "link" {
+	// A split index ("link") holds only part of the paths.
+	for _, x := range idx.Extensions {
+		if x.Sig == "link" {
 			return nil, fmt.Errorf("%w: split index", errIndex)
 		}
-		if uint64(size) > uint64(end-off-8) {
-			return nil, fmt.Errorf("%w: extension past the end", errIndex)
-		}
-		off += 8 + int(size)
 	}
-	if off != end {
-		return nil, fmt.Errorf("%w: trailing bytes", errIndex)
+	paths := make([]string, len(idx.Entries))
+	for i, e := range idx.Entries {
+		paths[i] = e.Path
 	}
 	return paths, nil
-}
-
-// indexVarint decodes the offset encoding of index version 4; used is 0
-// when b holds no complete number.
-func indexVarint(b []byte) (v uint64, used int) {
-	for i := 0; i < len(b) && i < 9; i++ {
-		c := b[i]
-		if i > 0 {
-			v++
-		}
-		v = v<<7 | uint64(c&0x7f)
-		if c&0x80 == 0 {
-			return v, i + 1
-		}
-	}
-	return 0, 0
 }

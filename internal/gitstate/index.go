@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/plyhq/ply/internal/gitindex"
 )
 
 // oid is a SHA-1 object id.
@@ -46,10 +48,11 @@ func indexErr(format string, a ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{errIndex}, a...)...)
 }
 
-// parseIndex parses an index file of version 2, 3 or 4. Entries at a
-// stage other than 0, flagged skip-worktree, intent-to-add or
-// assume-unchanged, gitlinks, and required extensions it does not know
-// are errors: git status would show what this package cannot.
+// parseIndex parses an index file of version 2, 3 or 4 whose checksum
+// holds. Entries at a stage other than 0, flagged skip-worktree,
+// intent-to-add or assume-unchanged, gitlinks, and required extensions
+// it does not know are errors: git status would show what this package
+// cannot.
 func parseIndex(data []byte, max int) (*index, error) {
 	if len(data) < 12+20 {
 		return nil, indexErr("too short")
@@ -58,123 +61,72 @@ func parseIndex(data []byte, max int) (*index, error) {
 	if h := sha1.Sum(body); !bytes.Equal(h[:], sum) {
 		return nil, indexErr("checksum mismatch")
 	}
-	if string(body[:4]) != "DIRC" {
-		return nil, indexErr("bad signature")
-	}
-	version := binary.BigEndian.Uint32(body[4:])
-	if version < 2 || version > 4 {
-		return nil, indexErr("version %d", version)
-	}
-	n := binary.BigEndian.Uint32(body[8:])
-	if n > uint32(max) {
+	if n := binary.BigEndian.Uint32(body[8:]); n > uint32(max) {
 		return nil, unsupported(fmt.Sprintf("the index has %d entries, more than %d", n, max))
 	}
-	idx := &index{Entries: make([]entry, 0, n)}
-	p := 12
+	raw, err := gitindex.Parse(data, 20, max)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errIndex, err)
+	}
+	idx := &index{Entries: make([]entry, 0, len(raw.Entries))}
 	prev := ""
-	for i := uint32(0); i < n; i++ {
-		const fixed = 62
-		if len(body)-p < fixed {
-			return nil, indexErr("entry %d truncated", i)
+	for i, r := range raw.Entries {
+		e, err := strictEntry(r)
+		if err != nil {
+			return nil, err
 		}
-		b := body[p:]
-		u := func(k int) uint32 { return binary.BigEndian.Uint32(b[4*k:]) }
-		e := entry{
-			CtimeSec: u(0), CtimeNsec: u(1), MtimeSec: u(2), MtimeNsec: u(3),
-			Dev: u(4), Ino: u(5), Mode: u(6), UID: u(7), GID: u(8), Size: u(9),
-		}
-		copy(e.ID[:], b[40:60])
-		flags := binary.BigEndian.Uint16(b[60:])
-		q := fixed
-		if flags&0x4000 != 0 {
-			if version < 3 || len(b) < q+2 {
-				return nil, indexErr("entry %d: extended flags", i)
-			}
-			ext := binary.BigEndian.Uint16(b[q:])
-			q += 2
-			if ext != 0 {
-				return nil, unsupported("index entries flagged skip-worktree or intent-to-add")
-			}
-		}
-		if flags&0x8000 != 0 {
-			return nil, unsupported("index entries flagged assume-unchanged")
-		}
-		if flags&0x3000 != 0 {
-			return nil, unsupported("unmerged index entries")
-		}
-		var name string
-		if version == 4 {
-			// How much of the previous name to drop, in the offset
-			// encoding of pack deltas.
-			rd := bytes.NewReader(b[q:])
-			strip, err := ofsDeltaOffset(rd)
-			if err != nil || strip > int64(len(prev)) {
-				return nil, indexErr("entry %d: bad prefix", i)
-			}
-			q += len(b[q:]) - rd.Len()
-			end := bytes.IndexByte(b[q:], 0)
-			if end < 0 {
-				return nil, indexErr("entry %d: unterminated name", i)
-			}
-			name = prev[:len(prev)-int(strip)] + string(b[q:q+end])
-			q += end + 1
-		} else {
-			end := bytes.IndexByte(b[q:], 0)
-			if end < 0 {
-				return nil, indexErr("entry %d: unterminated name", i)
-			}
-			name = string(b[q : q+end])
-			// Padded with 1 to 8 NULs to a multiple of 8.
-			q = (q + end + 8) &^ 7
-			if q > len(b) {
-				return nil, indexErr("entry %d truncated", i)
-			}
-		}
-		if err := checkPath(name); err != nil {
+		if err := checkPath(e.Path); err != nil {
 			return nil, indexErr("entry %d: %v", i, err)
 		}
-		if name <= prev && i > 0 {
-			return nil, indexErr("entries out of order at %q", name)
+		if e.Path <= prev && i > 0 {
+			return nil, indexErr("entries out of order at %q", e.Path)
 		}
-		switch e.Mode {
-		case modeFile, modeExec, modeLink:
-		case modeGitlink:
-			return nil, unsupported("submodules")
-		default:
-			return nil, indexErr("entry %q: mode %o", name, e.Mode)
-		}
-		e.Path, prev = name, name
+		prev = e.Path
 		idx.Entries = append(idx.Entries, e)
-		p += q
 	}
-	for len(body)-p >= 8 {
-		sig := string(body[p : p+4])
-		size := binary.BigEndian.Uint32(body[p+4:])
-		p += 8
-		if uint64(size) > uint64(len(body)-p) {
-			return nil, indexErr("extension %q truncated", sig)
-		}
-		ext := body[p : p+int(size)]
-		p += int(size)
+	for _, x := range raw.Extensions {
 		switch {
-		case sig == "TREE":
-			trees, err := parseCacheTree(ext)
+		case x.Sig == "TREE":
+			trees, err := parseCacheTree(x.Data)
 			if err != nil {
 				return nil, err
 			}
 			idx.Trees = trees
-		case sig == "FSMN":
+		case x.Sig == "FSMN":
 			return nil, unsupported("the index holds file system monitor data")
-		case sig[0] >= 'A' && sig[0] <= 'Z':
+		case x.Sig[0] >= 'A' && x.Sig[0] <= 'Z':
 			// Optional: resolve-undo, untracked cache, offsets.
 		default:
-			return nil, unsupported(fmt.Sprintf("the index extension %q", sig))
+			return nil, unsupported(fmt.Sprintf("the index extension %q", x.Sig))
 		}
 	}
-	if p != len(body) {
-		return nil, indexErr("trailing bytes")
-	}
 	return idx, nil
+}
+
+// strictEntry is r as this package reads it, or the reason it does not.
+func strictEntry(r gitindex.Entry) (entry, error) {
+	e := entry{
+		Path: r.Path, Mode: r.Mode,
+		CtimeSec: r.CtimeSec, CtimeNsec: r.CtimeNsec, MtimeSec: r.MtimeSec, MtimeNsec: r.MtimeNsec,
+		Dev: r.Dev, Ino: r.Ino, UID: r.UID, GID: r.GID, Size: r.Size,
+	}
+	copy(e.ID[:], r.ID)
+	switch {
+	case r.ExtFlags != 0:
+		return e, unsupported("index entries flagged skip-worktree or intent-to-add")
+	case r.Flags&gitindex.FlagAssumeValid != 0:
+		return e, unsupported("index entries flagged assume-unchanged")
+	case r.Flags&gitindex.FlagStage != 0:
+		return e, unsupported("unmerged index entries")
+	}
+	switch e.Mode {
+	case modeFile, modeExec, modeLink:
+	case modeGitlink:
+		return e, unsupported("submodules")
+	default:
+		return e, indexErr("entry %q: mode %o", e.Path, e.Mode)
+	}
+	return e, nil
 }
 
 // checkPath refuses names git would never write into an index.
