@@ -25,7 +25,6 @@ import (
 	"github.com/plyhq/ply/internal/llm"
 	"github.com/plyhq/ply/internal/mcp"
 	"github.com/plyhq/ply/internal/permission"
-	"github.com/plyhq/ply/internal/provider/transport"
 	"github.com/plyhq/ply/internal/redact"
 	"github.com/plyhq/ply/internal/session"
 	"github.com/plyhq/ply/internal/settings"
@@ -419,13 +418,8 @@ func (c *config) coreConfig(sio IO) core.Config {
 	wire, base, key, model, headers, net := c.wire, c.baseURL, c.apiKey, c.model, c.headers, c.net
 	return core.Config{
 		Workspace: c.workspace, Worktree: c.worktree, IncludeDirs: o.IncludeDirs, Home: c.home, Version: Version,
-		NewProvider: func() chat.Provider {
-			// The first request's connection opens while the session is
-			// built, not after.
-			transport.Warm(firstNonEmpty(base, wire.defaultBase))
-			return wire.newProvider(base, key, model, headers, net)
-		},
-		Model: c.model, ProviderName: firstNonEmpty(o.Provider, c.settings.Provider),
+		NewProvider: func() chat.Provider { return wire.newProvider(base, key, model, headers, net) },
+		Model:       c.model, ProviderName: firstNonEmpty(o.Provider, c.settings.Provider),
 		ContextWindow: c.contextWindow, MaxOutputTokens: c.maxOutput, Effort: c.effort, OtherModels: otherModels(c), Models: servedModels(c),
 		Endpoint:  c.endpoint(),
 		Telemetry: c.telemetry,

@@ -36,4 +36,5 @@ var (
 	_ tui.TaskLister          = (*core.Session)(nil)
 	_ tui.ThemeSaver          = (*core.Session)(nil)
 	_ tui.ToolLister          = (*core.Session)(nil)
+	_ tui.Warmer              = (*core.Session)(nil)
 )

@@ -58,6 +58,9 @@ func New(ctx context.Context, config Config, notices io.Writer, log *slog.Logger
 		return nil, code, err
 	}
 	provider := cfg.NewProvider()
+	// The first request's connection opens while the session is built,
+	// not after.
+	c.WarmProvider()
 	asker := c.registerTools(cfg, cfg.Getenv, notices, shell, provider)
 	c.registerAgents(cfg, log, notices)
 	appendPrompt := c.offerStructuredOutput(cfg)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/plyhq/ply/internal/llm"
+	"github.com/plyhq/ply/internal/provider/transport"
 )
 
 // modelListing is a provider that can list its endpoint's models (GET
@@ -46,4 +47,12 @@ func listError(err error) error {
 		}
 	}
 	return fmt.Errorf("listing the endpoint's models: %w", err)
+}
+
+// WarmProvider opens, in the background, the connection the session's
+// next request needs, when none is open: while the session is built and
+// while the user types a prompt, so that the request does not wait for
+// the name lookup and the handshakes (transport.Warm). It returns at once.
+func (c *Session) WarmProvider() {
+	transport.Warm(c.cfg.Endpoint.BaseURL)
 }

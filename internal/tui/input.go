@@ -149,7 +149,19 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
 	m.updateHint()
+	m.warm()
 	return cmd
+}
+
+// warm has the session open the provider's connection while a prompt is
+// typed (see Warmer): the request then starts without a handshake.
+func (m *model) warm() {
+	if m.input.Value() == "" {
+		return
+	}
+	if w, ok := m.cfg.Session.(Warmer); ok {
+		w.WarmProvider()
+	}
 }
 
 // unqueue puts the messages typed ahead back into the input box, before
@@ -192,10 +204,12 @@ func (m *model) paste(text string) tea.Cmd {
 	if n := strings.Count(text, "\n") + 1; n > pasteMaxLines || len(text) > pasteMaxChars {
 		m.pastes = append(m.pastes, text)
 		m.input.InsertString(fmt.Sprintf("[Pasted text #%d +%d lines]", len(m.pastes), n))
+		m.warm()
 		return nil
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(tea.PasteMsg{Content: markTabs(text)})
+	m.warm()
 	return cmd
 }
 

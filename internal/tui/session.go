@@ -26,6 +26,11 @@ type ModeSwitcher interface {
 	Modes() []string
 }
 
+// Warmer opens the connection of the session's next request ahead of it,
+// in the background; the UI calls it as a prompt is typed, and it must
+// return at once. One opened ahead and not used is closed after a while.
+type Warmer interface{ WarmProvider() }
+
 // ModelSwitcher switches the model of later requests (/model).
 type ModelSwitcher interface{ SetModel(name string) error }
 
