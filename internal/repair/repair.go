@@ -88,8 +88,12 @@ func Repair(history []llm.Message) ([]llm.Message, Report) {
 // Repairing twice changes nothing more. Unchanged entries share their parts
 // with the input; history itself is never modified. When nothing needs
 // repair the input slice is returned. Runs in time linear in the number of
-// parts.
+// parts; a history already well formed, as the chat's is before nearly
+// every request, is recognised without the map of call ids a repair needs.
 func RepairWith(history []llm.Message, opts Options) ([]llm.Message, Report) {
+	if !opts.SkipTrailing && wellFormed(history) {
+		return history, Report{}
+	}
 	p := planRepair(history, opts)
 	if p.noop() {
 		return history, Report{}

@@ -98,6 +98,8 @@ type Client struct {
 	tr  transport.Client
 	// msgs keeps each history entry's encoded blocks between requests.
 	msgs wirecache.Cache[encodedEntry]
+	// head keeps the encoding of the rest of the request.
+	head wirecache.Head[[]byte]
 }
 
 // New returns a client for cfg.

@@ -21,13 +21,19 @@ type encodedEntry struct {
 // request, byte for byte, with each history entry's blocks encoded once
 // while the entry is unchanged.
 func (c *Client) encode(req *llm.Request) ([][]byte, error) {
-	head, err := c.buildHead(req)
+	b, err := c.head.Encode(req, func() ([]byte, error) {
+		head, err := c.buildHead(req)
+		if err != nil {
+			return nil, err
+		}
+		b, err := json.Marshal(head)
+		if err != nil {
+			return nil, fmt.Errorf("anthropic: encoding request: %w", err)
+		}
+		return b, nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	b, err := json.Marshal(head)
-	if err != nil {
-		return nil, fmt.Errorf("anthropic: encoding request: %w", err)
 	}
 	entries, err := c.msgs.Encode(req.Messages, func(i int, m *llm.Message) (encodedEntry, int, error) {
 		e, err := convertEntry(i, m)

@@ -92,6 +92,8 @@ type Client struct {
 	tr   transport.Client
 	// msgs keeps each history entry's encoded parts between requests.
 	msgs wirecache.Cache[encodedEntry]
+	// head keeps the encoding of the rest of the request.
+	head wirecache.Head[encodedHead]
 }
 
 // New returns a client for cfg.

@@ -24,18 +24,32 @@ type encodedEntry struct {
 	own       [][]byte
 }
 
+// encodedHead is the model a request is for and the encoding of what it
+// holds besides the history.
+type encodedHead struct {
+	model   string
+	request []byte
+}
+
 // encode returns the body of req, in pieces, and the model it is for: json.Marshal of
 // buildRequest's wire request, byte for byte, with each history entry's
 // parts encoded once while the entry is unchanged.
 func (c *Client) encode(req *llm.Request) (string, [][]byte, error) {
-	model, head, err := c.buildHead(req)
+	h, err := c.head.Encode(req, func() (encodedHead, error) {
+		model, head, err := c.buildHead(req)
+		if err != nil {
+			return encodedHead{}, err
+		}
+		b, err := json.Marshal(head)
+		if err != nil {
+			return encodedHead{}, fmt.Errorf("gemini: encoding request: %w", err)
+		}
+		return encodedHead{model, b}, nil
+	})
 	if err != nil {
 		return "", nil, err
 	}
-	b, err := json.Marshal(head)
-	if err != nil {
-		return "", nil, fmt.Errorf("gemini: encoding request: %w", err)
-	}
+	model, b := h.model, h.request
 	entries, err := c.msgs.Encode(req.Messages, encodeEntry)
 	if err != nil {
 		return "", nil, err

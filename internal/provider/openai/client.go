@@ -91,6 +91,8 @@ type Client struct {
 	tr  transport.Client
 	// msgs keeps each history message's encoding between requests.
 	msgs wirecache.Cache[[]byte]
+	// head keeps the encoding of the rest of the request.
+	head wirecache.Head[encodedHead]
 }
 
 // New returns a client for cfg.

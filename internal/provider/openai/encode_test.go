@@ -2,6 +2,8 @@ package openai
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/plyhq/ply/internal/llm"
@@ -44,6 +46,18 @@ func TestEncodeRecordedReplies(t *testing.T) {
 func BenchmarkEncode(b *testing.B) {
 	reqs := providertest.SessionRequests(nil, 501)
 	prev, req := reqs[499], reqs[500]
+	// The tools of a session are a dozen or more, with schemas of a
+	// kilobyte or so, sent unchanged with every request.
+	var tools []llm.ToolDecl
+	for i := range 16 {
+		props := ""
+		for k := range 12 {
+			props += fmt.Sprintf(`,"arg_%d":{"type":"string","description":"Argument %d of the tool: what it is, how it is read, and its default."}`, k, k)
+		}
+		tools = append(tools, llm.ToolDecl{Name: fmt.Sprintf("tool_%d", i), Description: strings.Repeat("What the tool does. ", 20),
+			Parameters: json.RawMessage(`{"type":"object","properties":{` + props[1:] + `},"required":["arg_0"]}`)})
+	}
+	prev, req = withTools(prev, tools), withTools(req, tools)
 	b.Run("whole", func(b *testing.B) {
 		c := New(Config{})
 		b.ReportAllocs()
@@ -70,5 +84,12 @@ func BenchmarkEncode(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+		b.ReportMetric(float64(len(req.Messages)), "entries")
 	})
+}
+
+func withTools(r *llm.Request, tools []llm.ToolDecl) *llm.Request {
+	c := *r
+	c.Tools = tools
+	return &c
 }

@@ -91,19 +91,14 @@ func (c *Client) buildRequest(req *llm.Request) (*chatRequest, error) {
 	return out, nil
 }
 
-// encode returns the body of req, in pieces,: json.Marshal of buildRequest's wire
-// request, byte for byte, with each history message's encoding reused
-// from earlier requests when the message is unchanged (package wirecache).
+// encode returns the body of req, in pieces: json.Marshal of buildRequest's
+// wire request, byte for byte, with each history message's encoding reused
+// from earlier requests when the message is unchanged, and the rest's when
+// the system prompt, tools and settings are (package wirecache).
 func (c *Client) encode(req *llm.Request) ([][]byte, error) {
-	head, err := c.buildHead(req)
+	head, err := c.head.Encode(req, func() (encodedHead, error) { return c.encodeHead(req) })
 	if err != nil {
 		return nil, err
-	}
-	system := head.Messages
-	head.Messages = nil
-	b, err := json.Marshal(head)
-	if err != nil {
-		return nil, fmt.Errorf("openai: encoding request: %w", err)
 	}
 	encs, err := c.msgs.Encode(req.Messages, func(i int, m *llm.Message) ([]byte, int, error) {
 		msgs, err := c.convertMessage(m)
@@ -115,19 +110,40 @@ func (c *Client) encode(req *llm.Request) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	sys, err := wirecache.JoinJSON(system)
-	if err != nil {
-		return nil, fmt.Errorf("openai: encoding request: %w", err)
-	}
-	if len(system) == 0 && len(req.Messages) == 0 {
+	if len(head.system) == 0 && len(req.Messages) == 0 {
 		// No messages: null, as encoding/json writes a nil slice.
-		return [][]byte{b}, nil
+		return [][]byte{head.request}, nil
 	}
-	body, err := wirecache.Splice(b, `,"messages":null`, `,"messages":[`, append([][]byte{sys}, encs...)...)
+	pieces := make([][]byte, 0, len(encs)+1)
+	body, err := wirecache.Splice(head.request, `,"messages":null`, `,"messages":[`, append(append(pieces, head.system), encs...)...)
 	if err != nil {
 		return nil, fmt.Errorf("openai: %w", err)
 	}
 	return body, nil
+}
+
+// encodedHead is the encoding of what a request holds besides the
+// history: the request with no messages, and the system message.
+type encodedHead struct {
+	request, system []byte
+}
+
+func (c *Client) encodeHead(req *llm.Request) (encodedHead, error) {
+	head, err := c.buildHead(req)
+	if err != nil {
+		return encodedHead{}, err
+	}
+	system := head.Messages
+	head.Messages = nil
+	b, err := json.Marshal(head)
+	if err != nil {
+		return encodedHead{}, fmt.Errorf("openai: encoding request: %w", err)
+	}
+	sys, err := wirecache.JoinJSON(system)
+	if err != nil {
+		return encodedHead{}, fmt.Errorf("openai: encoding request: %w", err)
+	}
+	return encodedHead{request: b, system: sys}, nil
 }
 
 // buildHead is the wire request without the history's messages: the

@@ -36,7 +36,8 @@ func ReplyOf(r Result) llm.Message {
 // thoughts, calls, characters JSON escapes) and its results; now and then
 // an older result is cut (its entry replaced, as the chat does, never
 // changed in place), the front is replaced by a summary, and entries
-// carry media. Each request shares its unchanged entries with the one
+// carry media; the system prompt, the tools and the settings change now
+// and then (new values, as the chat's do). Each request shares its unchanged entries with the one
 // before, as the chat's do.
 func SessionRequests(replies []llm.Message, rounds int) []*llm.Request {
 	sys := "You are a test <agent> & \"helper\"."
@@ -90,7 +91,22 @@ func SessionRequests(replies []llm.Message, rounds int) []*llm.Request {
 			h = append([]llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{{Text: fmt.Sprintf("summary %d", r)}}},
 				{Role: llm.RoleModel, Parts: []llm.Part{{Text: "Understood."}}, FinishReason: llm.FinishStop}}, h[5:]...)
 		}
-		out = append(out, &llm.Request{Model: "m", System: sys, Tools: tools, MaxOutputTokens: 1000, Messages: slices.Clone(h)})
+		req := &llm.Request{Model: "m", System: sys, Tools: tools, MaxOutputTokens: 1000, Messages: slices.Clone(h)}
+		if r%11 == 10 {
+			sys = fmt.Sprintf("You are a test agent, mode %d.", r)
+			req.System = sys
+		}
+		if r%13 == 12 {
+			tools = append(slices.Clip(tools), llm.ToolDecl{Name: fmt.Sprintf("tool_%d", r), Description: "A <tool>.",
+				Parameters: []byte(`{"type":"object","properties":{"n":{"type":"integer"}}}`)})
+			req.Tools = tools
+		}
+		if r%17 == 16 {
+			temp := float64(r%3) / 2
+			req.Temperature = &temp
+			req.MaxOutputTokens = 2000
+		}
+		out = append(out, req)
 	}
 	return out
 }

@@ -99,6 +99,8 @@ type Client struct {
 	tr  transport.Client
 	// msgs keeps each history entry's encoding between requests.
 	msgs wirecache.Cache[[]byte]
+	// head keeps the encoding of the rest of the request.
+	head wirecache.Head[[]byte]
 }
 
 // New returns a client for cfg.

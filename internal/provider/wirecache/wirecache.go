@@ -29,10 +29,13 @@ const maxCached = 1 << 20
 // arranges). The zero value is ready to use; it is safe for concurrent
 // use.
 type Cache[T any] struct {
-	mu   sync.Mutex
-	prev []entry[T]
+	mu sync.Mutex
+	// prev are the entries of the last request, by pointer: an entry is
+	// made once, when its message is encoded, and only its pointer is
+	// copied from one request's list to the next.
+	prev []*entry[T]
 	// spare is the slice before prev, reused for the next call's.
-	spare []entry[T]
+	spare []*entry[T]
 }
 
 type entry[T any] struct {
@@ -65,7 +68,7 @@ func (c *Cache[T]) Encode(msgs []llm.Message, encode func(i int, m *llm.Message)
 				shift = j - i
 			}
 		}
-		var e entry[T]
+		var e *entry[T]
 		if j >= 0 {
 			e = c.prev[j]
 		} else {
@@ -75,7 +78,7 @@ func (c *Cache[T]) Encode(msgs []llm.Message, encode func(i int, m *llm.Message)
 				c.spare = next[:0]
 				return nil, err
 			}
-			e = entry[T]{enc: enc, snap: snapshot{never: true}, key: unsafe.SliceData(m.Parts)}
+			e = &entry[T]{enc: enc, snap: snapshot{never: true}, key: unsafe.SliceData(m.Parts)}
 			if size <= maxCached {
 				e.snap = snap(m)
 			}
