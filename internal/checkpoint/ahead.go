@@ -273,15 +273,14 @@ func (s *Store) endAhead(stored bool) {
 	}
 }
 
-// writeManifestFile writes m, compressed, durably at path.
+// writeManifestFile writes m, compressed, durably at path. It is always
+// compressed: loadAhead, here and in earlier versions, reads nothing else.
 func (s *Store) writeManifestFile(path string, m *Manifest) error {
-	var b bytes.Buffer
-	zw, _ := flate.NewWriter(&b, flate.BestSpeed)
-	zw.Write(m.encode())
-	if err := zw.Close(); err != nil {
-		return fmt.Errorf("checkpoint: compress manifest: %w", err)
+	data, err := deflate(m.encode())
+	if err != nil {
+		return err
 	}
-	return writeDurable(path, b.Bytes())
+	return writeDurable(path, data)
 }
 
 // loadAhead reads the record of what was saved ahead of checkpoint id.

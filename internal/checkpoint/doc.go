@@ -44,8 +44,9 @@
 //	                   when that pays (object.go)
 //	packs/<id>.pack    many contents compressed together in blocks of about
 //	                   1 MiB, with an index by SHA-256 (pack.go)
-//	manifests/<id>     one checkpoint, compressed: the roots and one line per
-//	                   path, or only the paths changed since its parent
+//	manifests/<id>     one checkpoint: the roots and one line per path, or
+//	                   only the paths changed since its parent; compressed
+//	                   when over one disk block (4 KiB)
 //	manifests/<id>.changes  what differs from the checkpoint it was compared
 //	                   with, a hint for counting changes (changes.go)
 //	HEAD               the id of the newest checkpoint (the stat cache)

@@ -251,23 +251,55 @@ func validID(id string) bool {
 
 func (s *Store) manifestPath(id string) string { return filepath.Join(s.dir, "manifests", id) }
 
-// saveManifest writes m compressed: a manifest lists every path, and its
-// text (paths and hashes) shrinks about tenfold, which is most of what a
-// session of small edits adds to the store.
+// saveManifest writes m, compressed when its text is over one disk
+// block: a manifest lists every path, and its text (paths and hashes)
+// shrinks about tenfold, which is most of what a session of small edits
+// adds to the store. A smaller one (the delta of a checkpoint that
+// changed a few files) takes one block either way and is written as it
+// is; loading reads both.
 func (s *Store) saveManifest(m *Manifest) error {
-	var b bytes.Buffer
-	zw, _ := flate.NewWriter(&b, flate.BestSpeed)
-	zw.Write(m.encode())
-	if err := zw.Close(); err != nil {
-		return fmt.Errorf("checkpoint: compress manifest: %w", err)
+	data := m.encode()
+	if len(data) > rawManifestMax {
+		var err error
+		if data, err = deflate(data); err != nil {
+			return err
+		}
 	}
-	if err := writeDurable(s.manifestPath(m.ID), b.Bytes()); err != nil {
+	if err := writeDurable(s.manifestPath(m.ID), data); err != nil {
 		return err
 	}
 	if syncHook != nil {
 		syncHook("manifest " + m.ID)
 	}
 	return nil
+}
+
+// rawManifestMax is the largest manifest text stored uncompressed: one
+// block of the usual file systems.
+const rawManifestMax = 4096
+
+// deflaters holds flate writers for reuse: setting one up clears about
+// a megabyte of tables, which cost more than compressing a manifest of
+// a few hundred paths.
+var deflaters = sync.Pool{New: func() any {
+	zw, _ := flate.NewWriter(nil, flate.BestSpeed)
+	return zw
+}}
+
+// deflate compresses data at flate's fastest level.
+func deflate(data []byte) ([]byte, error) {
+	var b bytes.Buffer
+	b.Grow(len(data)/4 + 64)
+	zw := deflaters.Get().(*flate.Writer)
+	zw.Reset(&b)
+	zw.Write(data)
+	err := zw.Close()
+	zw.Reset(nil)
+	deflaters.Put(zw)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: compress manifest: %w", err)
+	}
+	return b.Bytes(), nil
 }
 
 // Load returns the checkpoint id, whole.

@@ -202,6 +202,9 @@ func (r *Runner) RunTools(ctx context.Context, calls []*turn.ToolCallRequest) ([
 		reqs = append(reqs, scheduler.Request{CallID: c.CallID, Name: c.Name, Args: c.Args, WasOutputTruncated: c.WasOutputTruncated})
 		idx = append(idx, i)
 	}
+	// The tools' own set-up (the shell's guardian) runs while the
+	// checkpoint is taken; the calls run only after it.
+	r.sched.Warm(reqs)
 	if r.cp != nil {
 		r.cp.beforeTools(ctx, calls)
 	} else {

@@ -1,6 +1,9 @@
 package sandbox
 
-import "os/exec"
+import (
+	"os/exec"
+	"sync"
+)
 
 // GuardTree is Guard, and where the system can track a process tree as
 // a whole it also makes cmd start inside the tree that ends with ply: on
@@ -12,4 +15,16 @@ func GuardTree(cmd *exec.Cmd) {
 	if g, err := startedGuardian(); err == nil {
 		g.enter(cmd)
 	}
+}
+
+var guardianAhead sync.Once
+
+// StartGuardian starts the guardian in the background, once, when no
+// command has started it yet, so that the next command Guard or
+// GuardTree prepares finds it running instead of starting it (a cgroup
+// to make and probe, a process to start: milliseconds, on the command's
+// path). It does not wait; a failure is what Guard would have met, and
+// is reported the same way when a command is prepared.
+func StartGuardian() {
+	guardianAhead.Do(func() { go startedGuardian() })
 }

@@ -166,6 +166,26 @@ func (s *Scheduler) Run(ctx context.Context, reqs []Request) ([]*Call, error) {
 	return calls, stopped
 }
 
+// Warm tells the tools the requests name that implement tools.Warmer,
+// each once, to start their set-up in the background. It approves and
+// runs nothing: the calls still go through Run, which may refuse them.
+// The session calls it before a batch's checkpoint, so that the tools'
+// set-up overlaps the checkpoint instead of following it.
+func (s *Scheduler) Warm(reqs []Request) {
+	var warmed []string
+	for _, r := range reqs {
+		if slices.Contains(warmed, r.Name) {
+			continue
+		}
+		warmed = append(warmed, r.Name)
+		if t, ok := s.registry.Lookup(r.Name); ok {
+			if w, ok := t.(tools.Warmer); ok {
+				w.Warm()
+			}
+		}
+	}
+}
+
 // acquire waits for this Run's turn. It reports false, having left the
 // queue, when ctx ends first.
 func (s *Scheduler) acquire(ctx context.Context) bool {

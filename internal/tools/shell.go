@@ -481,3 +481,8 @@ func (t *Shell) SetOnJobEnd(f func(TaskInfo)) {
 // Close kills every background job still running and waits for them.
 // Background commands are refused afterwards.
 func (t *Shell) Close() error { return t.jobs.close() }
+
+// Warm starts the guardian that ties commands to ply's life
+// (sandbox.StartGuardian), which the first command would otherwise
+// start, and wait for, itself.
+func (t *Shell) Warm() { sandbox.StartGuardian() }

@@ -77,6 +77,16 @@ type ConcurrencySafe interface {
 	ConcurrencySafe(args json.RawMessage) bool
 }
 
+// Warmer is implemented by tools with set-up of their own that a call
+// would otherwise wait for (run_shell_command: the guardian that ends
+// commands with ply). Warm starts it in the background and returns at
+// once; it acts on no call and runs nothing the model asked for. The
+// scheduler's Warm calls it before a batch's checkpoint, so that the
+// two overlap.
+type Warmer interface {
+	Warm()
+}
+
 // Output receives live output while a tool runs (a shell command's stdout).
 // It may be nil.
 type Output interface {

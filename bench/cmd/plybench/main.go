@@ -43,6 +43,7 @@ func main() {
 		longCnt   = flag.Int("long-count", 3, "runs of the long-session figures (minutes each); 0 skips them")
 		fleetN    = flag.Int("fleet", 16, "sessions run at once, each in its own worktree, for the parallel figures; 0 skips them")
 		ckptFiles = flag.String("ckpt-files", "", "comma-separated tree sizes (files) for the checkpoint figures at scale, e.g. 50000,200000; empty skips them")
+		onlyTen   = flag.Bool("session-only", false, "run only the 10-round session, with ply's time between each two requests: a quick measure of one change")
 	)
 	flag.Parse()
 	if *bin == "" || *n < 1 || *toolRuns < 1 {
@@ -52,7 +53,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 
-	b := &bench{ctx: ctx, bin: *bin, n: *n, toolRuns: *toolRuns, profileDir: *profile}
+	b := &bench{ctx: ctx, bin: *bin, n: *n, toolRuns: *toolRuns, profileDir: *profile, sessionOnly: *onlyTen}
 	if *profile != "" {
 		if err := os.MkdirAll(*profile, 0o755); err != nil {
 			fmt.Fprintln(os.Stderr, "plybench:", err)
@@ -65,8 +66,13 @@ func main() {
 	} else {
 		b.t.notef("ply was dropped from the page cache before the first run, so that it was read from disk as an installed binary is after a restart.")
 	}
-	b.step("process scenarios", b.processScenarios)
-	b.step("checkpoint store of a source tree", func() error { return b.sourceStore(*module) })
+	if *onlyTen {
+		b.step("10-round session", b.toolSessionScenario)
+		*noTools, *fleetN, *longCnt, *ckptFiles, *benchTime = true, 0, 0, "", "off"
+	} else {
+		b.step("process scenarios", b.processScenarios)
+		b.step("checkpoint store of a source tree", func() error { return b.sourceStore(*module) })
+	}
 	if !*noTools {
 		b.step("tool speed", func() error { return b.toolSpeed(*cache) })
 	}
@@ -108,8 +114,10 @@ type bench struct {
 	n          int
 	toolRuns   int
 	profileDir string
-	t          table
-	failures   []string
+	// sessionOnly: only the 10-round session runs, reported round by round.
+	sessionOnly bool
+	t           table
+	failures    []string
 }
 
 // step runs one group of scenarios, logging progress on stderr (stdout
@@ -285,6 +293,8 @@ func (b *bench) toolSessionScenario() error {
 	// a shared machine a shell spawn alone can take 2 ms or 20.
 	var runs []runResult
 	var toolTimes []float64
+	// The tools' own time in each round, reported when sessionOnly.
+	var perRound [][]time.Duration
 	for i := range b.n + 1 { // the first pair warms up and is not counted
 		ws, err := newWS()
 		if err != nil {
@@ -304,13 +314,18 @@ func (b *bench) toolSessionScenario() error {
 		if err != nil {
 			return err
 		}
-		d, err := toolTime(b.ctx, rounds)
+		per, err := roundToolTimes(b.ctx, rounds)
 		if err != nil {
 			return fmt.Errorf("tools in-process: %w", err)
+		}
+		var d time.Duration
+		for _, t := range per {
+			d += t
 		}
 		if i > 0 {
 			runs = append(runs, r)
 			toolTimes = append(toolTimes, float64(d))
+			perRound = append(perRound, per)
 		}
 	}
 	nr := float64(len(rounds))
@@ -338,6 +353,34 @@ func (b *bench) toolSessionScenario() error {
 		})})
 	b.t.add(&row{group: g, name: "peak RSS", unit: unitBytes, target: 25 << 20,
 		values: pick(runs, func(r runResult) float64 { return r.maxRSS })})
+	if b.sessionOnly {
+		// ply's time between the end of one response and the first byte
+		// of the next request, less the same round's tools run in-process,
+		// round by round; and from the last response to the exit.
+		for k := 1; k <= len(rounds); k++ {
+			name := fmt.Sprintf("response %d → request %d, less the tools' own time", k, k+1)
+			if k == len(rounds) {
+				name = fmt.Sprintf("response %d → exit", k)
+			}
+			vals := make([]float64, len(runs))
+			for i, r := range runs {
+				end := r.at[k-1] + r.server[k-1]
+				if k == len(rounds) {
+					vals[i] = float64(r.wall - end)
+				} else {
+					vals[i] = float64(r.at[k] - end - perRound[i][k-1])
+				}
+			}
+			b.t.add(&row{group: g, name: name, unit: unitDuration, values: vals})
+		}
+		for k := range len(rounds) - 1 {
+			vals := make([]float64, len(runs))
+			for i := range runs {
+				vals[i] = float64(perRound[i][k])
+			}
+			b.t.add(&row{group: g, name: fmt.Sprintf("round %d: the tools' own time, in-process", k+1), unit: unitDuration, values: vals})
+		}
+	}
 	return nil
 }
 

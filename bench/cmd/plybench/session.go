@@ -275,30 +275,30 @@ func tail(s string) string {
 	return s
 }
 
-// toolTime runs the session's tool calls in this process, on a fresh copy
+// roundToolTimes runs the session's tool calls in this process, on a fresh copy
 // of the workspace, the way the scheduler runs them (a batch of several
 // read-only calls in parallel), and returns the time spent inside the
-// tools. The 10-round figure subtracts it, so that what remains is ply's
+// tools, round by round. The 10-round figure subtracts their sum, so that what remains is ply's
 // own overhead.
-func toolTime(ctx context.Context, rounds []round) (time.Duration, error) {
+func roundToolTimes(ctx context.Context, rounds []round) ([]time.Duration, error) {
 	dir, err := os.MkdirTemp("", "plybench-tools-")
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer os.RemoveAll(dir)
 	if err := makeWorkspace(dir); err != nil {
-		return 0, err
+		return nil, err
 	}
 	ws, err := tools.NewWorkspace(dir)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	sh := tools.NewShell(ws)
 	defer sh.Close()
 	reg := tools.NewRegistry(tools.NewListDirectory(ws), tools.NewReadFile(ws), tools.NewGrep(ws),
 		tools.NewGlob(ws), tools.NewEdit(ws), tools.NewWriteFile(ws), sh)
 
-	var total time.Duration
+	per := make([]time.Duration, 0, len(rounds))
 	for _, r := range rounds {
 		start := time.Now()
 		errs := make([]error, len(r.calls))
@@ -319,10 +319,10 @@ func toolTime(ctx context.Context, rounds []round) (time.Duration, error) {
 			})
 		}
 		wg.Wait()
-		total += time.Since(start)
+		per = append(per, time.Since(start))
 		if err := errors.Join(errs...); err != nil {
-			return 0, err
+			return nil, err
 		}
 	}
-	return total, nil
+	return per, nil
 }
