@@ -146,7 +146,8 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Chu
 			return
 		}
 		defer s.Close()
-		if err := decodeStream(s.Body, newCallID, yield); err != nil {
+		y := s.Watch(yield) // the rest of a stream given up is not read
+		if err := decodeStream(s.Body, newCallID, y); err != nil {
 			yield(llm.Chunk{}, s.Fail(err))
 		}
 	}

@@ -137,12 +137,13 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Chu
 			return
 		}
 		defer s.Close()
+		y := s.Watch(yield) // the rest of a stream given up is not read
 		decode := decodeStream
 		if ct, _, _ := mime.ParseMediaType(s.Header.Get("Content-Type")); ct == "application/json" {
 			// The server ignored stream:true and sent one whole answer.
 			decode = decodeWhole
 		}
-		if err := decode(s.Body, yield); err != nil {
+		if err := decode(s.Body, y); err != nil {
 			yield(llm.Chunk{}, s.Fail(err))
 		}
 	}

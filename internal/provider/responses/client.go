@@ -147,7 +147,8 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Chu
 			return
 		}
 		defer s.Close()
-		if err := decodeStream(s.Body, yield); err != nil {
+		y := s.Watch(yield) // the rest of a stream given up is not read
+		if err := decodeStream(s.Body, y); err != nil {
 			yield(llm.Chunk{}, s.Fail(err))
 		}
 	}

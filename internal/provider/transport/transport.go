@@ -99,6 +99,9 @@ type Stream struct {
 	cancel context.CancelCauseFunc
 	idle   *idleTimer
 	resp   *http.Response
+	// stopped: the caller stopped taking chunks (Watch); failed: the
+	// stream failed (Fail). Either way the rest is not read.
+	stopped, failed bool
 }
 
 // Post sends payload, the body's pieces in order, to url as a JSON POST asking for an event stream,
@@ -186,12 +189,44 @@ func (c *Client) send(ctx context.Context, url string, header http.Header, paylo
 	return resp, nil
 }
 
-// Close closes the body, stops the idle timer and releases the request.
+// Close reads what is left of the body of a stream that was read to its
+// last event (a decoder stops there, before the body's end), for at most
+// drainWait and drainBytes, closes it, stops the idle timer and releases the request.
+// A body read to its end leaves its connection to the next request; one
+// closed before is closed with its connection, and the next request pays
+// a new connection's handshakes.
 func (s *Stream) Close() {
-	s.resp.Body.Close()
 	s.idle.stop()
+	if !s.stopped && !s.failed && s.ctx.Err() == nil {
+		stop := time.AfterFunc(drainWait, func() { s.cancel(errDrained) })
+		io.CopyN(io.Discard, s.resp.Body, drainBytes)
+		stop.Stop()
+	}
+	s.resp.Body.Close()
 	s.cancel(nil)
 }
+
+// Watch returns yield, noting when its caller stops taking chunks: a
+// stream given up before its end is closed at once, its connection with
+// it, rather than read on (Close).
+func (s *Stream) Watch(yield func(llm.Chunk, error) bool) func(llm.Chunk, error) bool {
+	return func(c llm.Chunk, err error) bool {
+		if !yield(c, err) {
+			s.stopped = true
+			return false
+		}
+		return true
+	}
+}
+
+// What Close reads of a body past the decoder's end: the end of a stream
+// that ended comes at once; one that goes on is not worth reading.
+const (
+	drainWait  = time.Second
+	drainBytes = 64 << 10
+)
+
+var errDrained = errors.New("the stream's rest was not read")
 
 // Fail gives a failed send or read its final form. The caller's own
 // cancellation wins over whatever it caused and is reported as the
@@ -199,6 +234,7 @@ func (s *Stream) Close() {
 // it is; otherwise an idle abort becomes an *IdleTimeoutError; anything
 // else is returned as it is.
 func (s *Stream) Fail(err error) error {
+	s.failed = true
 	var ae *llm.APIError
 	var ise *llm.InvalidStreamError
 	switch {
