@@ -5,11 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
+	"github.com/plyhq/ply/internal/demoproject"
 	fp "github.com/plyhq/ply/internal/fakeprovider"
 )
 
@@ -17,65 +15,23 @@ import (
 // calls touching every kind of tool (edits and shell commands included,
 // which take checkpoints), then the answer.
 func toolSessionTurns(i int) []fp.Turn {
-	type call struct {
-		name string
-		args map[string]any
-	}
-	rounds := [][]call{
-		{{"read_file", map[string]any{"file_path": "main.go"}}},
-		{{"grep_search", map[string]any{"pattern": `func \w+`}}},
-		{{"glob", map[string]any{"pattern": "**/*.go"}}},
-		{{"edit", map[string]any{"file_path": "main.go",
-			"old_string": `fmt.Println("hello")`, "new_string": `fmt.Println("hello, world")`}}},
-		{{"run_shell_command", map[string]any{"command": "echo ok"}}},
-		{{"read_file", map[string]any{"file_path": "pkg/util/util.go", "offset": 10, "limit": 40}},
-			{"grep_search", map[string]any{"pattern": "TODO", "glob": "*.go"}}},
-		{{"list_directory", map[string]any{"path": "pkg"}}},
-		{{"edit", map[string]any{"file_path": "pkg/util/util.go",
-			"old_string": "// TODO: handle the error", "new_string": "// The error is handled by the caller."}}},
-		{{"run_shell_command", map[string]any{"command": "ls pkg"}}},
-	}
+	rounds := demoproject.ToolRounds()
 	var out []fp.Turn
 	for r, calls := range rounds {
 		var t fp.Turn
 		for j, c := range calls {
-			b, _ := json.Marshal(c.args)
-			t = append(t, fp.ToolCall(fmt.Sprintf("c%d_%d_%d", i, r, j), c.name, string(b)))
+			b, _ := json.Marshal(c.Args)
+			t = append(t, fp.ToolCall(fmt.Sprintf("c%d_%d_%d", i, r, j), c.Name, string(b)))
 		}
 		out = append(out, t)
 	}
-	return append(out, fp.Turn{fp.Text("Done.")})
+	return append(out, fp.Turn{fp.Text(demoproject.FinalText)})
 }
 
 // toolSessionWorkspace writes the small Go module the session works on.
 func toolSessionWorkspace(tb testing.TB, dir string) {
-	files := map[string]string{
-		"go.mod":     "module example.com/demo\n\ngo 1.22\n",
-		".gitignore": "build/\n*.log\n",
-		"main.go":    "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hello\")\n}\n",
-		"build/x.go": "package build // ignored\n",
-		"debug.log":  "ignored\n",
-	}
-	var util strings.Builder
-	util.WriteString("package util\n\n")
-	for i := range 60 {
-		fmt.Fprintf(&util, "// F%d does step %d.\nfunc F%d(x int) int {\n\treturn x + %d\n}\n\n", i, i, i, i)
-		if i == 5 {
-			util.WriteString("// TODO: handle the error\n")
-		}
-	}
-	files["pkg/util/util.go"] = util.String()
-	for i := range 40 {
-		files[fmt.Sprintf("pkg/p%02d/p.go", i)] = fmt.Sprintf("package p%02d\n\n// TODO: document\nfunc Do%d() int { return %d }\n", i, i, i)
-	}
-	for name, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			tb.Fatal(err)
-		}
+	if err := demoproject.Write(dir); err != nil {
+		tb.Fatal(err)
 	}
 }
 

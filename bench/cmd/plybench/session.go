@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/plyhq/ply/internal/demoproject"
 	fp "github.com/plyhq/ply/internal/fakeprovider"
 	"github.com/plyhq/ply/internal/fleet"
 	"github.com/plyhq/ply/internal/tools"
@@ -32,27 +33,18 @@ type round struct {
 	text  string
 }
 
-// toolSession is the 10-round scenario: nine rounds of tool calls that
-// touch every kind of tool (two of them run as one parallel batch), then
-// the answer. Paths are relative to the workspace root.
+// toolSession is the 10-round scenario (demoproject): nine rounds of tool
+// calls that touch every kind of tool, then the answer.
 func toolSession() []round {
-	return []round{
-		{calls: []call{{"read_file", map[string]any{"file_path": "main.go"}}}},
-		{calls: []call{{"grep_search", map[string]any{"pattern": `func \w+`}}}},
-		{calls: []call{{"glob", map[string]any{"pattern": "**/*.go"}}}},
-		{calls: []call{{"edit", map[string]any{"file_path": "main.go",
-			"old_string": `fmt.Println("hello")`, "new_string": `fmt.Println("hello, world")`}}}},
-		{calls: []call{{"run_shell_command", map[string]any{"command": "echo ok"}}}},
-		{calls: []call{
-			{"read_file", map[string]any{"file_path": "pkg/util/util.go", "offset": 10, "limit": 40}},
-			{"grep_search", map[string]any{"pattern": "TODO", "glob": "*.go"}},
-		}},
-		{calls: []call{{"list_directory", map[string]any{"path": "pkg"}}}},
-		{calls: []call{{"edit", map[string]any{"file_path": "pkg/util/util.go",
-			"old_string": "// TODO: handle the error", "new_string": "// The error is handled by the caller."}}}},
-		{calls: []call{{"run_shell_command", map[string]any{"command": "ls pkg"}}}},
-		{text: "Done."},
+	var out []round
+	for _, calls := range demoproject.ToolRounds() {
+		var r round
+		for _, c := range calls {
+			r.calls = append(r.calls, call{c.Name, c.Args})
+		}
+		out = append(out, r)
 	}
+	return append(out, round{text: demoproject.FinalText})
 }
 
 // turns renders the rounds as the fake provider's script.
@@ -75,40 +67,9 @@ func turns(rounds []round) []fp.Turn {
 	return out
 }
 
-// makeWorkspace writes the small project the tool session works on: a
-// module of a few dozen Go files, so that grep and glob have something to
-// walk without the walk dominating the round.
-func makeWorkspace(dir string) error {
-	files := map[string]string{
-		"go.mod":     "module example.com/demo\n\ngo 1.22\n",
-		".gitignore": "build/\n*.log\n",
-		"main.go":    "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hello\")\n}\n",
-		"build/x.go": "package build // ignored\n",
-		"debug.log":  "ignored\n",
-	}
-	var util strings.Builder
-	util.WriteString("package util\n\n")
-	for i := range 60 {
-		fmt.Fprintf(&util, "// F%d does step %d.\nfunc F%d(x int) int {\n\treturn x + %d\n}\n\n", i, i, i, i)
-		if i == 5 {
-			util.WriteString("// TODO: handle the error\n")
-		}
-	}
-	files["pkg/util/util.go"] = util.String()
-	for i := range 40 {
-		files[fmt.Sprintf("pkg/p%02d/p.go", i)] = fmt.Sprintf("package p%02d\n\n// TODO: document\nfunc Do%d() int { return %d }\n", i, i, i)
-	}
-	for name, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// makeWorkspace writes the small project the tool session works on
+// (demoproject).
+func makeWorkspace(dir string) error { return demoproject.Write(dir) }
 
 // runResult is what one ply process did.
 type runResult struct {
