@@ -21,7 +21,10 @@ func (w *warmTool) Warm() { w.warmed++ }
 func TestWarmReadiesTheBatchsToolsWithoutRunningThem(t *testing.T) {
 	ran := 0
 	shell := &warmTool{fakeTool: &fakeTool{name: "shell", kind: tools.KindExecute,
-		run: func(context.Context, string, tools.Output) (tools.Result, error) { ran++; return tools.Result{Output: "ok"}, nil }}}
+		run: func(context.Context, string, tools.Output) (tools.Result, error) {
+			ran++
+			return tools.Result{Output: "ok"}, nil
+		}}}
 	s := New(tools.NewRegistry(shell, &fakeTool{name: "read", kind: tools.KindRead}), WithPolicy(YOLO{}))
 	reqs := []Request{{CallID: "1", Name: "shell", Args: `{}`}, {CallID: "2", Name: "shell", Args: `{}`},
 		{CallID: "3", Name: "read", Args: `{}`}, {CallID: "4", Name: "unknown", Args: `{}`}}

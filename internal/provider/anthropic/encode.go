@@ -21,17 +21,7 @@ type encodedEntry struct {
 // request, byte for byte, with each history entry's blocks encoded once
 // while the entry is unchanged.
 func (c *Client) encode(req *llm.Request) ([][]byte, error) {
-	b, err := c.head.Encode(req, func() ([]byte, error) {
-		head, err := c.buildHead(req)
-		if err != nil {
-			return nil, err
-		}
-		b, err := json.Marshal(head)
-		if err != nil {
-			return nil, fmt.Errorf("anthropic: encoding request: %w", err)
-		}
-		return b, nil
-	})
+	b, err := c.head.Encode(req, func() ([]byte, error) { return wirecache.MarshalHead("anthropic", c.buildHead, req) })
 	if err != nil {
 		return nil, err
 	}

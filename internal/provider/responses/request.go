@@ -118,17 +118,7 @@ func convertMessage(i int, m *llm.Message) ([]any, error) {
 // request, byte for byte, with each history entry's items reused from
 // earlier requests when the entry is unchanged (package wirecache).
 func (c *Client) encode(req *llm.Request) ([][]byte, error) {
-	b, err := c.head.Encode(req, func() ([]byte, error) {
-		head, err := c.buildHead(req)
-		if err != nil {
-			return nil, err
-		}
-		b, err := json.Marshal(head)
-		if err != nil {
-			return nil, fmt.Errorf("responses: encoding request: %w", err)
-		}
-		return b, nil
-	})
+	b, err := c.head.Encode(req, func() ([]byte, error) { return wirecache.MarshalHead("responses", c.buildHead, req) })
 	if err != nil {
 		return nil, err
 	}

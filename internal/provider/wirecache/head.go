@@ -2,6 +2,8 @@ package wirecache
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"math"
 	"sync"
 
@@ -78,4 +80,19 @@ func (h *Head[T]) Encode(req *llm.Request, encode func() (T, error)) (T, error) 
 	}
 	h.key, h.enc, h.ok = keyOf(req), enc, true
 	return enc, nil
+}
+
+// MarshalHead is the JSON of build(req), a provider's head of a request;
+// an error encoding it names provider. It is what a Head's encode
+// function does for most wire formats.
+func MarshalHead[R, T any](provider string, build func(R) (T, error), req R) ([]byte, error) {
+	head, err := build(req)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(head)
+	if err != nil {
+		return nil, fmt.Errorf("%s: encoding request: %w", provider, err)
+	}
+	return b, nil
 }
