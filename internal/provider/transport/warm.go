@@ -104,11 +104,7 @@ func (w *warmer) claim(ctx context.Context, key string) (c net.Conn, ok bool, er
 // name, HTTP/2 offered when the transport speaks it, within its handshake
 // timeout.
 func (w *warmer) dialTLS(ctx context.Context, network, addr string) (net.Conn, error) {
-	dial := w.dial
-	if w.tr != nil && w.tr.DialContext != nil {
-		dial = w.tr.DialContext
-	}
-	conn, err := dial(ctx, network, addr)
+	conn, err := w.tcpDial()(ctx, network, addr)
 	if err != nil {
 		return nil, err
 	}
@@ -142,6 +138,15 @@ func (w *warmer) dialTLS(ctx context.Context, network, addr string) (net.Conn, e
 	return tc, nil
 }
 
+// tcpDial is the dial that makes TCP connections under TLS and spares:
+// the transport's current DialContext, w.dial without a transport.
+func (w *warmer) tcpDial() func(ctx context.Context, network, addr string) (net.Conn, error) {
+	if w.tr != nil && w.tr.DialContext != nil {
+		return w.tr.DialContext
+	}
+	return w.dial
+}
+
 // http2Off reports GODEBUG=http2client=0, with which the transport
 // speaks only HTTP/1.1 and a connection must not agree on h2.
 func http2Off() bool {
@@ -173,10 +178,10 @@ func (w *warmer) take(key string) *spare {
 // dials sees it too), which must not hand it the spare it is opening.
 type openingSpare struct{}
 
-// open starts a connection to addr with dial in the background, over
+// open starts a connection to addr in the background (tcpDial), over
 // TLS when tls is set, unless one is already open or being opened. It
 // waits for nothing.
-func (w *warmer) open(addr string, tls bool, timeout time.Duration, dial func(ctx context.Context, network, addr string) (net.Conn, error)) {
+func (w *warmer) open(addr string, tls bool, timeout time.Duration) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.spare != nil {
@@ -196,7 +201,7 @@ func (w *warmer) open(addr string, tls bool, timeout time.Duration, dial func(ct
 		if tls {
 			conn, err = w.dialTLS(ctx, "tcp", addr)
 		} else {
-			conn, err = dial(ctx, "tcp", addr)
+			conn, err = w.tcpDial()(ctx, "tcp", addr)
 		}
 		w.mu.Lock()
 		defer w.mu.Unlock()
@@ -245,7 +250,7 @@ func Warm(rawURL string) {
 	if !ok {
 		return
 	}
-	defaultWarmer.open(addr, tls, DefaultConnectTimeout, tr.DialContext)
+	defaultWarmer.open(addr, tls, DefaultConnectTimeout)
 }
 
 // warmAddr is the host:port a request to rawURL dials directly and
@@ -257,18 +262,12 @@ func warmAddr(rawURL string, proxy func(*http.Request) (*url.URL, error)) (addr 
 	if err != nil || u.Host == "" {
 		return "", false, false
 	}
-	port := u.Port()
-	switch {
-	case port != "":
-	case u.Scheme == "https":
-		port = "443"
-	case u.Scheme == "http":
-		port = "80"
-	default:
-		return "", false, false
-	}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return "", false, false
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
 	}
 	host := u.Hostname()
 	for i := 0; i < len(host); i++ {

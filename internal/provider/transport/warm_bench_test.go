@@ -78,7 +78,7 @@ func BenchmarkFirstRequestOverLatency(b *testing.B) {
 				hc := warmingHTTPClient(w, 5*time.Second)
 				w.tlsConfig = &tls.Config{RootCAs: roots}
 				if warm {
-					w.open(addr, true, 5*time.Second, w.tr.DialContext)
+					w.open(addr, true, 5*time.Second)
 				}
 				time.Sleep(30 * time.Millisecond) // the rest of start-up
 				resp, err := hc.Get("https://" + addr + "/")

@@ -96,7 +96,7 @@ func TestWarmedConnectionCarriesTheFirstRequest(t *testing.T) {
 	srv, log := newConnServer(t)
 	w := newWarmer()
 	addr := srv.Listener.Addr().String()
-	w.open(addr, false, 5*time.Second, w.DialContext)
+	w.open(addr, false, 5*time.Second)
 	warmed := waitFor(t, log.seen, "the connection opened ahead")
 	if from := get(t, w, srv); from != warmed {
 		t.Fatalf("the request came over %s, not the connection opened ahead (%s)", from, warmed)
@@ -119,7 +119,7 @@ func TestRequestWaitsForTheConnectionBeingOpened(t *testing.T) {
 		<-release
 		return real(ctx, network, addr)
 	}
-	w.open(srv.Listener.Addr().String(), false, 5*time.Second, w.DialContext)
+	w.open(srv.Listener.Addr().String(), false, 5*time.Second)
 	done := make(chan string, 1)
 	go func() {
 		from, err := fetchFrom(w, srv)
@@ -169,7 +169,7 @@ func TestFailedWarmLeavesTheRequestItsOwnDial(t *testing.T) {
 		}
 		return real(ctx, network, addr)
 	}
-	w.open(srv.Listener.Addr().String(), false, 5*time.Second, w.DialContext)
+	w.open(srv.Listener.Addr().String(), false, 5*time.Second)
 	// The failed spare is dropped once its dial returns; a request before
 	// that takes it, sees the failure and dials itself: either way it
 	// succeeds.
@@ -192,7 +192,7 @@ func TestStaleSpareIsClosedNotUsed(t *testing.T) {
 	var mu sync.Mutex
 	now := time.Now()
 	w.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	w.open(srv.Listener.Addr().String(), false, 5*time.Second, w.DialContext)
+	w.open(srv.Listener.Addr().String(), false, 5*time.Second)
 	warmed := waitFor(t, log.seen, "the connection opened ahead")
 	mu.Lock()
 	now = now.Add(spareMaxAge)
@@ -208,7 +208,7 @@ func TestStaleSpareIsClosedNotUsed(t *testing.T) {
 func TestUnclaimedSpareIsClosed(t *testing.T) {
 	srv, log := newConnServer(t)
 	w := newWarmer()
-	w.open(srv.Listener.Addr().String(), false, 5*time.Second, w.DialContext)
+	w.open(srv.Listener.Addr().String(), false, 5*time.Second)
 	warmed := waitFor(t, log.seen, "the connection opened ahead")
 	// Wait for the opening goroutine to arm the expiry, then expire it as
 	// its timer would.
@@ -252,7 +252,7 @@ func TestCancelledDialLeavesNothingOpen(t *testing.T) {
 		return real(ctx, network, addr)
 	}
 	addr := srv.Listener.Addr().String()
-	w.open(addr, false, 5*time.Second, w.DialContext)
+	w.open(addr, false, 5*time.Second)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := w.DialContext(ctx, "tcp", addr); !errors.Is(err, context.Canceled) {
@@ -339,7 +339,7 @@ func answer(t *testing.T, hc *http.Client, u string) string {
 func TestWarmedTLSConnectionCarriesTheFirstRequest(t *testing.T) {
 	for _, h2 := range []bool{true, false} {
 		srv, log, w, hc := newTLSServer(t, h2)
-		w.open(srv.Listener.Addr().String(), true, 5*time.Second, w.tr.DialContext)
+		w.open(srv.Listener.Addr().String(), true, 5*time.Second)
 		warmed := waitFor(t, log.seen, "the connection opened ahead")
 		want := warmed + " HTTP/1.1"
 		if h2 {
@@ -367,7 +367,7 @@ func TestTLSDialWithoutWarm(t *testing.T) {
 func TestTLSRefusesAnUntrustedCertificate(t *testing.T) {
 	srv, _, w, hc := newTLSServer(t, true)
 	w.tlsConfig = &tls.Config{} // the system's roots, which do not hold the test server's
-	w.open(srv.Listener.Addr().String(), true, 5*time.Second, w.tr.DialContext)
+	w.open(srv.Listener.Addr().String(), true, 5*time.Second)
 	for i := 0; i < 2; i++ {
 		_, err := hc.Get(srv.URL)
 		var unknown x509.UnknownAuthorityError
