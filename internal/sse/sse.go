@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"sync"
 )
 
 // Event is one dispatched event.
@@ -114,6 +115,10 @@ func (r *Reader) Events() iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		for {
 			ev, err := r.Next()
+			if err != nil {
+				// Sticky: the buffer is never read again.
+				r.release()
+			}
 			if err == io.EOF {
 				return
 			}
@@ -344,12 +349,32 @@ func (r *Reader) nextLF() int {
 	return r.lfAt
 }
 
+// bufs holds buffers of initialBufSize for reuse: a stream a round would
+// otherwise read through fresh memory, which the process faults in page
+// by page.
+var bufs = sync.Pool{New: func() any { b := make([]byte, initialBufSize); return &b }}
+
+// release gives the buffer back to bufs once the Reader has ended with an
+// error (io.EOF included), which Next returns from then on without
+// reading. A buffer a long line grew is left to the collector.
+func (r *Reader) release() {
+	if len(r.buf) == initialBufSize {
+		b := r.buf
+		bufs.Put(&b)
+	}
+	r.buf = nil
+}
+
 // fill reads more input, making room first. A read error is kept in readErr
 // and reported by line once the buffered lines are used up; fill itself only
 // fails when the buffer cannot grow.
 func (r *Reader) fill() error {
 	if r.buf == nil {
-		r.buf = make([]byte, min(initialBufSize, r.max+1))
+		if r.max+1 >= initialBufSize {
+			r.buf = *bufs.Get().(*[]byte)
+		} else {
+			r.buf = make([]byte, r.max+1)
+		}
 	}
 	if r.pos > 0 {
 		r.spillData()

@@ -369,3 +369,28 @@ func TestLongLineInSmallReadsIsLinear(t *testing.T) {
 		t.Fatalf("took %v: quadratic scanning", d)
 	}
 }
+
+// A Reader that ended gives its buffer back for the next one: the next
+// stream's events hold nothing of the last one's, and the ended Reader
+// keeps answering with its end.
+func TestEndedReaderLendsItsBuffer(t *testing.T) {
+	long := "data: " + strings.Repeat("old", 1000) + "\n\n"
+	for i := range 3 {
+		r := NewReader(strings.NewReader(long + "data: tail\n\nda"))
+		got, err := collect(r)
+		if err != nil || len(got) != 2 || got[1].Data != "tail" {
+			t.Fatalf("round %d: first stream: %v %v", i, got, err)
+		}
+		if _, err := r.Next(); err != io.EOF {
+			t.Fatalf("round %d: Next after the end = %v, want io.EOF", i, err)
+		}
+		got, err = collect(NewReader(strings.NewReader("data: n")))
+		if err != nil || len(got) != 0 {
+			t.Fatalf("round %d: an unterminated event of a second stream: %v %v", i, got, err)
+		}
+		got, err = collect(NewReader(strings.NewReader("data: new\n\n")))
+		if err != nil || len(got) != 1 || got[0].Data != "new" {
+			t.Fatalf("round %d: second stream: %v %v", i, got, err)
+		}
+	}
+}

@@ -30,9 +30,9 @@ const (
 	grepMaxKept = 5000
 	// grepMaxLineChars cuts one displayed line (minified code).
 	grepMaxLineChars = 1000
-	// grepBufSize is the initial per-worker read buffer; it grows to
-	// grepMaxLine for files with long lines.
-	grepBufSize = 64 << 10
+	// grepBufSize is the initial per-worker read buffer (pooled, see
+	// bufpool.go); it grows to grepMaxLine for files with long lines.
+	grepBufSize = streamBufSize
 	// grepMaxLine is the longest line searched; longer ones are skipped,
 	// so that a huge one-line file cannot make a worker hold it whole.
 	grepMaxLine = 1 << 20
@@ -172,6 +172,7 @@ func (t *Grep) Execute(ctx context.Context, args json.RawMessage, _ Output) (Res
 		// and the glob say.
 		w := &grepWorker{}
 		s.searchFile(ctx, w, target, filepath.Base(target))
+		putScanBuf(w.buf)
 		s.longLines = w.longLines
 		if w.binary {
 			return Result{Output: fmt.Sprintf("%s appears to be a binary file; grep_search does not search binary files.", target), Display: "Binary file"}, nil
@@ -187,6 +188,7 @@ func (t *Grep) Execute(ctx context.Context, args json.RawMessage, _ Output) (Res
 		})
 		for i := range workers {
 			s.longLines += workers[i].longLines
+			putScanBuf(workers[i].buf)
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -268,7 +270,7 @@ func (s *grepSearch) scanFile(ctx context.Context, w *grepWorker, path string) e
 	}
 	defer f.Close()
 	if w.buf == nil {
-		w.buf = make([]byte, grepBufSize)
+		w.buf = getScanBuf()
 	}
 	buf := w.buf
 	end, err := io.ReadAtLeast(f, buf, grepSniffLen)

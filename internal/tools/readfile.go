@@ -30,9 +30,6 @@ const (
 	sniffLen = 8 << 10
 	// maxImageBytes caps an image returned inline.
 	maxImageBytes = 10 << 20
-	// readBufSize is the streaming buffer; memory use does not grow with
-	// the file.
-	readBufSize = 64 << 10
 )
 
 const utf8BOM = "\uFEFF"
@@ -134,7 +131,8 @@ func (t *ReadFile) Execute(ctx context.Context, args json.RawMessage, _ Output) 
 	}
 	defer f.Close()
 
-	br := bufio.NewReaderSize(f, readBufSize)
+	br := getLineReader(f)
+	defer putLineReader(br) // everything read from it is copied out
 	head, err := br.Peek(sniffLen)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return Errorf("READ_CONTENT_FAILURE", "reading %s: %v", path, err), nil

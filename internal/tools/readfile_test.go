@@ -219,7 +219,7 @@ func TestReadFileLimits(t *testing.T) {
 	})
 
 	t.Run("line longer than the buffer", func(t *testing.T) {
-		huge := strings.Repeat("z", 3*readBufSize+17)
+		huge := strings.Repeat("z", 3*streamBufSize+17)
 		ftWriteFile(t, filepath.Join(root, "huge-line.txt"), "one\n"+huge+"\nthree\nfour")
 		res := ftExec(t, rf, map[string]any{"file_path": "huge-line.txt", "offset": 1, "limit": 2})
 		ftWantOK(t, res)

@@ -190,7 +190,8 @@ func (r *readManyRun) readOne(ctx context.Context, c readManyCand) error {
 		return nil
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, readBufSize)
+	br := getLineReader(f)
+	defer putLineReader(br) // everything read from it is copied out
 	head, err := br.Peek(sniffLen)
 	if err != nil && !errors.Is(err, io.EOF) {
 		r.skip(skipUnreadable, fmt.Sprintf("%s (%v)", c.path, err))
