@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -81,7 +82,7 @@ const seqHeader = "X-Bench-Seq"
 func timedServer(keep func(fp.Request) fp.Request) (*fp.Server, func() []span) {
 	var mu sync.Mutex
 	var spans []span
-	srv := fp.NewServerWithHooks(fp.Hooks{Keep: keep, Handler: func(h http.Handler) http.Handler {
+	srv := fp.NewServerWithHooks(fp.Hooks{Keep: keep, Lean: keep != nil, Handler: func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			mu.Lock()
 			n := len(spans)
@@ -123,10 +124,15 @@ func longSession(tb testing.TB, rounds, window int) *longRun {
 		tb.Fatal(err)
 	}
 	var keep func(fp.Request) fp.Request
+	run := runLong
 	if _, bench := tb.(*testing.B); bench {
-		// The server runs in ply's process: the hundreds of megabytes of
-		// requests it would keep are not ply's to collect. isMain needs
-		// only the first message.
+		// A benchmark runs ply in a process of its own, as a provider is
+		// in another: the server's decoding of ever larger requests (a
+		// few megabytes a round near the window's end) would otherwise set
+		// the pace of ply's garbage collection and take its CPU.
+		run = runLongProcess
+		// The benchmark keeps of each request only what isMain needs,
+		// not the hundreds of megabytes of them.
 		keep = func(q fp.Request) fp.Request {
 			return fp.Request{Turn: q.Turn, Header: http.Header{seqHeader: q.Header[seqHeader]},
 				Messages: slices.Clone(q.Messages[:min(1, len(q.Messages))])}
@@ -137,7 +143,7 @@ func longSession(tb testing.TB, rounds, window int) *longRun {
 	r.srv = srv
 	longSettings(tb, r.home, srv.URL, window)
 	srv.Append(longTurns(0, rounds)...)
-	res := runLong(r.dir, r.home, "-y", "-p", "read big.txt page by page")
+	res := run(r.dir, r.home, "-y", "-p", "read big.txt page by page")
 	if res.code != 0 {
 		tb.Fatalf("exit %d; stderr:\n%s", res.code, res.stderr)
 	}
@@ -158,10 +164,35 @@ func isMain(r fp.Request) bool {
 }
 
 func runLong(dir, home string, args ...string) result {
-	env := map[string]string{"OPENAI_API_KEY": "k", "PLY_HOME": home, "PLY_RETRY_DELAY_SCALE": "0.001"}
+	env := longEnv(home)
 	var out, errb bytes.Buffer
 	code := Main(context.Background(), args, IO{StdinIsTTY: true, Stdout: &out, Stderr: &errb,
 		Getenv: func(k string) string { return env[k] }, Cwd: dir})
+	return result{out.String(), errb.String(), code}
+}
+
+// longEnv is the whole environment of a long session's ply.
+func longEnv(home string) map[string]string {
+	return map[string]string{"OPENAI_API_KEY": "k", "PLY_HOME": home, "PLY_RETRY_DELAY_SCALE": "0.001"}
+}
+
+// runLongProcess is runLong in a process of its own: this test binary
+// run as ply (runPlyEnv), with the same environment and nothing else.
+func runLongProcess(dir, home string, args ...string) result {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Dir = dir
+	cmd.Env = []string{runPlyEnv + "=1", "PATH=" + os.Getenv("PATH"), "HOME=" + home}
+	for k, v := range longEnv(home) {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := cmd.ProcessState.ExitCode()
+	if err != nil && code == 0 {
+		code = -1
+		errb.WriteString(err.Error())
+	}
 	return result{out.String(), errb.String(), code}
 }
 
@@ -280,6 +311,10 @@ func medianGap(gaps []time.Duration, from, to int) time.Duration {
 // request cuts a result, and the older history is summarised now and then.
 // In a 128k one, 510 rounds: the history grows to about 500 KB before the
 // cuts begin, near round 120.
+//
+// ply runs in a process of its own (this test binary, as ply), the fake
+// provider in the benchmark's, which times each request's arrival and
+// its answer's end.
 //
 // Unless PLY_BENCH_LONG=1 (bench/run sets it), the sessions are of 12
 // rounds: enough to run the code, as CI runs every benchmark 100 times.

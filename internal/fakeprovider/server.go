@@ -45,6 +45,7 @@ type Server struct {
 	requests []Request
 	failures []string
 	keep     func(Request) Request // see Hooks.Keep
+	lean     bool                  // see Hooks.Lean
 }
 
 // Request is one request the server received.
@@ -54,7 +55,8 @@ type Request struct {
 	Header http.Header
 	// Raw is the body as received.
 	Raw []byte
-	// Body is Raw decoded as a JSON object (nil if it was not one).
+	// Body is Raw decoded as a JSON object (nil if it was not one, and
+	// under Hooks.Lean).
 	Body map[string]any
 	// Model and Messages are decoded from Body for convenience.
 	Model    string
@@ -243,8 +245,14 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	raw, err := io.ReadAll(r.Body)
 	req := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Raw: raw, Turn: -1}
+	object := false
 	if err == nil {
-		_ = json.Unmarshal(raw, &req.Body)
+		if s.lean {
+			object = isObject(raw)
+		} else {
+			_ = json.Unmarshal(raw, &req.Body)
+			object = req.Body != nil
+		}
 		var typed struct {
 			Model    string    `json:"model"`
 			Messages []Message `json:"messages"`
@@ -258,7 +266,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	n := len(s.requests)
 	var turn Turn
 	ok := false
-	if r.Method == http.MethodPost && (r.URL.Path == "/chat/completions" || r.URL.Path == "/v1/chat/completions") && req.Body != nil {
+	if r.Method == http.MethodPost && (r.URL.Path == "/chat/completions" || r.URL.Path == "/v1/chat/completions") && object {
 		for len(s.served) < len(s.turns) {
 			s.served = append(s.served, false)
 		}
@@ -293,7 +301,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case r.Method != http.MethodPost:
 		writeError(w, http.StatusMethodNotAllowed, s.fail("request %d: method %s", n, r.Method))
 		return
-	case err != nil || req.Body == nil:
+	case err != nil || !object:
 		writeError(w, http.StatusBadRequest, s.fail("request %d: body is not a JSON object: %v %.200q", n, err, raw))
 		return
 	case !ok:

@@ -373,3 +373,30 @@ func TestCheckPairingOnRecordedRequests(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// A lean server answers as a full one, matching When on the messages,
+// refuses what is not a JSON object, and keeps no Body.
+func TestLeanServer(t *testing.T) {
+	s := fakeprovider.NewServerWithHooks(fakeprovider.Hooks{Lean: true},
+		fakeprovider.Turn{fakeprovider.When("second"), fakeprovider.Text("to the second")},
+		fakeprovider.Turn{fakeprovider.When("first"), fakeprovider.Text("to the first")})
+	defer s.Close()
+	c := client(s, openai.Config{})
+	if r := stream(t, c, &llm.Request{Messages: []llm.Message{userText("the first")}}); r.err != nil || r.text != "to the first" {
+		t.Fatalf("first: %+v", r)
+	}
+	for _, body := range []string{`not json`, `[1]`, `null`, `{"messages": [}`} {
+		resp, err := http.Post(s.URL+"/v1/chat/completions", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("%s: status %d, want 400", body, resp.StatusCode)
+		}
+	}
+	got := s.Requests()
+	if len(got) != 5 || got[0].Body != nil || got[0].Turn != 1 || got[0].Model != "fake-model" || len(got[0].Messages) != 1 {
+		t.Fatalf("requests: %+v", got)
+	}
+}
