@@ -50,7 +50,7 @@ const (
 	packEntryLen     = 32 + 4 + 4 + 4
 	packBlockLen     = 8 + 4 + 4
 	packExt          = ".pack"
-	packBlockBytes   = 1 << 20 // contents per block, before compression
+	packBlockBytes   = 2 << 20 // contents per block, before compression
 	packMaxObject    = packBlockBytes / 2
 	maxPackBlock     = 16 << 20  // the largest block a reader decompresses
 	maxPackIndexSize = 256 << 20 // the largest index a reader decompresses
