@@ -183,9 +183,6 @@ func (s *Store) saveAhead(a *aheadSet, roots []string, paths []string) error {
 	if len(entries) == 0 && len(absent) == 0 {
 		return nil
 	}
-	if err := s.syncBlobs(sw.newBlobs); err != nil {
-		return err
-	}
 	m := &Manifest{ID: a.id, Created: a.created, Roots: a.roots}
 	for k, e := range a.entries {
 		entries[k] = e
@@ -201,7 +198,7 @@ func (s *Store) saveAhead(a *aheadSet, roots []string, paths []string) error {
 	}
 	m.Entries = sortEntries(m.Entries)
 	slices.SortFunc(m.Deleted, func(x, y Entry) int { return entryKey(&x, &y) })
-	if err := s.writeManifestFile(s.aheadPath(a.id), m); err != nil {
+	if err := s.writeManifestFile(s.aheadPath(a.id), m, sw.newBlobs); err != nil {
 		return err
 	}
 	a.entries, a.absent = entries, absent
@@ -273,14 +270,15 @@ func (s *Store) endAhead(stored bool) {
 	}
 }
 
-// writeManifestFile writes m, compressed, durably at path. It is always
-// compressed: loadAhead, here and in earlier versions, reads nothing else.
-func (s *Store) writeManifestFile(path string, m *Manifest) error {
+// writeManifestFile writes m, compressed, durably at path, naming it once
+// the new contents blobs are synced too. It is always compressed:
+// loadAhead, here and in earlier versions, reads nothing else.
+func (s *Store) writeManifestFile(path string, m *Manifest, blobs []string) error {
 	data, err := deflate(m.encode())
 	if err != nil {
 		return err
 	}
-	return writeDurable(path, data)
+	return writeDurableAfter(path, data, s.blobSync(blobs))
 }
 
 // loadAhead reads the record of what was saved ahead of checkpoint id.

@@ -38,7 +38,18 @@ func newContentIsDurableBeforeTheManifest(t *testing.T, packed bool) {
 	s, err := Open(t.TempDir(), Options{})
 	must(t, err)
 	var log []string
-	syncHook = func(what string) { log = append(log, what) }
+	// named holds, for each sync of contents, the manifests that had
+	// their final names at that moment.
+	named := map[int][]string{}
+	syncHook = func(what string) {
+		if strings.HasPrefix(what, "blob ") || what == "filesystem" || strings.HasPrefix(what, "pack ") {
+			ents, _ := os.ReadDir(filepath.Join(s.Dir(), "manifests"))
+			for _, e := range ents {
+				named[len(log)] = append(named[len(log)], e.Name())
+			}
+		}
+		log = append(log, what)
+	}
 	t.Cleanup(func() { syncHook = nil })
 	check := func(what string, r Result) {
 		t.Helper()
@@ -46,6 +57,11 @@ func newContentIsDurableBeforeTheManifest(t *testing.T, packed bool) {
 		head := slices.Index(log, "head "+r.ID)
 		if man < 0 || head < man {
 			t.Fatalf("%s: manifest synced at %d, HEAD at %d: %q", what, man, head, log)
+		}
+		for at, names := range named {
+			if slices.Contains(names, r.ID) {
+				t.Errorf("%s: the manifest had its name while contents were synced (%s)", what, log[at])
+			}
 		}
 		m, err := s.Load(r.ID)
 		must(t, err)

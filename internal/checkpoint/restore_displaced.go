@@ -61,16 +61,13 @@ func (s *Store) displaced(target, cur *Manifest) (saved []Entry, blobs, tooLarge
 // extendUndo stores cur with the displaced entries added, as a new
 // checkpoint (a delta from cur), and returns its id.
 func (s *Store) extendUndo(cur *Manifest, saved []Entry, blobs []string) (string, error) {
-	if err := s.syncBlobs(blobs); err != nil {
-		return "", err
-	}
 	m := &Manifest{ID: newID(time.Now()), Created: cur.Created, Roots: cur.Roots,
 		Entries: mergeSorted(cur.Entries, sortEntries(saved))}
 	stored := m
 	if cur.Depth < maxDepth {
 		stored = delta(cur, m)
 	}
-	if err := s.saveManifest(stored); err != nil {
+	if err := s.saveManifestAfter(stored, blobs); err != nil {
 		return "", fmt.Errorf("checkpoint: save the files a restore replaces: %w", err)
 	}
 	return m.ID, nil

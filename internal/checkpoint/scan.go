@@ -213,17 +213,15 @@ func (s *Store) checkpointAs(ctx context.Context, roots []string, id string) (*M
 			stored, m.Depth = d, d.Depth
 		}
 	}
-	if err := s.syncBlobs(res.newBlobs); err != nil {
-		return nil, res, err
-	}
 	var prev *Manifest
 	if cache != nil {
 		prev = cache.m
 	}
+	// A hint, written without a sync: it may precede the manifest.
 	if err := s.saveChanges(prev, m); err != nil {
 		return nil, res, err
 	}
-	if err := s.saveManifest(stored); err != nil {
+	if err := s.saveManifestAfter(stored, res.newBlobs); err != nil {
 		return nil, res, err
 	}
 	if err := s.setHead(m.ID); err != nil {
