@@ -67,7 +67,7 @@ func (s *Store) extendUndo(cur *Manifest, saved []Entry, blobs []string) (string
 	if cur.Depth < maxDepth {
 		stored = delta(cur, m)
 	}
-	if err := s.saveManifestAfter(stored, blobs); err != nil {
+	if err := s.saveManifest(stored, blobs); err != nil {
 		return "", fmt.Errorf("checkpoint: save the files a restore replaces: %w", err)
 	}
 	return m.ID, nil

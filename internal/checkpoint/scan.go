@@ -221,7 +221,7 @@ func (s *Store) checkpointAs(ctx context.Context, roots []string, id string) (*M
 	if err := s.saveChanges(prev, m); err != nil {
 		return nil, res, err
 	}
-	if err := s.saveManifestAfter(stored, res.newBlobs); err != nil {
+	if err := s.saveManifest(stored, res.newBlobs); err != nil {
 		return nil, res, err
 	}
 	if err := s.setHead(m.ID); err != nil {

@@ -256,14 +256,11 @@ func (s *Store) manifestPath(id string) string { return filepath.Join(s.dir, "ma
 // shrinks about tenfold, which is most of what a session of small edits
 // adds to the store. A smaller one (the delta of a checkpoint that
 // changed a few files) takes one block either way and is written as it
-// is; loading reads both.
-func (s *Store) saveManifest(m *Manifest) error { return s.saveManifestAfter(m, nil) }
-
-// saveManifestAfter is saveManifest for a checkpoint that names the new
-// contents blobs: they are synced (syncBlobs) while the manifest is
-// written and synced under a temporary name, and the manifest takes its
-// name only once both are on disk.
-func (s *Store) saveManifestAfter(m *Manifest, blobs []string) error {
+// is; loading reads both. The new contents blobs that m names are
+// synced (syncBlobs) while the manifest is written and synced under a
+// temporary name, and the manifest takes its name only once both are on
+// disk.
+func (s *Store) saveManifest(m *Manifest, blobs []string) error {
 	data := m.encode()
 	if len(data) > rawManifestMax {
 		var err error
