@@ -37,11 +37,11 @@ type cgroupTree struct {
 const cgroupNamePrefix = "ply-"
 
 // newCgroupTree creates a cgroup named cgroupNamePrefix+name below this
-// process's own and checks that a process can start in it by starting
-// probe there, a command that exits at once. It fails where there is no
-// cgroup v2 hierarchy or this process may not create or enter cgroups
-// in it (the usual case outside a login session that delegates one).
-func newCgroupTree(name string, probe *exec.Cmd) (*cgroupTree, error) {
+// process's own and checks that a process can start in it (probeCgroup).
+// It fails where there is no cgroup v2 hierarchy or this process may not
+// create or enter cgroups in it (the usual case outside a login session
+// that delegates one).
+func newCgroupTree(name string) (*cgroupTree, error) {
 	own, err := ownCgroup()
 	if err != nil {
 		return nil, err
@@ -56,12 +56,35 @@ func newCgroupTree(name string, probe *exec.Cmd) (*cgroupTree, error) {
 		return nil, fmt.Errorf("open the commands' cgroup: %w", err)
 	}
 	cg := &cgroupTree{dir: dir, fd: fd}
-	cg.enter(probe)
-	if err := probe.Run(); err != nil {
+	if err := cg.probe(); err != nil {
 		cg.close()
 		return nil, fmt.Errorf("start a process in the commands' cgroup: %w", err)
 	}
 	return cg, nil
+}
+
+// probePath is a program that cannot exist: below a file, not a
+// directory.
+const probePath = "/dev/null/ply-cgroup-probe"
+
+// probe checks that a process can start in the cgroup: it starts one
+// there (clone3 with CLONE_INTO_CGROUP) whose exec of probePath fails, so
+// that nothing runs and no program is loaded. A process that could not
+// start in the cgroup fails in clone3, with another error than the
+// exec's; running a real program (true(1)) cost milliseconds more.
+func (cg *cgroupTree) probe() error {
+	cmd := exec.Command(probePath)
+	cmd.Env = []string{}
+	cg.enter(cmd)
+	err := cmd.Run()
+	switch {
+	case errors.Is(err, syscall.ENOTDIR), errors.Is(err, syscall.ENOENT):
+		return nil // started in the cgroup; its exec failed as meant to
+	case err == nil:
+		return fmt.Errorf("%s ran", probePath)
+	default:
+		return err
+	}
 }
 
 // enter makes cmd, not yet started, start in the cgroup.

@@ -77,7 +77,7 @@ func startGuardian() (*guard, error) {
 	}
 	defer r.Close()
 	args := []string{guardianArg, token}
-	cg, err := newCgroupTree(strconv.Itoa(os.Getpid())+"-"+token[:8], cgroupProbe(self))
+	cg, err := newCgroupTree(strconv.Itoa(os.Getpid()) + "-" + token[:8])
 	if err != nil {
 		slog.Debug("shell commands are tracked without a cgroup", "err", err)
 	} else {
@@ -109,21 +109,6 @@ func guardianCommand(self string, args ...string) *exec.Cmd {
 	cmd := exec.Command(self, args...)
 	cmd.Env = []string{helperEnv}
 	return cmd
-}
-
-// cgroupProbe returns a command that exits at once, to check that a
-// process can start in the commands' cgroup: the system's true(1), never
-// one found in $PATH, or where there is none, the guardian without a
-// token, which costs more to start.
-func cgroupProbe(self string) *exec.Cmd {
-	for _, path := range []string{"/usr/bin/true", "/bin/true"} {
-		if _, err := os.Stat(path); err == nil {
-			cmd := exec.Command(path)
-			cmd.Env = []string{}
-			return cmd
-		}
-	}
-	return guardianCommand(self, guardianArg)
 }
 
 // enter makes cmd, not yet started, start in the commands' cgroup, where
