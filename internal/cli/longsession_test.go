@@ -317,7 +317,7 @@ func medianGap(gaps []time.Duration, from, to int) time.Duration {
 // its answer's end.
 //
 // Unless PLY_BENCH_LONG=1 (bench/run sets it), the sessions are of 12
-// rounds: enough to run the code, as CI runs every benchmark 100 times.
+// rounds: enough to run the code, not to measure it.
 func BenchmarkLongSession(b *testing.B) {
 	cases := []struct{ window, rounds int }{{longWindow, 1000}, {128_000, 510}}
 	if !longBench() {
