@@ -23,16 +23,7 @@ import (
 // A batch of read-only calls records nothing; one call that may write
 // records the workspace first.
 func TestCheckpointBeforeWritingBatchesOnly(t *testing.T) {
-	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "a.txt"), "a", 0o644)
-	ws, err := tools.NewWorkspace(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := checkpoint.Open(t.TempDir(), checkpoint.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws, store := oneFileWorkspace(t)
 	cp := &checkpointer{store: store, roots: ws.Roots(), reg: tools.NewRegistry(tools.NewReadFile(ws), tools.NewWriteFile(ws)),
 		log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	ctx := context.Background()

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"testing"
 
 	"github.com/plyhq/ply/internal/chat"
@@ -41,16 +40,7 @@ func (w *warmingTool) Execute(context.Context, json.RawMessage, tools.Output) (t
 // waits for, so that their set-up (the shell's guardian) overlaps it;
 // the call itself still runs only after the checkpoint is stored.
 func TestRunToolsWarmsBeforeTheCheckpoint(t *testing.T) {
-	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "a.txt"), "a", 0o644)
-	ws, err := tools.NewWorkspace(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := checkpoint.Open(t.TempDir(), checkpoint.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws, store := oneFileWorkspace(t)
 	sh := &warmingTool{store: store, warmedAt: -1}
 	reg := tools.NewRegistry(sh)
 	cp := &checkpointer{store: store, roots: ws.Roots(), reg: reg, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
