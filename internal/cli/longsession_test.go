@@ -188,8 +188,9 @@ func runLongProcess(dir, home string, args ...string) result {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
+	// -1 when it never started or a signal ended it: the error says which.
 	code := cmd.ProcessState.ExitCode()
-	if err != nil && code == 0 {
+	if err != nil && code <= 0 {
 		code = -1
 		errb.WriteString(err.Error())
 	}
